@@ -1,0 +1,72 @@
+"""User settings: one pydantic model, versioned, saved atomically with only non-default values."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 1
+
+
+class ImportSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    chunk_min_chars: int = Field(300, ge=50, le=5000)
+    chunk_max_chars: int = Field(800, ge=100, le=20000)
+    max_file_mb: float = Field(200.0, gt=0)
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    version: int = SETTINGS_VERSION
+    imports: ImportSettings = Field(default_factory=ImportSettings)
+
+
+def load_settings(path: Path) -> tuple[Settings, str | None]:
+    """Read the settings file; a missing file gives defaults, a broken one defaults plus a warning."""
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), None
+    except OSError as e:
+        return Settings(), f"Could not read settings {path}: {e}; using defaults."
+    try:
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("not a JSON object")
+        return Settings.model_validate(data), None
+    except (ValueError, ValidationError) as e:
+        first = str(e).splitlines()[0]
+        return Settings(), f"Settings file {path} is invalid ({first}); using defaults."
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write only what differs from the defaults, atomically (temp file + rename)."""
+    data: dict[str, Any] = settings.model_dump(mode="json", exclude_defaults=True)
+    data["version"] = SETTINGS_VERSION
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,1 @@
+"""Text extractors that turn imported files (PDF, plain text) into cleaned pages."""

@@ -1,0 +1,335 @@
+"""The library's source of truth: documents and chunks in one SQLite file (WAL)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .models import Chunk, DocumentInfo, Metadata, Passage
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    sha256      TEXT NOT NULL DEFAULT '',
+    file_name   TEXT NOT NULL DEFAULT '',
+    source_path TEXT NOT NULL DEFAULT '',
+    stored_path TEXT NOT NULL DEFAULT '',
+    kind        TEXT NOT NULL DEFAULT '',
+    external_id TEXT NOT NULL DEFAULT '',
+    title       TEXT NOT NULL DEFAULT '',
+    authors     TEXT NOT NULL DEFAULT '[]',
+    year        INTEGER,
+    venue       TEXT NOT NULL DEFAULT '',
+    doi         TEXT NOT NULL DEFAULT '',
+    arxiv_id    TEXT NOT NULL DEFAULT '',
+    abstract    TEXT NOT NULL DEFAULT '',
+    language    TEXT NOT NULL DEFAULT '',
+    page_count  INTEGER NOT NULL DEFAULT 0,
+    chunk_count INTEGER NOT NULL DEFAULT 0,
+    size_bytes  INTEGER NOT NULL DEFAULT 0,
+    added       TEXT NOT NULL,
+    tags        TEXT NOT NULL DEFAULT '[]',
+    -- ready: searchable; failed: import failed, kept with its reason so the user can retry;
+    -- deleting: removal started and must be finished by recovery.
+    status      TEXT NOT NULL CHECK (status IN ('ready', 'failed', 'deleting')),
+    error       TEXT NOT NULL DEFAULT '',
+    error_code  TEXT NOT NULL DEFAULT '',
+    -- 0 until the chunks are committed to the Tantivy index; recovery re-indexes the rest.
+    indexed     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
+CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
+CREATE TABLE IF NOT EXISTS chunks (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    seq     INTEGER NOT NULL,
+    section TEXT NOT NULL DEFAULT '',
+    page    INTEGER NOT NULL DEFAULT 1,
+    text    TEXT NOT NULL,
+    UNIQUE (doc_id, seq)
+);
+"""
+
+_DOC_COLUMNS = (
+    "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
+    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id"
+)
+
+
+class StoreError(Exception):
+    """The library database cannot be used (busy, corrupt, newer schema)."""
+
+
+@dataclass
+class ChunkRow:
+    chunk_id: int
+    doc_id: int
+    seq: int
+    section: str
+    page: int
+    text: str
+    title: str
+    year: int | None
+
+
+def _now() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat()
+
+
+def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
+    return DocumentInfo(
+        doc_id=r[0],
+        title=r[1],
+        authors=json.loads(r[2]),
+        year=r[3],
+        pages=r[4],
+        chunks=r[5],
+        status=r[6],
+        sha256=r[7],
+        file_name=r[8],
+        source_path=r[9],
+        stored_path=r[10],
+        venue=r[11],
+        doi=r[12],
+        arxiv_id=r[13],
+        abstract=r[14],
+        language=r[15],
+        tags=json.loads(r[16]),
+        added=r[17],
+        error=r[18],
+        external_id=r[19],
+    )
+
+
+class Store:
+    """One connection to the library database.
+
+    Readers never block writers (WAL). Writes are short ``BEGIN IMMEDIATE`` transactions; the
+    cross-process writer lock lives in :mod:`library`, SQLite's busy timeout is the last resort.
+    """
+
+    def __init__(self, path: Path, busy_timeout_ms: int = 10_000) -> None:
+        self.path = path
+        try:
+            self.conn = sqlite3.connect(
+                str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
+            )
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.executescript(_SCHEMA)
+            self._check_version()
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"The library database {path} cannot be opened: {e}") from e
+
+    def _check_version(self) -> None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+            )
+        elif int(row[0]) > SCHEMA_VERSION:
+            raise StoreError(
+                f"The library was written by a newer PaperPilot (schema {row[0]}); please upgrade."
+            )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        else:
+            self.conn.execute("COMMIT")
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def add_document(
+        self,
+        *,
+        sha256: str,
+        file_name: str,
+        source_path: str,
+        stored_path: str,
+        kind: str,
+        external_id: str,
+        metadata: Metadata,
+        page_count: int,
+        size_bytes: int,
+        chunks: Sequence[Chunk],
+    ) -> int:
+        """Insert a ready document with its chunks in one transaction; returns its id.
+
+        A failed-import record for the same source is replaced: the retry succeeded.
+        """
+        with self.transaction() as c:
+            if source_path:
+                c.execute("DELETE FROM documents WHERE status='failed' AND source_path=?", (source_path,))
+            cur = c.execute(
+                "INSERT INTO documents (sha256, file_name, source_path, stored_path, kind, external_id,"
+                " title, authors, year, venue, doi, arxiv_id, abstract, language, page_count,"
+                " chunk_count, size_bytes, added, status)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
+                (
+                    sha256, file_name, source_path, stored_path, kind, external_id,
+                    metadata.title, json.dumps(metadata.authors, ensure_ascii=False), metadata.year,
+                    metadata.venue, metadata.doi, metadata.arxiv_id, metadata.abstract,
+                    metadata.language, page_count, len(chunks), size_bytes, _now(),
+                ),
+            )  # fmt: skip
+            doc_id = int(cur.lastrowid or 0)
+            c.executemany(
+                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
+                ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+            )
+        return doc_id
+
+    def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
+        """Remember a failed import (one row per source path) so the user can see and retry it."""
+        with self.transaction() as c:
+            row = c.execute(
+                "SELECT id FROM documents WHERE status='failed' AND source_path=?", (source_path,)
+            ).fetchone()
+            if row:
+                c.execute(
+                    "UPDATE documents SET error=?, error_code=?, sha256=?, added=? WHERE id=?",
+                    (reason, code, sha256, _now(), row[0]),
+                )
+                return int(row[0])
+            cur = c.execute(
+                "INSERT INTO documents (sha256, file_name, source_path, title, added, status, error,"
+                " error_code) VALUES (?,?,?,?,?,'failed',?,?)",
+                (sha256, file_name, source_path, file_name, _now(), reason, code),
+            )
+            return int(cur.lastrowid or 0)
+
+    def mark_indexed(self, doc_ids: Iterable[int]) -> None:
+        ids = list(doc_ids)
+        if not ids:
+            return
+        with self.transaction() as c:
+            c.executemany("UPDATE documents SET indexed=1 WHERE id=?", ((i,) for i in ids))
+
+    def mark_all_unindexed(self) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE documents SET indexed=0")
+
+    def mark_deleting(self, doc_id: int) -> bool:
+        with self.transaction() as c:
+            cur = c.execute("UPDATE documents SET status='deleting' WHERE id=?", (doc_id,))
+            return cur.rowcount > 0
+
+    def delete_document(self, doc_id: int) -> None:
+        with self.transaction() as c:
+            c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def find_ready_by_sha(self, sha256: str) -> int | None:
+        row = self.conn.execute(
+            "SELECT id FROM documents WHERE sha256=? AND status IN ('ready', 'deleting') LIMIT 1",
+            (sha256,),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def documents(self, statuses: Sequence[str] = ("ready", "failed")) -> list[DocumentInfo]:
+        marks = ",".join("?" * len(statuses))
+        rows = self.conn.execute(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE status IN ({marks}) ORDER BY id", tuple(statuses)
+        ).fetchall()
+        return [_doc_from_row(r) for r in rows]
+
+    def document(self, doc_id: int) -> DocumentInfo | None:
+        r = self.conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id=?", (doc_id,)).fetchone()
+        return _doc_from_row(r) if r else None
+
+    def doc_ids_with_status(self, status: str) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status=?", (status,))]
+
+    def unindexed_ready(self) -> list[int]:
+        return [
+            r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status='ready' AND indexed=0")
+        ]
+
+    def indexed_chunk_count(self) -> int:
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready' AND indexed=1"
+        ).fetchone()
+        return int(row[0])
+
+    def stored_paths(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT stored_path FROM documents WHERE stored_path != ''")}
+
+    def counts(self) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready'"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def iter_chunks_for_index(self, doc_ids: Sequence[int] | None = None) -> Iterator[ChunkRow]:
+        sql = (
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready'"
+        )
+        if doc_ids is None:
+            cur = self.conn.execute(sql + " ORDER BY c.id")
+            for r in cur:
+                yield ChunkRow(*r)
+            return
+        for start in range(0, len(doc_ids), 500):
+            part = doc_ids[start : start + 500]
+            cur = self.conn.execute(
+                sql + f" AND c.doc_id IN ({','.join('?' * len(part))}) ORDER BY c.id", tuple(part)
+            )
+            for r in cur:
+                yield ChunkRow(*r)
+
+    def chunks_by_ids(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not chunk_ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            f" WHERE c.id IN ({','.join('?' * len(chunk_ids))})",
+            tuple(chunk_ids),
+        ).fetchall()
+        return {r[0]: ChunkRow(*r) for r in rows}
+
+    def passage(self, doc_id: int, seq: int) -> Passage | None:
+        r = self.conn.execute(
+            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count FROM chunks c"
+            " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'",
+            (doc_id, seq),
+        ).fetchone()
+        if r is None:
+            return None
+        return Passage(
+            doc_id=doc_id,
+            chunk_id=r[0],
+            seq=seq,
+            title=r[4],
+            section=r[1],
+            page=r[2],
+            text=r[3],
+            prev=seq - 1 if seq > 0 else None,
+            next=seq + 1 if seq + 1 < r[5] else None,
+        )
