@@ -117,6 +117,19 @@ class SearchIndex:
     def num_docs(self) -> int:
         return int(self.searcher.num_docs)
 
+    def healthy(self, expected_docs: int) -> bool:
+        """Cheap start-up check: the document count matches and a stored document can be read."""
+        try:
+            if self.num_docs() != expected_docs:
+                return False
+            if expected_docs:
+                hits = self.searcher.search(tantivy.Query.all_query(), 1).hits
+                if not hits or not self.searcher.doc(hits[0][1])["chunk_id"]:
+                    return False
+            return True
+        except (ValueError, OSError, KeyError):
+            return False
+
     # --- writes (caller holds the library writer lock) ----------------------------------------
 
     def writer(self) -> tantivy.IndexWriter:

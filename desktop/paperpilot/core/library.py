@@ -223,7 +223,7 @@ class Library:
                 for doc_id in self.store.doc_ids_with_status("deleting"):
                     self._finish_delete(doc_id)
                     notes.append(f"finished removing document {doc_id}")
-                if self.index_rebuilt or self.index.num_docs() != self.store.indexed_chunk_count():
+                if self.index_rebuilt or not self.index.healthy(self.store.indexed_chunk_count()):
                     self._rebuild_locked()
                     notes.append("rebuilt the search index")
                 else:
@@ -551,7 +551,12 @@ class Library:
                 self._search_cache.move_to_end(key)
                 return list(cached)
             q = self.index.build_query(query, doc_ids=doc_ids, year_from=year_from, year_to=year_to)
-            raw = self.index.search(q, k) if q is not None else []
+            try:
+                raw = self.index.search(q, k) if q is not None else []
+            except ValueError as e:
+                raise LibraryError(
+                    f"The search index is damaged ({e}); run `paperpilot reindex` to rebuild it."
+                ) from e
             rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
             stems = set(self.index.stems(query))
             hits: list[Hit] = []

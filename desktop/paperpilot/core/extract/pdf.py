@@ -8,9 +8,11 @@ paragraphs of their own that start with ``"# "``.
 How it works, and why it is shaped this way:
 
 * PDFium (via pypdfium2) gives the page text in content-stream order with ``\\r\\n`` between
-  what it considers lines. Per *line* we ask PDFium for the text rectangles and the font size
-  and weight of a few characters; we never loop over every character in Python, because
-  extraction must stay close to the speed of a plain ``get_text_range()``.
+  what it considers lines. Per *line* we ask PDFium for the boxes of its first and last
+  character, one font size and (for short lines) the font weight; only suspicious lines
+  (spanning the page middle or two rows) get their text rectangles. We never loop over
+  every character in Python, because extraction must stay close to the speed of a plain
+  ``get_text_range()``.
 * Layout is rebuilt from the line boxes: a page is cut into horizontal bands that are either
   full width (title, wide figures and tables) or two columns; a column band is read left
   column first. Footnotes at the bottom of a column move to the end of the page so a
@@ -23,6 +25,7 @@ How it works, and why it is shaped this way:
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import re
@@ -31,6 +34,8 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +54,6 @@ PDFIUM_LOCK = threading.Lock()
 
 # pypdfium2 marks a hyphen that PDFium removed at a line end with \x02 (older builds) or
 # \ufffe (newer builds); U+00AD is a soft hyphen that some producers write explicitly.
-_HYPHEN_MARKS = "\x02\ufffe"
 _MARK_RE = re.compile("[\x02\ufffe]")
 _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
 # Only these ligatures are expanded: NFKC on the whole text would also rewrite full-width
@@ -59,17 +63,23 @@ for _c in range(32):
     _CLEAN_TABLE[_c] = " " if chr(_c) in "\t\n" else None
 _CLEAN_TABLE.update({0x00AD: None, 0xFFFE: None, 0xFFFF: None, 0x7F: None, 0xA0: " "})
 
+# Anything clean_line would change (the \r\n line ends and hyphen marks are consumed by
+# the reader itself); most lines have none, and then cleaning is skipped.
+_LINE_DIRTY = re.compile(
+    "[\x00-\x01\x03-\x1f\x7f\xa0\xad\ufb00-\ufb06\uffff\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8]|  "
+)
 _CJK_JOIN = re.compile(
     "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
 )
-_TERMINAL = frozenset(".!?:。！？：”\"")
+_TERMINAL = frozenset('.!?:。！？：”"')
 
 
 # Spacing accents that PDFium reports as separate glyphs next to the letter they belong on
 # ("Farber ¨ (2019)"); without positions we cannot put them back, so they are dropped.
-_STRAY_ACCENT = re.compile("(?<=\\S) [\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8](?= |$)")
-_WORD_TAIL = re.compile(r"[A-Za-z]+$")
+_ACCENT_CHAR = re.compile("[\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8]")
+_STRAY_ACCENT = re.compile(" [\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8](?= |$)")
+_WORD_TAIL = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _WORD_HEAD = re.compile(r"^[A-Za-z]+")
 _COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
@@ -77,10 +87,10 @@ _COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 def clean_line(text: str) -> str:
     """One PDF line made presentable: controls, markers and soft hyphens gone, ligatures expanded."""
     text = text.translate(_CLEAN_TABLE)
+    if _ACCENT_CHAR.search(text):
+        text = _STRAY_ACCENT.sub("", " " + text)
     if "  " in text or text[:1] == " " or text[-1:] == " ":
         text = " ".join(text.split())
-    if " " in text and _STRAY_ACCENT.search(text):
-        text = _STRAY_ACCENT.sub("", text)
     return text
 
 
@@ -104,9 +114,9 @@ def join_lines(
     if hyphen_removed or (last == "-" and len(prev) >= 2 and prev[-2].islower() and first.islower()):
         stem = prev[:-1] if not hyphen_removed else prev
         if compounds:
-            tail = _WORD_TAIL.search(stem)
+            tail = stem[stem.rfind(" ") + 1 :].lstrip("([{\"'“‘")
             head = _WORD_HEAD.match(nxt)
-            if tail and head and f"{tail.group(0)}-{head.group(0)}".lower() in compounds:
+            if head and _WORD_TAIL.fullmatch(tail) and f"{tail}-{head.group(0)}".lower() in compounds:
                 return stem + "-" + nxt
         return stem + nxt
     if last == "-" and len(prev) >= 2 and prev[-2].isalnum():
@@ -134,10 +144,6 @@ class _Line:
     hyphen: bool  # PDFium removed a hyphen at this line's end: the word continues
     col: int = 0  # 0 full width, 1 left column, 2 right column
 
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
 
 @dataclass(slots=True)
 class _RawPage:
@@ -147,16 +153,46 @@ class _RawPage:
     lines: list[_Line]
 
 
+def _lean(func: Any, restype: Any, *argtypes: Any) -> Any:
+    """The same PDFium function, declared with plain pointer arguments.
+
+    pypdfium2 declares typed pointers, and ctypes then checks and converts every argument
+    on every call; for the three functions called for each line that is a quarter of
+    the extraction time. Same address, same calling convention (the function class is
+    reused), only cheaper argument handling. Falls back to the original on any surprise.
+    """
+    try:
+        lean = type(func)(ctypes.cast(func, ctypes.c_void_p).value)
+        lean.restype = restype
+        lean.argtypes = argtypes
+        return lean
+    except Exception:
+        return func
+
+
+_LOOSE_BOX = _lean(
+    pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p
+)
+_FONT_SIZE = _lean(pdfium_c.FPDFText_GetFontSize, ctypes.c_double, ctypes.c_void_p, ctypes.c_int)
+_FONT_WEIGHT = _lean(pdfium_c.FPDFText_GetFontWeight, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
+_LEAN_OK = _LOOSE_BOX is not pdfium_c.FPDFText_GetLooseCharBox
+
+
 class _PageReader:
     """Turns one PDFium text page into ``_Line`` objects with a few C calls per line."""
 
     def __init__(self, textpage: Any, page_width: float) -> None:
         self.tp = textpage.raw
+        # Arguments for the lean functions: plain addresses instead of typed pointers.
+        self.tp_addr: Any = ctypes.cast(self.tp, ctypes.c_void_p).value if _LEAN_OK else self.tp
         self.page_mid = page_width / 2
         self.mid_lo = 0.48 * page_width
         self.mid_hi = 0.52 * page_width
+        self._last_size = 0.0
+        self._prev_bold = False
+        self._prev_height = -1.0
         self._box = pdfium_c.FS_RECTF()
-        self._box_ptr = ctypes.pointer(self._box)
+        self._box_ptr: Any = ctypes.addressof(self._box) if _LEAN_OK else ctypes.pointer(self._box)
         self._l = ctypes.c_double()
         self._t = ctypes.c_double()
         self._r = ctypes.c_double()
@@ -168,6 +204,7 @@ class _PageReader:
     def read(self, text: str, mapped: bool) -> list[_Line]:
         lines: list[_Line] = []
         pos = 0
+        add = self._add
         for seg in text.split("\r\n"):
             start = pos
             pos += len(seg) + 2
@@ -178,11 +215,11 @@ class _PageReader:
                 # each keeps its own box (the halves may even sit in different columns).
                 a = 0
                 for m in _MARK_RE.finditer(seg):
-                    self._add(lines, start + a, seg[a : m.start()], True, mapped)
+                    add(lines, start + a, seg[a : m.start()], True, mapped)
                     a = m.end()
-                self._add(lines, start + a, seg[a:], False, mapped)
+                add(lines, start + a, seg[a:], False, mapped)
             else:
-                self._add(lines, start, seg, seg.endswith("\u00ad"), mapped)
+                add(lines, start, seg, seg[-1] == "\u00ad", mapped)
         return lines
 
     def _char_index(self, text_index: int, mapped: bool) -> int:
@@ -202,35 +239,58 @@ class _PageReader:
 
     def _add(self, lines: list[_Line], start: int, text: str, hyphen: bool, mapped: bool) -> None:
         n = len(text)
-        text = text.lstrip()
-        start += n - len(text)
-        text = text.rstrip()
-        n = len(text)
         if not n:
             return
-        cstart = self._char_index(start, mapped)
-        count = (self._char_index(start + n - 1, mapped) - cstart + 1) if mapped else n
+        if text[0] == " " or text[-1] == " ":
+            stripped = text.lstrip()
+            start += n - len(stripped)
+            text = stripped.rstrip()
+            n = len(text)
+            if not n:
+                return
+        if mapped:
+            cstart = self._char_index(start, mapped)
+            count = self._char_index(start + n - 1, mapped) - cstart + 1
+        else:
+            cstart, count = start, n
         # Fast path: the loose boxes (font ascent to descent) of the first and last
         # character give the line box. Only a line that crosses the middle of the page
         # (it may span a column gutter) or that wraps to another row needs the slower
         # per-rectangle look.
-        tp, box, ptr = self.tp, self._box, self._box_ptr
-        if pdfium_c.FPDFText_GetLooseCharBox(tp, cstart, ptr):
-            ax0, ay0, ax1, ay1 = box.left, box.bottom, box.right, box.top
-            if count == 1 or pdfium_c.FPDFText_GetLooseCharBox(tp, cstart + count - 1, ptr):
-                bx0, by0, bx1, by1 = box.left, box.bottom, box.right, box.top
-                lo = ay0 if ay0 > by0 else by0
-                hi = ay1 if ay1 < by1 else by1
-                h = min(ay1 - ay0, by1 - by0)
+        tp, box, ptr = self.tp_addr, self._box, self._box_ptr
+        if _LOOSE_BOX(tp, cstart, ptr):
+            ax0, ay0, ay1 = box.left, box.bottom, box.top
+            if count == 1 or _LOOSE_BOX(tp, cstart + count - 1, ptr):
+                bx1, by0, by1 = box.right, box.bottom, box.top
+                ha, hb = ay1 - ay0, by1 - by0
+                h = ha if ha < hb else hb
+                overlap = (ay1 if ay1 < by1 else by1) - (ay0 if ay0 > by0 else by0)
                 if (
-                    hi - lo >= 0.3 * h
-                    and h > 0
+                    h > 0
+                    and overlap >= 0.3 * h
                     and bx1 >= ax0
                     and not (ax0 < self.mid_lo and bx1 > self.mid_hi)
                 ):
+                    # The loose box height follows font and size: a line that starts
+                    # like the previous one has its size, and needs no lookup.
+                    if -0.01 < ha - self._prev_height < 0.01:
+                        size = self._last_size
+                    else:
+                        size = self._size(cstart, text)
+                        self._prev_height = ha
+                    # Only short lines can be headings, so only they pay for the weight
+                    # lookups; a line starting in lowercase only when it may continue a
+                    # bold line (a heading over two lines).
+                    bold = (
+                        n <= 100
+                        and (self._prev_bold or not text[0].islower())
+                        and self._is_bold(cstart)
+                        and self._is_bold(cstart + n - 1)
+                    )
+                    self._prev_bold = bold
                     y0 = ay0 if ay0 < by0 else by0
                     y1 = ay1 if ay1 > by1 else by1
-                    self._emit(lines, cstart, text, ((ax0, y0, bx1, y1),), hyphen)
+                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen))
                     return
         rects = self._rects(cstart, count)
         if not rects:
@@ -255,10 +315,13 @@ class _PageReader:
         bounds = [*groups, len(rects)]
         for g in range(len(groups)):
             piece = text[cuts[g] : cuts[g + 1]]
-            if not piece.strip():
+            stripped = piece.lstrip()
+            offset = cuts[g] + len(piece) - len(stripped)
+            stripped = stripped.rstrip()
+            if not stripped:
                 continue
             last = g == len(groups) - 1
-            self._emit(lines, cstart + cuts[g], piece, rects[bounds[g] : bounds[g + 1]], hyphen and last)
+            self._emit(lines, cstart + offset, stripped, rects[bounds[g] : bounds[g + 1]], hyphen and last)
 
     def _split_groups(self, rects: Sequence[tuple[float, float, float, float]]) -> list[int]:
         """Indices of the rects that start a new physical line."""
@@ -301,31 +364,38 @@ class _PageReader:
         n = len(text)
         size = self._size(cstart, text)
         # Only short lines can be headings, so only they pay for the weight lookups.
-        bold = n <= 120 and self._is_bold(cstart) and self._is_bold(cstart + n - 1)
+        bold = n <= 100 and self._is_bold(cstart) and self._is_bold(cstart + n - 1)
+        self._prev_bold = bold
+        self._prev_height = -1.0  # the fast path must not reuse this size blindly
         lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen))
 
     def _size(self, cstart: int, text: str) -> float:
-        """Median font size of three sample characters (one for a short line).
+        """Font size of the line, from one character in the middle or, if that one differs
+        from the previous line, the median of three.
 
-        One sample is not enough on a mixed line: the first character may be a footnote
-        mark and a short word in small capitals can sit in the middle of the line.
+        One sample can mislead on a mixed line (a short word in small capitals, a footnote
+        mark); consecutive lines mostly share their size, so usually one call is enough.
         """
         n = len(text)
-        positions = (n // 2,) if n < 12 else (n // 4, n // 2, (3 * n) // 4)
-        sizes = []
-        for pos in positions:
-            while pos < n - 1 and text[pos] == " ":
-                pos += 1
-            s = float(pdfium_c.FPDFText_GetFontSize(self.tp, cstart + pos))
-            if s > 1.0:  # generated characters (inserted spaces) report size 1
-                sizes.append(s)
-        if not sizes:
-            return 0.0
-        sizes.sort()
-        return round(sizes[len(sizes) // 2], 2)
+        tp = self.tp_addr
+        mid = n // 2
+        while mid < n - 1 and text[mid] == " ":
+            mid += 1
+        size = round(float(_FONT_SIZE(tp, cstart + mid)), 2)
+        if size != self._last_size and n >= 12:
+            sizes = [size]
+            for pos in (n // 4, (3 * n) // 4):
+                while pos < n - 1 and text[pos] == " ":
+                    pos += 1
+                sizes.append(round(float(_FONT_SIZE(tp, cstart + pos)), 2))
+            sizes = [s for s in sizes if s > 1.0]  # generated characters report size 1
+            sizes.sort()
+            size = sizes[len(sizes) // 2] if sizes else 0.0
+        self._last_size = size
+        return size
 
     def _is_bold(self, index: int) -> bool:
-        weight = int(pdfium_c.FPDFText_GetFontWeight(self.tp, index))
+        weight = int(_FONT_WEIGHT(self.tp_addr, index))
         if weight >= 600:
             return True
         if 0 < weight < 500:
@@ -342,9 +412,12 @@ class _PageReader:
         return bold
 
 
-def _load_failure(path: Path, exc: Exception) -> ImportFailure:
-    """Explain why PDFium refused the file (its error code alone can be stale, so check bytes)."""
-    code = getattr(exc, "err_code", None)
+def _load_failure(path: Path) -> ImportFailure:
+    """Explain why PDFium refused the file.
+
+    PDFium's last-error code is global and is not always set (a zero-page file leaves the
+    previous one), so the decision rests on the file's bytes.
+    """
     try:
         with path.open("rb") as fh:
             head = fh.read(65536)
@@ -356,12 +429,13 @@ def _load_failure(path: Path, exc: Exception) -> ImportFailure:
         return ImportFailure("The file could not be read from disk.", "unreadable")
     if b"%PDF-" not in head[:1024]:
         return ImportFailure("The file is damaged or is not a PDF.", "corrupt")
+    # An encryption dictionary plus a refusal to open means we lack the password (an
+    # empty user password would have opened); the error code alone may be left over.
     if b"/Encrypt" in head or b"/Encrypt" in tail:
-        if code in (pdfium_c.FPDF_ERR_PASSWORD, pdfium_c.FPDF_ERR_SECURITY) or code is None:
-            return ImportFailure(
-                "The PDF is password-protected; unlock it (save an unprotected copy) first.",
-                "encrypted",
-            )
+        return ImportFailure(
+            "The PDF is password-protected; unlock it (save an unprotected copy) first.",
+            "encrypted",
+        )
     if size <= 1 << 20:
         data = path.read_bytes()
         has_page = re.search(rb"/Type\s*/Page(?![a-zA-Z])", data) is not None
@@ -375,8 +449,8 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
     with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(path))
-        except Exception as exc:  # any binding error on open means we cannot read it
-            raise _load_failure(path, exc) from None
+        except Exception:  # any binding error on open means we cannot read it
+            raise _load_failure(path) from None
         try:
             n_pages = len(doc)
             if n_pages == 0:
@@ -400,7 +474,8 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
         except Exception:
             raise ImportFailure("The file is damaged or is not a PDF.", "corrupt") from None
         finally:
-            doc.close()
+            with contextlib.suppress(Exception):
+                doc.close()
 
 
 def _read_page(doc: Any, index: int) -> _RawPage:
@@ -425,81 +500,100 @@ def _read_page(doc: Any, index: int) -> _RawPage:
 def _rows(lines: Sequence[_Line]) -> list[list[_Line]]:
     """Group lines (sorted top-down by the caller) into visual rows, each sorted left to right."""
     rows: list[list[_Line]] = []
-    ref: _Line | None = None
+    row: list[_Line] = []
+    ry0 = ry1 = rh = 0.0
     for ln in lines:
-        if ref is not None:
-            overlap = min(ref.y1, ln.y1) - max(ref.y0, ln.y0)
-            if overlap >= 0.5 * max(min(ref.y1 - ref.y0, ln.y1 - ln.y0), 0.5):
-                rows[-1].append(ln)
+        y0, y1 = ln.y0, ln.y1
+        if row:
+            h = y1 - y0
+            if rh < h:
+                h = rh
+            overlap = (y1 if y1 < ry1 else ry1) - (y0 if y0 > ry0 else ry0)
+            if overlap >= 0.5 * (h if h > 0.5 else 0.5):
+                row.append(ln)
                 continue
-        rows.append([ln])
-        ref = ln
+        row = [ln]
+        rows.append(row)
+        ry0, ry1, rh = y0, y1, y1 - y0
     for row in rows:
         if len(row) > 1:
-            row.sort(key=lambda ln: ln.x0)
+            row.sort(key=_X0)
     return rows
 
 
-def _top_down(lines: Iterable[_Line]) -> list[_Line]:
-    ordered = sorted(lines, key=lambda ln: -ln.y1)
+_X0 = attrgetter("x0")
+_Y1 = attrgetter("y1")
+
+
+def _top_down(lines: Iterable[_Line], presorted: bool = False) -> list[_Line]:
+    """Reading order of lines that form one block: rows top-down, each row left to right."""
+    ordered = lines if presorted and isinstance(lines, list) else sorted(lines, key=_Y1, reverse=True)
     return [ln for row in _rows(ordered) for ln in row]
 
 
 def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | None:
     """The x of the vertical gap between two text columns, or None for a one-column page."""
-    # Only lines of running text vote: text inside figures and footnote marks would
-    # otherwise suggest gutters of their own.
-    text_lines = [ln for ln in lines if ln.size >= 0.8 * body and len(ln.text) >= 10]
-    if len(text_lines) < 6:
-        return None
     lo, hi, step = 0.3 * width, 0.7 * width, 2.0
     nbins = int((hi - lo) / step) + 1
     diff = [0] * (nbins + 1)
-    for ln in text_lines:
-        if ln.x1 <= lo or ln.x0 >= hi:
+    min_size = 0.8 * body
+    text_lines: list[_Line] = []
+    for ln in lines:
+        # Only lines of running text vote: text inside figures and footnote marks would
+        # otherwise suggest gutters of their own.
+        if ln.size < min_size or len(ln.text) < 10:
             continue
-        b0 = max(0, int((ln.x0 + 1 - lo) / step) + 1)
-        b1 = min(nbins, int((ln.x1 - 1 - lo) / step) + 1)
+        text_lines.append(ln)
+        x0, x1 = ln.x0, ln.x1
+        if x1 <= lo or x0 >= hi:
+            continue
+        b0 = int((x0 + 1 - lo) / step) + 1
+        b1 = int((x1 - 1 - lo) / step) + 1
+        if b0 < 0:
+            b0 = 0
+        if b1 > nbins:
+            b1 = nbins
         if b0 < b1:
             diff[b0] += 1
             diff[b1] -= 1
-    cover = []
-    acc = 0
-    for b in range(nbins):
-        acc += diff[b]
-        cover.append(acc)
+    if len(text_lines) < 6:
+        return None
+    cover = list(accumulate(diff[:nbins]))
     least = min(cover)
     if least > 0.4 * len(text_lines):
         return None
     # The longest run of least-covered bins; among equals, the one nearest the middle.
-    best_key: tuple[int, float] | None = None
+    idx = [i for i, c in enumerate(cover) if c == least]
+    best_key: tuple[int, float] = (-1, 0.0)
     gutter = width / 2
-    b = 0
-    while b < nbins:
-        if cover[b] != least:
-            b += 1
+    run_start = prev = idx[0]
+    for i in [*idx[1:], -2]:
+        if i == prev + 1:
+            prev = i
             continue
-        e = b
-        while e + 1 < nbins and cover[e + 1] == least:
-            e += 1
-        centre = lo + step * (b + e) / 2
-        key = (e - b, -abs(centre - width / 2))
-        if best_key is None or key > best_key:
+        centre = lo + step * (run_start + prev) / 2
+        key = (prev - run_start, -abs(centre - width / 2))
+        if key > best_key:
             best_key, gutter = key, centre
-        b = e + 1
-    left = [ln for ln in text_lines if ln.x1 <= gutter + 2]
-    right = [ln for ln in text_lines if ln.x0 >= gutter - 2]
-    if len(left) < 2 or len(right) < 2:
-        return None
+        run_start = prev = i
     # The two sides must be text columns standing next to each other.
-    ltop, lbot = max(ln.y1 for ln in left), min(ln.y0 for ln in left)
-    if sum(1 for ln in right if ln.y0 < ltop and ln.y1 > lbot) < 2:
+    wide = 0.2 * width
+    n_left = n_right = 0
+    wide_left = wide_right = False
+    ltop, lbot = -1e9, 1e9
+    for ln in text_lines:
+        if ln.x1 <= gutter + 2:
+            n_left += 1
+            ltop = max(ltop, ln.y1)
+            lbot = min(lbot, ln.y0)
+            wide_left = wide_left or ln.x1 - ln.x0 > wide
+        elif ln.x0 >= gutter - 2:
+            n_right += 1
+            wide_right = wide_right or ln.x1 - ln.x0 > wide
+    if n_left < 2 or n_right < 2 or not (wide_left and wide_right):
         return None
-    if not any(ln.x1 - ln.x0 > 0.2 * width for ln in left) or not any(
-        ln.x1 - ln.x0 > 0.2 * width for ln in right
-    ):
-        return None
-    return gutter
+    beside = sum(1 for ln in text_lines if ln.x0 >= gutter - 2 and ln.y0 < ltop and ln.y1 > lbot)
+    return gutter if beside >= 2 else None
 
 
 def _reading_order(lines: list[_Line], width: float, body: float) -> list[list[_Line]]:
@@ -515,8 +609,8 @@ def _reading_order(lines: list[_Line], width: float, body: float) -> list[list[_
         return [lines]  # rotated page (a landscape table): trust the content stream
     gutter = _find_gutter(lines, width, body)
     if gutter is None:
-        body_part, notes = _split_footnotes(_top_down(lines), body)
-        return [s for s in (body_part, notes) if s]
+        body_part, foot_part = _split_footnotes(_top_down(lines), body)
+        return [s for s in (body_part, foot_part) if s]
     tol = 0.02 * width
     for ln in lines:
         if ln.x0 < gutter - tol and ln.x1 > gutter + tol:
@@ -525,7 +619,7 @@ def _reading_order(lines: list[_Line], width: float, body: float) -> list[list[_
             ln.col = 1 if (ln.x0 + ln.x1) / 2 < gutter else 2
     # Horizontal bands, top to bottom: full width or two columns.
     bands: list[tuple[bool, list[_Line]]] = []
-    for ln in sorted(lines, key=lambda ln: -ln.y1):
+    for ln in sorted(lines, key=_Y1, reverse=True):  # bands and their columns stay sorted
         full = ln.col == 0
         if bands and bands[-1][0] == full:
             bands[-1][1].append(ln)
@@ -544,10 +638,11 @@ def _reading_order(lines: list[_Line], width: float, body: float) -> list[list[_
     notes: list[_Line] = []
     for full, band in merged:
         if full:
-            seqs.append(_top_down(band))
+            seqs.append(_top_down(band, presorted=True))
             continue
         for col in (1, 2):
-            part, foot = _split_footnotes(_top_down(ln for ln in band if ln.col == col), body)
+            column = [ln for ln in band if ln.col == col]
+            part, foot = _split_footnotes(_top_down(column, presorted=True), body)
             if part:
                 seqs.append(part)
             notes.extend(foot)
@@ -574,11 +669,16 @@ def _split_footnotes(seq: list[_Line], body: float) -> tuple[list[_Line], list[_
 
 # --- headings ------------------------------------------------------------------------------
 
-_HEADING_WORDS = frozenset(
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_HEADING_WORDS = _words(
     """abstract introduction background methods method methodology approach experiments
     experiment evaluation results discussion conclusion conclusions limitations references
     bibliography acknowledgments acknowledgements acknowledgment acknowledgement appendix
-    appendices analysis preliminaries summary""".split()
+    appendices analysis preliminaries summary"""
 )
 _HEADING_PHRASES = frozenset(
     {
@@ -597,14 +697,15 @@ _HEADING_PHRASES = frozenset(
         "author contributions",
     }
 )
-_ZH_HEADING_WORDS = frozenset(
-    "摘要 引言 前言 绪论 背景 相关工作 方法 实验 结果 讨论 结论 总结 致谢 参考文献 附录 结语".split()
+_ZH_HEADING_WORDS = _words(
+    "摘要 引言 前言 绪论 背景 相关工作 方法 实验 结果 讨论 结论 总结 致谢 参考文献 附录 结语"
 )
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H](?:\.\d{1,2}){0,2}\.?)\s+(\S.*)$")
 _ZH_NUMBERED = re.compile(
     r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
     r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
 )
+_LEADER = re.compile(r"(?:\. ?){4}|…{2}")
 _ZH_SENTENCE_END = re.compile("[。；，！？]")
 
 
@@ -619,6 +720,8 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     n = len(text)
     if n < 2 or n > 100 or text[-1] in ",;":
         return 0
+    if "@" in text or "://" in text or _LEADER.search(text):
+        return 0  # an address, or a table-of-contents entry with dot leaders
     bigger = ln.size >= body * 1.08 if body > 0 else False
     emphasised = ln.bold or bigger
     if not emphasised and (n > 30 or not (text[0].isupper() or _CJK_JOIN.match(text[0]))):
@@ -644,7 +747,7 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
         rest = m.group(1)
         if (rest[0].isupper() or _CJK_JOIN.match(rest[0])) and len(rest.split()) <= 10:
             return 0 if rest.startswith(("http", "www")) else 2
-    if body > 0 and ln.size >= body * 1.2 and sum(c.isalpha() for c in text) >= 3:
+    if body > 0 and ln.size >= body * 1.2 and _THREE_LETTERS.search(text):
         return 1
     return 0
 
@@ -666,20 +769,22 @@ class _Headings:
         self.body = body
         self.styles: set[tuple[float, bool]] = set()
         self.strength: dict[int, int] = {}
+        big = body * 1.08
         for p in pages:
             for ln in p.lines:
-                if len(ln.text) > 100 or id(ln) in skip:
+                text = ln.text
+                if len(text) > 100 or id(ln) in skip:
                     continue
-                strength = _heading_strength(ln, ln.text, body)
+                if not ln.bold and ln.size < big and (len(text) > 30 or text[0].islower()):
+                    continue  # the common case, decided without the full test below
+                strength = _heading_strength(ln, text, body)
                 if strength:
                     self.strength[id(ln)] = strength
                 if strength == 2:
                     self.styles.add(_style(ln))
 
-    def __call__(self, ln: _Line) -> bool:
-        strength = self.strength.get(id(ln), 0)
-        if strength != 1:
-            return strength == 2
+    def weak_ok(self, ln: _Line) -> bool:
+        """Whether a line whose only heading trait is big type counts as a heading."""
         if self.styles:
             return _style(ln) in self.styles
         return ln.bold or ln.size >= 1.35 * self.body
@@ -687,22 +792,21 @@ class _Headings:
 
 # --- paragraphs ----------------------------------------------------------------------------
 
+_CAPTION_START = frozenset("FTALS图表")
+_BULLETS = frozenset("•◦▪‣●○■□➢✓")
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Algorithm|Listing|Scheme)\s*[A-Z]?\d+[.:]|^[图表]\s*\d+")
-
-
-def _margin(values: Iterable[float]) -> float:
-    """The most common left (or right) edge: robust against indents and short lines."""
-    counts = Counter(round(v) for v in values)
-    return float(counts.most_common(1)[0][0])
 
 
 def _typical_gap(seqs: Sequence[Sequence[_Line]]) -> float:
     gaps = []
     for seq in seqs:
-        for a, b in zip(seq, seq[1:], strict=False):
-            g = a.y0 - b.y1
-            if 0 < g < 2.5 * max(a.size, 1.0) and abs(a.size - b.size) < 0.5:
+        prev = seq[0]
+        for b in seq[1:]:
+            g = prev.y0 - b.y1
+            d = prev.size - b.size
+            if 0 < g < 2.5 * prev.size and -0.5 < d < 0.5:
                 gaps.append(g)
+            prev = b
     if gaps:
         return float(statistics.median(gaps))
     return 0.3 * max((ln.size for s in seqs for ln in s), default=10.0)
@@ -711,7 +815,18 @@ def _typical_gap(seqs: Sequence[Sequence[_Line]]) -> float:
 class _Para:
     """A paragraph being assembled; ``kind`` is body, heading, caption or title."""
 
-    __slots__ = ("col_left", "kind", "last", "left", "lines", "right", "size", "sized", "text")
+    __slots__ = (
+        "col_left",
+        "kind",
+        "last",
+        "left",
+        "lines",
+        "right",
+        "row_x0",
+        "size",
+        "sized",
+        "text",
+    )
 
     def __init__(self, kind: str, line: _Line, text: str, right: float, col_left: float = 0.0) -> None:
         self.kind = kind
@@ -720,22 +835,35 @@ class _Para:
         self.right = right
         self.col_left = col_left
         self.left = line.x0
+        self.row_x0 = line.x0  # where the current visual row starts
         self.lines = 1
         self.size = line.size
         self.sized = len(text) >= 15
 
     def add(
-        self, line: _Line, text: str, compounds: frozenset[str], right: float, col_left: float = 0.0
+        self,
+        line: _Line,
+        text: str,
+        compounds: frozenset[str],
+        right: float,
+        col_left: float = 0.0,
+        same_row: bool = False,
     ) -> None:
-        self.text = join_lines(self.text, text, self.last.hyphen, compounds)
+        prev = self.text
+        last = prev[-1]
+        if self.last.hyphen or last == "-" or (last >= "\u2e80" and text[0] >= "\u2e80"):
+            self.text = join_lines(prev, text, self.last.hyphen, compounds)
+        else:
+            self.text = prev + " " + text
         if not self.sized and len(text) >= 15:
             # The first real line sets the size, not a footnote mark or a lone symbol.
             self.size = line.size
             self.sized = True
-        if right != self.right:
-            self.left = line.x0  # continued in another column
-        self.left = min(self.left, line.x0)
-        self.lines += 1
+        if not same_row:
+            if right != self.right or line.x0 < self.left:
+                self.left = line.x0  # further out, or continued in another column
+            self.row_x0 = line.x0
+            self.lines += 1
         self.last = line
         self.right = right
         self.col_left = col_left
@@ -757,6 +885,7 @@ def _paragraphs(
     seqs: list[list[_Line]], is_heading: _Headings, title: set[int], compounds: frozenset[str]
 ) -> list[_Para]:
     body = is_heading.body
+    strength = is_heading.strength
     paras: list[_Para] = []
     gap_norm = _typical_gap(seqs)
     cur: _Para | None = None
@@ -768,56 +897,81 @@ def _paragraphs(
         # The column's left margin: nothing of substance starts further left (blocks such
         # as an indented abstract only start further right).
         left = min((ln.x0 for ln in seq if len(ln.text) >= 10), default=min(ln.x0 for ln in seq))
-        right = max(_margin(ln.x1 for ln in seq), max(ln.x1 for ln in seq) - 4)
+        # The right margin: where most full lines end (a few may stick out a little).
+        ends = sorted([ln.x1 for ln in seq])
+        right = max(ends[(len(ends) * 3) // 4], ends[-1] - 4)
         colw = max(right - left, 1.0)
         # Ragged-right text has short lines everywhere; only in justified text does a
         # short line ending a sentence mark the end of a paragraph.
-        justified = sum(1 for ln in seq if ln.x1 >= right - 0.03 * colw) >= 0.5 * len(seq)
+        edge = right - 0.03 * colw
+        justified = sum(1 for ln in seq if ln.x1 >= edge) >= 0.5 * len(seq)
+        short_edge = right if justified else 0.0
         if cur is not None and cur.last.col != 0 and cur.is_open(prev_colw):
             held = cur  # column text running on into the next column
         cur = None
         for ln in seq:
             text = ln.text
-            if cur is not None and _same_row(cur.last, ln):
-                cur.add(ln, text, compounds, right, left)
-                continue
-            if id(ln) in title:
+            if cur is not None:
+                last = cur.last
+                # Another piece of the same visual row (a footnote mark, a split line).
+                if ln.x0 >= last.x1 - 1 and ln.y1 > last.y0 and ln.y0 < last.y1 and _same_row(last, ln):
+                    cur.add(ln, text, compounds, right, left, same_row=True)
+                    continue
+            if title and id(ln) in title:
                 if cur is not None and cur.kind == "title":
                     cur.add(ln, text, compounds, right, left)
                 else:
                     cur = _Para("title", ln, text, right, left)
                     paras.append(cur)
                 continue
-            if is_heading(ln):
+            hs = strength.get(id(ln), 0)
+            if hs and (hs == 2 or is_heading.weak_ok(ln)):
                 held = None
-                if cur is not None and cur.heading and _heading_goes_on(cur.last, ln, text):
+                if cur is not None and cur.kind == "heading" and _heading_goes_on(cur.last, ln, text):
                     cur.add(ln, text, compounds, right, left)
                 else:
                     cur = _Para("heading", ln, text, right, left)
                     paras.append(cur)
                 continue
-            if cur is not None and cur.heading and _heading_goes_on(cur.last, ln, text) and ln.bold:
-                cur.add(ln, text, compounds, right, left)
-                continue
-            m = _CAPTION.match(text)
-            # "Table 4. On average ..." may just be a sentence; "Table 4:" never is.
-            caption = m is not None and (m.group(0)[-1] != "." or ln.size < body - 0.3)
-            if (
-                cur is not None
-                and cur.kind in ("body", "caption")
-                and not caption
-                and _continues(cur, ln, text, left, right if justified else 0.0, colw, gap_norm)
-            ):
-                cur.add(ln, text, compounds, right, left)
-                continue
+            if cur is not None and cur.kind == "heading":
+                if ln.bold and _heading_goes_on(cur.last, ln, text):
+                    cur.add(ln, text, compounds, right, left)
+                    continue
+                caption = False
+            else:
+                m = _CAPTION.match(text) if text[0] in _CAPTION_START else None
+                # "Table 4. On average ..." may just be a sentence; "Table 4:" never is.
+                caption = m is not None and (m.group(0)[-1] != "." or ln.size < body - 0.3)
+                if cur is not None and not caption and cur.kind != "title":
+                    a = cur.last
+                    if a.hyphen or _continues(cur, a, ln, left, short_edge, colw, gap_norm):
+                        prev = cur.text
+                        tail = prev[-1]
+                        if a.hyphen or tail == "-" or (tail >= "\u2e80" and text[0] >= "\u2e80"):
+                            cur.add(ln, text, compounds, right, left)
+                            continue
+                        # The common case, inlined: running text on the next row.
+                        cur.text = prev + " " + text
+                        if not cur.sized and len(text) >= 15:
+                            cur.size = ln.size
+                            cur.sized = True
+                        x0 = ln.x0
+                        if right != cur.right or x0 < cur.left:
+                            cur.left = x0
+                        cur.row_x0 = x0
+                        cur.lines += 1
+                        cur.last = ln
+                        cur.right = right
+                        cur.col_left = left
+                        continue
             if (
                 held is not None
                 and not caption
                 and (held.last.col != 0) == (ln.col != 0)
-                and abs(held.size - ln.size) <= 0.3
+                and -0.3 <= held.size - ln.size <= 0.3
                 # Same indent as the held paragraph's last line: none for running text,
                 # a hanging indent inside a reference entry.
-                and abs((ln.x0 - left) - (held.last.x0 - held.col_left)) < 0.6 * max(ln.size, 1.0)
+                and abs((ln.x0 - left) - (held.row_x0 - held.col_left)) < 0.6 * max(ln.size, 1.0)
             ):
                 held.add(ln, text, compounds, right, left)
                 cur, held = held, None
@@ -845,25 +999,29 @@ def _heading_goes_on(a: _Line, b: _Line, text: str) -> bool:
 
 
 def _same_row(a: _Line, b: _Line) -> bool:
-    overlap = min(a.y1, b.y1) - max(a.y0, b.y0)
-    return overlap >= 0.5 * max(min(a.y1 - a.y0, b.y1 - b.y0), 0.5) and b.x0 >= a.x1 - 1
+    if b.x0 < a.x1 - 1 or b.y1 <= a.y0 or b.y0 >= a.y1:
+        return False
+    h = min(a.y1 - a.y0, b.y1 - b.y0)
+    return min(a.y1, b.y1) - max(a.y0, b.y0) >= 0.5 * (h if h > 0.5 else 0.5)
 
 
 def _continues(
     para: _Para,
+    a: _Line,
     b: _Line,
-    b_text: str,
     left: float,
     right: float,
     colw: float,
     gap_norm: float,
 ) -> bool:
-    """Whether line ``b`` (same sequence) continues the paragraph ``para``."""
-    a = para.last
-    if a.hyphen:
-        return True
-    size = max(para.size, b.size, 1.0)
-    if len(b_text) >= 15 and abs(para.size - b.size) > 0.12 * size:
+    """Whether line ``b`` (same sequence) continues ``para``, whose last line is ``a``."""
+    if b.text[0] in _BULLETS:
+        return False  # a list item starts a paragraph of its own
+    size = para.size
+    if b.size > size:
+        size = b.size
+    d = para.size - b.size
+    if (d > 0.12 * size or d < -0.12 * size) and len(b.text) >= 15:
         return False
     gap = a.y0 - b.y1
     if gap > gap_norm + 0.45 * size or gap < -0.5 * size:
@@ -873,18 +1031,21 @@ def _continues(
     # the paragraph's margin starts a new paragraph; the lines after the first one of a
     # list item or reference entry hang indented, and going back out starts the next item.
     if para.lines >= 2:
-        if b.x0 - a.x0 > 0.6 * size and a.x0 <= para.left + 1 and b.x0 - left < 0.3 * colw:
+        a_x0 = para.row_x0
+        step = b.x0 - a_x0
+        if step > 0.6 * size and a_x0 <= para.left + 1 and b.x0 - left < 0.3 * colw:
             return False
-        if a.x0 - b.x0 > 0.6 * size and a.x0 > para.left + 0.6 * size:
+        if step < -0.6 * size and a_x0 > para.left + 0.6 * size:
             return False
     # ``right`` is 0 for ragged-right text, where line length says nothing.
-    return not (para.text[-1] in _TERMINAL and a.x1 < right - 0.12 * colw)
+    return not (a.x1 < right - 0.12 * colw and para.text[-1] in _TERMINAL)
 
 
 # --- headers, footers, page numbers --------------------------------------------------------
 
+# "12", "- 12 -", "Page 3 of 10", "3 / 10", "xiv", "第 3 页".
 _PAGE_NUMBER = re.compile(
-    r"^(?:page\s+|p\.\s*|第\s*)?[-–—]?\s*(?:\d{1,4}|[ivxlc]{1,7})\s*[-–—]?"
+    r"^(?:page\s+|p\.\s*|第\s*)?[-–—]?\s*(?:\d{1,4}|(?=[ivx])x{0,3}(?:ix|iv|v?i{0,3}))\s*[-–—]?"
     r"(?:\s*(?:of|/)\s*\d{1,4})?\s*页?$",
     re.IGNORECASE,
 )
@@ -895,9 +1056,16 @@ def _edge_lines(lines: Sequence[_Line], rows: int = 3) -> list[_Line]:
     """Lines in the top and bottom ``rows`` rows of a page (fewer on a sparse page)."""
     if not lines:
         return []
-    ordered = _rows(sorted(lines, key=lambda ln: -ln.y1))
-    k = min(rows, max(1, len(ordered) // 4))
-    picked = ordered[:k] + ordered[max(k, len(ordered) - k) :]
+    by_top = sorted(lines, key=_Y1, reverse=True)
+    if len(by_top) > 40:
+        # Only the rows at the two ends matter; do not group the whole page into rows.
+        top, bottom = _rows(by_top[:15]), _rows(by_top[-15:])
+        n_rows = 4 * rows
+    else:
+        top = bottom = _rows(by_top)
+        n_rows = len(top)
+    k = min(rows, max(1, n_rows // 4))
+    picked = top[:k] + bottom[max(k, len(bottom) - k) if top is bottom else len(bottom) - k :]
     return [ln for row in picked for ln in row]
 
 
@@ -943,6 +1111,7 @@ _ARXIV_OLD = re.compile(
     r"\b((?:hep-(?:th|ph|ex|lat)|astro-ph|cond-mat|gr-qc|math-ph|nucl-(?:th|ex)|quant-ph|nlin"
     r"|physics|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
 )
+_SEVEN_DIGITS = re.compile(r"/\d{7}")
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20[0-3]\d)(?![\d])")
 _VENUE_CUE = re.compile(
     r"proceedings|conference|journal|transactions|workshop|symposium|copyright|©|\(c\)|"
@@ -963,6 +1132,11 @@ _JUNK_TITLE = re.compile(
     r"doi:|arxiv:|none|null|unknown|template)|\.(?:docx?|pdf|tex|dvi|rtf|odt|pptx?|indd|qxd)$",
     re.IGNORECASE,
 )
+_JUNK_AUTHOR = re.compile(
+    r"^(?:user|admin(?:istrator)?|owner|author|authors|unknown|none|null|test|default|"
+    r"microsoft.*|.*@.*|\W*)$",
+    re.IGNORECASE,
+)
 _AFFILIATION = re.compile(
     r"universit|institut|college|school|department|dept\.|laborator|\blab\b|research|"
     r"academy|center|centre|inc\.|ltd|corporation|company|google|microsoft|meta\b|amazon|"
@@ -970,15 +1144,19 @@ _AFFILIATION = re.compile(
     re.IGNORECASE,
 )
 _NAME_SEPARATORS = re.compile(
-    r"[^\w\s.'’\-]|[\d_]|[\u03b1-\u03c9]|\s+(?:and|&)\s+|\s{3,}|,|;|，|、|；",
+    r"[^\w\s.'’\-]|[\d_\u00b2\u00b3\u00b9\u2070-\u209f]|[\u03b1-\u03c9]|\s+(?:and|&)\s+|\s{3,}|,|;|，|、|；",
     re.UNICODE,
 )
-_PARTICLES = frozenset("van von der de den da di del della la le du dos bin al el".split())
+_PARTICLES = _words("van von der de den da di del della la le du dos bin al el")
 
 
 def _plausible_title(value: str) -> bool:
+    """Whether the PDF's own Title field holds a real title (not "Microsoft Word - x.docx")."""
     v = value.strip()
-    return len(v) >= 4 and not _JUNK_TITLE.search(v) and any(c.isalpha() for c in v) and " " in v
+    if len(v) < 4 or _JUNK_TITLE.search(v) or not any(c.isalpha() for c in v):
+        return False
+    # One word without spaces is usually a file name ("main", "paper_final").
+    return " " in v or _CJK_JOIN.search(v) is not None
 
 
 def _split_authors(value: str) -> list[str]:
@@ -1027,10 +1205,9 @@ def _clean_doi(doi: str) -> str:
 
 def _find_year(cue_lines: Sequence[str], page1: str, arxiv_id: str, created: str) -> int | None:
     for text in cue_lines:
-        if _VENUE_CUE.search(text):
-            m = _YEAR.search(text)
-            if m:
-                return int(m.group(1))
+        m = _YEAR.search(text)
+        if m and _VENUE_CUE.search(text):
+            return int(m.group(1))
     m = re.match(r"(\d{2})(\d{2})\.", arxiv_id)
     if m and 1 <= int(m.group(2)) <= 12:
         return 2000 + int(m.group(1))
@@ -1079,11 +1256,14 @@ _INLINE_ABSTRACT = re.compile(r"^(Abstract|ABSTRACT|摘\s*要)\s*[:：.—–-]\
 
 
 def _body_size(pages: Sequence[_RawPage]) -> float:
-    weights: Counter[float] = Counter()
+    """The font size of most of the text (rounded to half points)."""
+    weights: dict[float, int] = {}
+    get = weights.get
     for p in pages:
         for ln in p.lines:
-            weights[round(ln.size * 2) / 2] += len(ln.text)
-    return weights.most_common(1)[0][0] if weights else 0.0
+            key = round(ln.size * 2) / 2
+            weights[key] = get(key, 0) + len(ln.text)
+    return max(weights, key=weights.__getitem__) if weights else 0.0
 
 
 def _title_lines(page: _RawPage, drop: set[int], body: float) -> list[_Line]:
@@ -1091,7 +1271,7 @@ def _title_lines(page: _RawPage, drop: set[int], body: float) -> list[_Line]:
     cands = [
         ln
         for ln in page.lines
-        if id(ln) not in drop and ln.y1 > page.height * 0.45 and sum(c.isalpha() for c in ln.text) >= 3
+        if id(ln) not in drop and ln.y1 > page.height * 0.45 and _THREE_LETTERS.search(ln.text)
     ]
     if not cands:
         return []
@@ -1119,11 +1299,19 @@ def extract_pdf(path: Path) -> Extracted:
     if not path.is_file():
         raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
     meta, raw_pages, n_pages = _read_pdf(path)
+    return _assemble(meta, raw_pages, n_pages)
 
+
+def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> Extracted:
+    """Layout, clean-up and metadata: everything after PDFium has been read."""
     for p in raw_pages:
+        dirty = False
         for ln in p.lines:
-            ln.text = clean_line(ln.text)
-        p.lines = [ln for ln in p.lines if ln.text]
+            if _LINE_DIRTY.search(ln.text):
+                ln.text = clean_line(ln.text)
+                dirty = True
+        if dirty:
+            p.lines = [ln for ln in p.lines if ln.text]
     body = _body_size(raw_pages)
     drop = _furniture(raw_pages)
     for p in raw_pages:
@@ -1131,9 +1319,8 @@ def extract_pdf(path: Path) -> Extracted:
         for ln in p.lines:
             if ln.x1 < 0.12 * p.width and ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0) and len(ln.text) > 8:
                 drop.add(id(ln))
-    compounds = frozenset(
-        w.lower() for w in _COMPOUND.findall("\n".join(ln.text for p in raw_pages for ln in p.lines))
-    )
+    hyphenated = "\n".join(ln.text for p in raw_pages for ln in p.lines if "-" in ln.text)
+    compounds = frozenset(w.lower() for w in _COMPOUND.findall(hyphenated))
 
     first = raw_pages[0] if raw_pages and raw_pages[0].number == 1 else None
     title_lines = _title_lines(first, drop, body) if first else []
@@ -1163,10 +1350,12 @@ def extract_pdf(path: Path) -> Extracted:
 
 
 _ALNUM = re.compile(r"[^\W_]")
+_THREE_LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 
 
 def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:
-    """Split "Abstract—text" into heading and text; glue lone symbols to what follows."""
+    """Split "Abstract—text" into heading and text, glue lone symbols to what follows and
+    demote table-of-contents entries that looked like headings."""
     out: list[_Para] = []
     carry = ""
     for q in paras:
@@ -1176,6 +1365,8 @@ def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:
         if q.kind == "body" and len(q.text) <= 3 and not _ALNUM.search(q.text):
             carry = (carry + " " + q.text).strip()  # a footnote mark on its own line
             continue
+        if q.kind == "heading" and _LEADER.search(q.text):
+            q.kind = "body"  # a table-of-contents entry whose leader dots came on the same row
         m = _INLINE_ABSTRACT.match(q.text) if q.kind == "body" and page_no <= 2 else None
         if m:
             out.append(_Para("heading", q.last, m.group(1).replace(" ", ""), q.right))
@@ -1194,39 +1385,46 @@ def _metadata(
     all_paras: Sequence[list[_Para]],
 ) -> Metadata:
     md = Metadata()
-    page_title = " ".join(clean_line(ln.text) for ln in title_lines).strip()
+    page_title = " ".join(ln.text for ln in title_lines).strip()
     meta_title = " ".join(meta.get("Title", "").split())
     md.title = meta_title if _plausible_title(meta_title) else page_title
 
     author_field = meta.get("Author", "").strip()
-    if author_field and not _JUNK_TITLE.search(author_field) and any(c.isalpha() for c in author_field):
+    if author_field and not _JUNK_AUTHOR.match(author_field):
         md.authors = _split_authors(author_field)
     first = raw_pages[0] if raw_pages and raw_pages[0].number == 1 else None
-    first_lines: list[str] = []
-    if first:
-        first_lines = [clean_line(ln.text) for ln in _top_down(first.lines)]
+    ordered = _top_down(first.lines) if first else []
+    first_lines = [ln.text for ln in ordered]
     if not md.authors and first and title_lines:
-        ordered = _top_down(first.lines)
         start = max(ordered.index(ln) for ln in title_lines) + 1 if title_lines[-1] in ordered else 0
         after: list[str] = []
         for ln in ordered[start : start + 10]:
-            text = clean_line(ln.text)
+            text = ln.text
             low = text.lower().rstrip(":.")
             if low.startswith(("abstract", "摘要", "摘 要")) or len(text.split()) > 16:
                 break
             after.append(text)
         md.authors = _authors_from_lines(after)
 
-    early = [ln for p in raw_pages[:2] for ln in p.lines]
-    early_text = "\n".join(clean_line(ln.text) for ln in early)
-    early_text += "\n" + "\n".join(pg.text for pg in pages[:2])
-    doi = _DOI.search(early_text) or _DOI.search(meta.get("Subject", "") + " " + meta.get("Keywords", ""))
+    # Raw lines, not page text: they include the running headers and the sideways arXiv
+    # stamp that the page text leaves out.
+    early_text = "\n".join(ln.text for p in raw_pages[:2] for ln in p.lines)
+    extra = meta.get("Subject", "") + " " + meta.get("Keywords", "")
+    doi = _DOI.search(early_text) or _DOI.search(extra)
     md.doi = _clean_doi(doi.group(0)) if doi else ""
-    arx = _ARXIV_NEW.search(early_text) or _ARXIV_OLD.search(early_text)
+    arx = None
+    if "arxiv" in early_text.lower():
+        arx = _ARXIV_NEW.search(early_text)
+    if arx is None and _SEVEN_DIGITS.search(early_text):
+        arx = _ARXIV_OLD.search(early_text)
     md.arxiv_id = arx.group(1) if arx else ""
     page1_text = "\n".join(first_lines)
-    md.year = _find_year(first_lines, page1_text, md.arxiv_id, meta.get("CreationDate", ""))
-    md.venue = _find_venue(first_lines)
+    # Venue and copyright lines sit at the top or bottom of page 1 (or in the sideways
+    # arXiv stamp); look there before the body, whose citations also carry years.
+    margins = [ln.text for ln in _edge_lines(first.lines)] if first else []
+    margins += [ln.text for ln in (first.lines if first else []) if ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0)]
+    md.year = _find_year(margins + first_lines, page1_text, md.arxiv_id, meta.get("CreationDate", ""))
+    md.venue = _find_venue(margins + first_lines)
     for paras in all_paras[:2]:
         md.abstract = _abstract(paras)
         if md.abstract:
@@ -1235,6 +1433,6 @@ def _metadata(
         m = re.search(r"^# (?:Abstract|摘要)\n\n(.+?)(?:\n\n# |\Z)", pages[0].text, re.DOTALL | re.MULTILINE)
         if m:
             md.abstract = m.group(1).strip()
-    sample = "".join(pg.text[:3000] for pg in pages[:3])
+    sample = "".join(pg.text[:600] for pg in pages[:3])
     md.language = detect_language(sample)
     return md

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from paperpilot.core.config import ImportSettings, Settings, load_settings, save_settings
+from paperpilot.core.paths import app_paths
+
+
+def test_home_env_puts_everything_under_it(paperpilot_home: Path) -> None:
+    p = app_paths()
+    for d in (p.data_dir, p.config_dir, p.cache_dir, p.database, p.index_dir, p.settings_file):
+        assert paperpilot_home.resolve() in d.parents
+
+
+def test_explicit_home_wins(tmp_path: Path, paperpilot_home: Path) -> None:
+    p = app_paths(tmp_path / "other")
+    assert (tmp_path / "other").resolve() in p.database.parents
+    assert paperpilot_home.resolve() not in p.database.parents
+
+
+def test_platformdirs_without_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("PAPERPILOT_HOME")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    p = app_paths()
+    assert p.data_dir == tmp_path / "xdg-data" / "PaperPilot"
+    assert p.config_dir == tmp_path / "xdg-config" / "PaperPilot"
+
+
+def test_settings_round_trip_saves_only_changes(tmp_path: Path) -> None:
+    f = tmp_path / "settings.json"
+    s = Settings(imports=ImportSettings(chunk_max_chars=1000))
+    save_settings(s, f)
+    data = json.loads(f.read_text())
+    assert data == {"version": 1, "imports": {"chunk_max_chars": 1000}}
+    loaded, warning = load_settings(f)
+    assert warning is None and loaded.imports.chunk_max_chars == 1000 and loaded.imports.chunk_min_chars == 300
+
+
+@pytest.mark.parametrize("content", ["{broken", "[1, 2]", '{"imports": {"chunk_max_chars": -5}}'])
+def test_broken_settings_fall_back_to_defaults(tmp_path: Path, content: str) -> None:
+    f = tmp_path / "settings.json"
+    f.write_text(content)
+    loaded, warning = load_settings(f)
+    assert loaded == Settings()
+    assert warning is not None and "using defaults" in warning
