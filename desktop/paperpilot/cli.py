@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .core.config import load_settings
+from .core.config import Settings, load_settings
 from .core.library import ImportProgress, Library, LibraryBusy, LibraryError
-from .core.paths import app_paths
+from .core.paths import AppPaths, app_paths
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -73,6 +73,26 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("remove", "remove documents from the library")
     sp.add_argument("doc_ids", type=int, nargs="+", metavar="DOC_ID")
     add("reindex", "rebuild the search index from the library database")
+
+    def llm_options(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("--policy", choices=["offline", "llm"], help="offline (no model) or llm (default: from settings)")
+        sp.add_argument("--max-rounds", type=int, metavar="N")
+        sp.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1")
+        sp.add_argument("--model", help="model name on that endpoint")
+        sp.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+
+    sp = add("ask", "ask a question: the agent searches, reads and answers with verified citations")
+    sp.add_argument("question", nargs="+")
+    sp.add_argument("--mode", choices=["auto", "quick", "loop"])
+    sp.add_argument("--trace", metavar="FILE.jsonl", help="write every trace event to FILE as JSON lines")
+    llm_options(sp)
+    sp = add("eval", "evaluate the agent on an IRCoT-style HotpotQA file")
+    sp.add_argument("dataset", metavar="DATASET.jsonl")
+    sp.add_argument(
+        "--mode", action="append", choices=["auto", "quick", "loop"], help="mode(s) to compare (default: quick and loop)"
+    )
+    sp.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
+    llm_options(sp)
     return p
 
 
@@ -110,12 +130,16 @@ def _authors(a: list[str]) -> str:
 # --- commands -------------------------------------------------------------------------------
 
 
-def _open(args: argparse.Namespace) -> Library:
-    paths = app_paths(args.home)
+def _settings(paths: AppPaths) -> Settings:
     settings, warning = load_settings(paths.settings_file)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
-    return Library(paths, settings.imports)
+    return settings
+
+
+def _open(args: argparse.Namespace) -> Library:
+    paths = app_paths(args.home)
+    return Library(paths, _settings(paths).imports)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -287,7 +311,163 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _llm_config(args: argparse.Namespace, settings: Settings) -> Any:
+    from .core.llm import LLMConfig
+
+    s = settings.llm
+    key_env = args.api_key_env or s.api_key_env
+    api_key = os.environ.get(key_env, "") if key_env else ""
+    if key_env and not api_key:
+        raise CliError(f"the environment variable {key_env} is not set (it should hold the API key)")
+    model = args.model or s.model
+    if not model:
+        raise CliError("no model configured: pass --model NAME (and --base-url URL), or set one in the settings")
+    return LLMConfig(
+        base_url=args.base_url or s.base_url,
+        model=model,
+        api_key=api_key or None,
+        temperature=s.temperature,
+        timeout_s=s.timeout_s,
+        structured=s.structured,
+    )
+
+
+def _policy_name(args: argparse.Namespace, settings: Settings) -> str:
+    if args.policy:
+        return str(args.policy)
+    return "llm" if (settings.llm.enabled or args.model or args.base_url) else "offline"
+
+
+def _make_policy(name: str, args: argparse.Namespace, settings: Settings) -> Any:
+    if name == "llm":
+        from .core.agent.llm_policy import LLMPolicy
+        from .core.llm import LLMClient
+
+        return LLMPolicy(LLMClient(_llm_config(args, settings)))
+    from .core.agent.offline import OfflinePolicy
+
+    return OfflinePolicy()
+
+
+_STATUS_WORDS = {
+    "answered": "Answered",
+    "insufficient_evidence": "Not enough evidence in your library",
+    "truncated": "Answered with what was found before the round limit",
+    "cancelled": "Cancelled",
+    "failed": "Failed",
+}
+
+
+def _trace_line(ev: Any) -> str | None:
+    t = ev.type
+    if t == "round_started":
+        return f"── round {ev.round}"
+    if t == "action_chosen":
+        a = ev.action
+        if a["action"] == "search":
+            return f"   search {a['query']!r}" + (f"  ({ev.reasoning})" if ev.reasoning else "")
+        if a["action"] == "read":
+            refs = [f"{a['doc_id']}:{s}" for s in a["segments"]] + [f"{r['doc_id']}:{r['segment']}" for r in a.get("also", [])]
+            return f"   read {', '.join(refs)}"
+        return f"   {a['action']}"
+    if t == "tool_result" and ev.tool == "search":
+        return f"   → {len(ev.hits)} hits, {ev.new_items} new" + (f" ({ev.note})" if ev.note else "")
+    if t == "tool_result" and ev.tool == "read":
+        return f"   → read {', '.join(p.id + ' ' + p.title[:40] for p in ev.passages) or 'nothing new'}"
+    if t in ("warning", "info"):
+        return f"   {'!' if t == 'warning' else '·'} {ev.message}"
+    return None
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from .core.agent.events import Finished, Result
+    from .core.agent.loop import AgentOptions, run_agent
+
+    question = " ".join(args.question)
+    paths = app_paths(args.home)
+    settings = _settings(paths)
+    policy = _make_policy(_policy_name(args, settings), args, settings)
+    options = AgentOptions(
+        max_rounds=args.max_rounds or settings.agent.max_rounds, mode=args.mode or settings.agent.mode
+    )
+    show_trace = not args.json and sys.stderr.isatty()
+    result: Result | None = None
+    trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
+    try:
+        with Library(paths, settings.imports) as lib:
+            for ev in run_agent(question, lib, policy, options):
+                if trace_file is not None:
+                    trace_file.write(ev.model_dump_json() + "\n")
+                if show_trace and (line := _trace_line(ev)):
+                    print(line, file=sys.stderr)
+                if isinstance(ev, Finished):
+                    result = ev.result
+    finally:
+        if trace_file is not None:
+            trace_file.close()
+    assert result is not None
+    if args.json:
+        _emit_json(result.to_cli_json())
+        return EXIT_OK
+    w = _width()
+    print(f"{_STATUS_WORDS.get(result.status.value, result.status.value)} · confidence {result.confidence:.2f} · "
+          f"{result.steps} round(s) · {result.seconds:.2f} s · {result.mode}/{result.policy}")  # fmt: skip
+    print()
+    for line in result.answer.splitlines() or [""]:
+        print(textwrap.fill(line, w, subsequent_indent="  ") if line.strip() else "")
+    if result.evidence:
+        print("\nSources:")
+        for e in result.evidence:
+            where = f"p. {e.page}" + (f", {e.section}" if e.section else "")
+            print(f"  [{e.number}] {e.title} ({where}; doc {e.doc_id}, segment {e.segment})")
+    if result.missing:
+        print("\nNot covered:")
+        for m in result.missing:
+            print(f"  - {m}")
+    if result.error:
+        print(f"\nerror: {result.error}", file=sys.stderr)
+    return EXIT_OK if result.status.value != "failed" else EXIT_ERROR
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .core.agent.evaluate import format_table, run_eval
+
+    paths = app_paths(args.home) if args.home else None
+    settings = _settings(paths or app_paths())
+    policy = _policy_name(args, settings)
+    dataset = Path(args.dataset)
+    if not dataset.is_file():
+        raise CliError(f"{dataset} does not exist")
+    tty = sys.stderr.isatty() and not args.json
+
+    def progress(i: int, n: int) -> None:
+        if tty:
+            print(f"\r\x1b[K{i}/{n}", end="", file=sys.stderr, flush=True)
+
+    report = run_eval(
+        dataset,
+        modes=args.mode or ["quick", "loop"],
+        policy=policy,
+        limit=args.limit,
+        home=Path(args.home) if args.home else None,
+        llm_config=_llm_config(args, settings) if policy == "llm" else None,
+        max_rounds=args.max_rounds or 6,
+        progress=progress,
+    )
+    if tty:
+        print("\r\x1b[K", end="", file=sys.stderr)
+    if args.json:
+        _emit_json(report.model_dump(mode="json"))
+    else:
+        print(format_table(report))
+    return EXIT_OK
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "ask": cmd_ask,
+    "eval": cmd_eval,
     "import": cmd_import,
     "list": cmd_list,
     "search": cmd_search,

@@ -24,11 +24,34 @@ class ImportSettings(BaseModel):
     max_file_mb: float = Field(200.0, gt=0)
 
 
+class LLMSettings(BaseModel):
+    """The language model connection. The API key is not stored here (see the key store)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = False  # offline until the user connects a model
+    base_url: str = "http://127.0.0.1:11434/v1"
+    model: str = ""
+    api_key_env: str = ""  # read the key from this environment variable when set
+    temperature: float = Field(0.15, ge=0.0, le=2.0)
+    timeout_s: float = Field(60.0, gt=0)
+    structured: str = "auto"
+
+
+class AgentSettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    max_rounds: int = Field(6, ge=1, le=30)
+    mode: str = "auto"
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     version: int = SETTINGS_VERSION
     imports: ImportSettings = Field(default_factory=ImportSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:

@@ -1,0 +1,190 @@
+"""Typed trace events the agent loop yields, and the run's result; all serialise to JSON lines."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+class Status(StrEnum):
+    ANSWERED = "answered"
+    INSUFFICIENT = "insufficient_evidence"
+    TRUNCATED = "truncated"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+class HitView(BaseModel):
+    """What the agent sees of a search hit: cheap to look at."""
+
+    doc_id: int
+    segment: int
+    title: str
+    section: str = ""
+    page: int = 1
+    score: float = 0.0
+    snippet: str = ""
+    new: bool = True  # not read yet in this run
+
+
+class PassageView(BaseModel):
+    """A passage the agent read in full; ``id`` is what an answer cites."""
+
+    id: str
+    doc_id: int
+    segment: int
+    title: str
+    section: str = ""
+    page: int = 1
+    text: str
+
+
+class Evidence(BaseModel):
+    """A verified citation in the result; ``number`` is the [n] used in the answer text."""
+
+    number: int
+    id: str
+    doc_id: int
+    title: str
+    section: str = ""
+    page: int = 1
+    segment: int = 0
+    text: str
+    quote: str = ""
+    verified: bool = True
+
+
+class Result(BaseModel):
+    question: str
+    status: Status
+    answer: str
+    evidence: list[Evidence] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    steps: int = 0
+    confidence: float = 0.0
+    confidence_notes: list[str] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    seconds: float = 0.0
+    mode: str = "loop"
+    policy: str = "offline"
+    passages_read: int = 0
+    error: str = ""
+
+    def to_cli_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "answer": self.answer,
+            "evidence": [
+                {
+                    "id": e.number,
+                    "doc_id": e.doc_id,
+                    "title": e.title,
+                    "section": e.section,
+                    "page": e.page,
+                    "segment": e.segment,
+                    "text": e.text,
+                }
+                for e in self.evidence
+            ],
+            "missing": self.missing,
+            "steps": self.steps,
+            "confidence": round(self.confidence, 3),
+            "usage": self.usage.model_dump(),
+            "seconds": round(self.seconds, 3),
+            "mode": self.mode,
+            "policy": self.policy,
+            **({"error": self.error} if self.error else {}),
+        }
+
+
+class _Event(BaseModel):
+    round: int = 0
+    elapsed_ms: float = 0.0
+
+
+class RunStarted(_Event):
+    type: Literal["run_started"] = "run_started"
+    question: str
+    mode: str
+    policy: str
+    max_rounds: int
+
+
+class RoundStarted(_Event):
+    type: Literal["round_started"] = "round_started"
+
+
+class ActionChosen(_Event):
+    type: Literal["action_chosen"] = "action_chosen"
+    action: dict[str, Any]
+    reasoning: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    decide_ms: float = 0.0
+
+
+class ToolResult(_Event):
+    type: Literal["tool_result"] = "tool_result"
+    tool: str
+    query: str = ""
+    hits: list[HitView] = Field(default_factory=list)
+    passages: list[PassageView] = Field(default_factory=list)
+    documents: list[dict[str, Any]] = Field(default_factory=list)
+    new_items: int = 0
+    tool_ms: float = 0.0
+    note: str = ""
+
+
+class Warning(_Event):
+    type: Literal["warning"] = "warning"
+    code: str
+    message: str
+
+
+class Info(_Event):
+    """Something worth showing in the trace that is not a problem (a rewritten query, a plan …)."""
+
+    type: Literal["info"] = "info"
+    code: str
+    message: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class AnswerDrafted(_Event):
+    type: Literal["answer_drafted"] = "answer_drafted"
+    text: str
+    evidence_ids: list[str] = Field(default_factory=list)
+    confidence: float = 0.0
+    forced: bool = False
+
+
+class Finished(_Event):
+    type: Literal["finished"] = "finished"
+    result: Result
+
+
+Event = Annotated[
+    RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished,
+    Field(discriminator="type"),
+]
+EVENT_ADAPTER: TypeAdapter[
+    RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished
+] = TypeAdapter(Event)
+
+
+def event_to_json(event: BaseModel) -> str:
+    return event.model_dump_json()
+
+
+def event_from_json(line: str) -> BaseModel:
+    return EVENT_ADAPTER.validate_json(line)

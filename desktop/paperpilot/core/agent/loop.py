@@ -1,0 +1,394 @@
+"""The agent loop: policy.decide(state) → action → tool → observation → state, as a generator.
+
+Stop rules are code: a round limit, refusal of repeated queries, convergence when a round
+brings nothing new, and verification of every citation before anything is returned.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..library import LibraryError
+from .actions import Answer, ListDocuments, Read, Search
+from .events import (
+    ActionChosen,
+    AnswerDrafted,
+    Evidence,
+    Finished,
+    HitView,
+    Info,
+    Result,
+    RoundStarted,
+    RunStarted,
+    Status,
+    ToolResult,
+    Usage,
+    Warning,
+)
+from .router import QuickPolicy, route
+from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep
+from .verify import coverage, verify_answer
+
+Event = RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished
+
+
+@dataclass
+class AgentOptions:
+    max_rounds: int = 6
+    mode: str = "auto"  # auto | quick | loop
+    k: int = 3
+
+
+class _Run:
+    """One run's bookkeeping; ``run_agent`` drives it."""
+
+    def __init__(
+        self,
+        question: str,
+        pool: DocumentPool,
+        policy: Policy,
+        options: AgentOptions,
+        cancel: threading.Event | None,
+    ) -> None:
+        self.pool = pool
+        self.policy = policy
+        self.options = options
+        self.cancel = cancel
+        self.t0 = time.perf_counter()
+        self.state = AgentState(question=question.strip(), max_rounds=max(1, options.max_rounds))
+        self.mode = options.mode
+
+    def ms(self) -> float:
+        return round((time.perf_counter() - self.t0) * 1000, 2)
+
+    def cancelled(self) -> bool:
+        return self.cancel is not None and self.cancel.is_set()
+
+    # --- tools -------------------------------------------------------------------------------
+
+    def do_list(self) -> ToolResult:
+        t = time.perf_counter()
+        first = self.state.documents is None
+        docs = self.pool.list_documents()
+        self.state.documents = docs
+        shown = docs[:60]
+        self.state.last_observation = "Documents in the library:\n" + "\n".join(
+            f"- doc {d.doc_id}: {d.title}" + (f" ({d.year})" if d.year else "") for d in shown
+        ) + (f"\n… and {len(docs) - len(shown)} more" if len(docs) > len(shown) else "")
+        self.state.summary.append(f"R{self.state.round}: listed {len(docs)} documents")
+        return ToolResult(
+            round=self.state.round,
+            elapsed_ms=self.ms(),
+            tool="list_documents",
+            documents=[{"doc_id": d.doc_id, "title": d.title, "year": d.year} for d in shown],
+            new_items=len(docs) if first else 0,
+            tool_ms=(time.perf_counter() - t) * 1000,
+        )
+
+    def do_search(self, a: Search) -> tuple[ToolResult, Warning | None]:
+        st = self.state
+        if st.tried(a.query):
+            msg = f"The query {a.query!r} was already tried; use different words (see candidate keywords)."
+            st.notices.append(msg)
+            st.last_observation = msg
+            st.summary.append(f"R{st.round}: repeated query {a.query!r} refused")
+            return (
+                ToolResult(round=st.round, elapsed_ms=self.ms(), tool="search", query=a.query, note="refused: repeated query"),
+                Warning(round=st.round, elapsed_ms=self.ms(), code="repeated_query", message=msg),
+            )
+        t = time.perf_counter()
+        st.queries_tried.append(a.query)
+        hits = self.pool.search(a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to)
+        views: list[HitView] = []
+        new = 0
+        for h in hits:
+            key = (h.doc_id, h.seq)
+            fresh = key not in st.hits and key not in st.read_keys
+            new += fresh
+            view = HitView(
+                doc_id=h.doc_id,
+                segment=h.seq,
+                title=h.title,
+                section=h.section,
+                page=h.page,
+                score=h.score,
+                snippet=h.snippet,
+                new=key not in st.read_keys,
+            )
+            st.hits[key] = view
+            views.append(view)
+        st.last_hits = views
+        if views:
+            lines = [
+                f"- doc {v.doc_id} seg {v.segment}{'' if v.new else ' (already read)'}: {v.title}"
+                + (f" § {v.section}" if v.section else "")
+                + f" — {v.snippet[:240]}"
+                for v in views
+            ]
+            st.last_observation = f"Search {a.query!r} → {len(views)} hits:\n" + "\n".join(lines)
+        else:
+            st.last_observation = f"Search {a.query!r} → no hits. Try other words."
+        st.summary.append(f"R{st.round}: search {a.query!r} → {len(views)} hits, {new} new")
+        return (
+            ToolResult(
+                round=st.round,
+                elapsed_ms=self.ms(),
+                tool="search",
+                query=a.query,
+                hits=views,
+                new_items=new,
+                tool_ms=(time.perf_counter() - t) * 1000,
+            ),
+            None,
+        )
+
+    def do_read(self, a: Read) -> tuple[ToolResult, list[Warning]]:
+        st = self.state
+        t = time.perf_counter()
+        warnings: list[Warning] = []
+        read = []
+        for doc_id, seg in a.refs():
+            if (doc_id, seg) in st.read_keys:
+                continue
+            try:
+                p = self.pool.read(doc_id, seg)
+            except LibraryError as e:
+                warnings.append(Warning(round=st.round, elapsed_ms=self.ms(), code="bad_read", message=str(e)))
+                continue
+            view = st.add_passage(p)
+            if view is not None:
+                read.append(view)
+        if read:
+            st.last_observation = "Read:\n" + "\n".join(
+                f"[{v.id}] doc {v.doc_id} seg {v.segment} — {v.title}" + (f" § {v.section}" if v.section else "")
+                + f" (p. {v.page}): {v.text}"
+                for v in read
+            )
+        else:
+            st.last_observation = "Nothing new was read (already read, or no such segment)."
+        st.summary.append(f"R{st.round}: read {', '.join(v.id for v in read) or 'nothing new'}")
+        return (
+            ToolResult(
+                round=st.round,
+                elapsed_ms=self.ms(),
+                tool="read",
+                passages=read,
+                new_items=len(read),
+                tool_ms=(time.perf_counter() - t) * 1000,
+            ),
+            warnings,
+        )
+
+    # --- results -----------------------------------------------------------------------------
+
+    def step_events(self, step: PolicyStep) -> Iterator[Event]:
+        self.state.usage.add(step.usage)
+        for code, message in step.infos:
+            yield Info(round=self.state.round, elapsed_ms=self.ms(), code=code, message=message)
+        for code, message in step.warnings:
+            yield Warning(round=self.state.round, elapsed_ms=self.ms(), code=code, message=message)
+
+    def finish(self, status: Status, answer: str, *, evidence: list[Evidence] | None = None,
+               missing: list[str] | None = None, confidence: float = 0.0, notes: list[str] | None = None,
+               error: str = "") -> Finished:  # fmt: skip
+        result = Result(
+            question=self.state.question,
+            status=status,
+            answer=answer,
+            evidence=evidence or [],
+            missing=missing or [],
+            steps=self.state.round,
+            confidence=round(max(0.0, min(1.0, confidence)), 3),
+            confidence_notes=notes or [],
+            usage=Usage(**self.state.usage.model_dump()),
+            seconds=round(time.perf_counter() - self.t0, 4),
+            mode=self.mode,
+            policy=getattr(self.policy, "name", "?"),
+            passages_read=len(self.state.passages),
+            error=error,
+        )
+        return Finished(round=self.state.round, elapsed_ms=self.ms(), result=result)
+
+    def partial(self, status: Status, message: str, error: str = "") -> Finished:
+        """Finish without an answer (cancelled / failed), keeping what was read as evidence."""
+        ev = [
+            Evidence(
+                number=i + 1, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
+                segment=p.segment, text=p.text, verified=False,
+            )
+            for i, p in enumerate(self.state.passages.values())
+        ]  # fmt: skip
+        return self.finish(status, message, evidence=ev, missing=[self.state.question], error=error)
+
+    def finalize(self, answer: Answer, forced_reason: str | None, truncated: bool) -> Iterator[Event]:
+        st = self.state
+        yield AnswerDrafted(
+            round=st.round,
+            elapsed_ms=self.ms(),
+            text=answer.text,
+            evidence_ids=answer.evidence_ids,
+            confidence=answer.confidence,
+            forced=forced_reason is not None,
+        )
+        v = verify_answer(answer, st.passages)
+        for code, message in v.rejected:
+            yield Warning(round=st.round, elapsed_ms=self.ms(), code=code, message=message)
+        cov, uncovered = coverage(st.question, v.evidence)
+        missing = list(dict.fromkeys(m for m in answer.missing if m.strip()))
+        if uncovered and cov < 1.0:
+            missing.extend(f"nothing read mentions “{t}”" for t in uncovered if not any(t in m for m in missing))
+        if not v.evidence:
+            if not missing:
+                missing = [st.question]
+            text = "I could not find enough evidence in your library to answer this."
+            if answer.text.strip() and not v.rejected and not answer.evidence_ids:
+                text += " (The draft answer cited no passage, so it was withheld.)"
+            elif v.rejected:
+                text += " (The draft answer's citations did not check out, so it was withheld.)"
+            yield from ()
+            yield self.finish(
+                Status.INSUFFICIENT,
+                text,
+                missing=missing,
+                confidence=min(0.15, answer.confidence),
+                notes=["no verified evidence"],
+            )
+            return
+        notes: list[str] = []
+        docs = {e.doc_id for e in v.evidence}
+        support = min(1.0, (len(v.evidence) + len(docs) - 1) / 3)
+        conf = 0.45 * answer.confidence + 0.35 * cov + 0.2 * support
+        notes.append(f"model estimate {answer.confidence:.2f}")
+        notes.append(f"question terms covered by evidence {cov:.0%}")
+        notes.append(f"{len(v.evidence)} cited passage(s) from {len(docs)} document(s)")
+        if v.rejected:
+            penalty = min(0.3, 0.1 * len(v.rejected))
+            conf -= penalty
+            notes.append(f"{len(v.rejected)} citation(s) rejected by verification (−{penalty:.2f})")
+        if v.unsupported_sentences:
+            conf -= 0.05 * v.unsupported_sentences
+            notes.append(f"{v.unsupported_sentences} sentence(s) lost their only citation")
+        status = Status.TRUNCATED if truncated else Status.ANSWERED
+        if truncated:
+            conf *= 0.8
+            notes.append("round limit reached (×0.8)")
+        yield self.finish(status, v.text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes)
+
+    def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
+        st = self.state
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="force_answer", message=reason)
+        try:
+            step = self.policy.answer(st, reason)
+        except PolicyFailure as e:
+            yield self.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
+            return
+        yield from self.step_events(step)
+        action = step.decision.action
+        if not isinstance(action, Answer):
+            yield Warning(round=st.round, elapsed_ms=self.ms(), code="not_an_answer",
+                          message="the policy was asked for an answer and chose another action")  # fmt: skip
+            action = Answer(text="", evidence_ids=[], missing=[st.question], confidence=0.0)
+        yield from self.finalize(action, reason, truncated)
+
+
+def run_agent(
+    question: str,
+    pool: DocumentPool,
+    policy: Policy,
+    options: AgentOptions | None = None,
+    cancel: threading.Event | None = None,
+) -> Iterator[Event]:
+    """Run the agent; yields trace events and always ends with exactly one ``Finished``."""
+    opts = options or AgentOptions()
+    run = _Run(question, pool, policy, opts, cancel)
+    st = run.state
+    active: Policy = policy
+    route_info: Info | None = None
+    if opts.mode not in ("auto", "quick", "loop"):
+        raise ValueError(f"unknown mode {opts.mode!r}")
+    if opts.mode == "auto":
+        decision = route(st.question, pool)
+        run.mode = decision.mode
+        route_info = Info(code="route", message=decision.reason, data={"mode": decision.mode})
+    if run.mode == "quick":
+        active = QuickPolicy(policy, k=opts.k)
+        st.max_rounds = min(st.max_rounds, 3)
+    yield RunStarted(question=st.question, mode=run.mode, policy=getattr(policy, "name", "?"), max_rounds=st.max_rounds)
+    if route_info is not None:
+        route_info.elapsed_ms = run.ms()
+        yield route_info
+    if not st.question:
+        yield run.finish(Status.INSUFFICIENT, "Please ask a question.", missing=["a question"])
+        return
+    try:
+        while st.round < st.max_rounds:
+            if run.cancelled():
+                yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                return
+            st.round += 1
+            yield RoundStarted(round=st.round, elapsed_ms=run.ms())
+            t = time.perf_counter()
+            try:
+                step = active.decide(st)
+            except PolicyFailure as e:
+                yield run.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
+                return
+            decide_ms = (time.perf_counter() - t) * 1000
+            yield from run.step_events(step)
+            action = step.decision.action
+            yield ActionChosen(
+                round=st.round,
+                elapsed_ms=run.ms(),
+                action=action.model_dump(),
+                reasoning=step.decision.thought,
+                usage=step.usage,
+                decide_ms=round(decide_ms, 2),
+            )
+            st.notices.clear()
+            if run.cancelled():
+                yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                return
+            if isinstance(action, Answer):
+                yield from run.finalize(action, None, truncated=False)
+                return
+            if isinstance(action, ListDocuments):
+                result = run.do_list()
+                yield result
+            elif isinstance(action, Search):
+                result, warn = run.do_search(action)
+                if warn is not None:
+                    yield warn
+                yield result
+            elif isinstance(action, Read):
+                result, warns = run.do_read(action)
+                yield from warns
+                yield result
+            if result.new_items == 0:
+                st.stale_rounds += 1
+                yield from run.forced_answer("converged: the last round brought nothing new", truncated=False)
+                return
+            st.stale_rounds = 0
+        if run.cancelled():
+            yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+            return
+        yield from run.forced_answer(f"round limit ({st.max_rounds}) reached", truncated=True)
+    except Exception as e:  # the loop never crashes its caller: a bug becomes a failed run
+        yield run.partial(Status.FAILED, f"The run failed unexpectedly: {type(e).__name__}: {e}", error=repr(e))
+
+
+def run_to_result(
+    question: str,
+    pool: DocumentPool,
+    policy: Policy,
+    options: AgentOptions | None = None,
+    cancel: threading.Event | None = None,
+) -> Result:
+    result: Result | None = None
+    for ev in run_agent(question, pool, policy, options, cancel):
+        if isinstance(ev, Finished):
+            result = ev.result
+    assert result is not None
+    return result

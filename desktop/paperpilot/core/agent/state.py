@@ -1,0 +1,145 @@
+"""What the agent knows during a run, and the interfaces a policy and a document pool provide."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..models import DocumentInfo, Hit, Passage
+from ..textutil import STOPWORDS, has_cjk, query_terms
+from .actions import Decision
+from .events import HitView, PassageView, Usage
+
+
+class DocumentPool(Protocol):
+    """The library as the agent sees it (``core.library.Library`` implements it)."""
+
+    def list_documents(self) -> list[DocumentInfo]: ...
+
+    def search(
+        self,
+        query: str,
+        k: int = 3,
+        *,
+        doc_ids: Sequence[int] | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+    ) -> list[Hit]: ...
+
+    def read(self, doc_id: int, segment: int) -> Passage: ...
+
+
+@dataclass
+class PolicyStep:
+    """A policy's output for one round."""
+
+    decision: Decision
+    usage: Usage = field(default_factory=Usage)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
+    infos: list[tuple[str, str]] = field(default_factory=list)
+
+
+class PolicyFailure(Exception):
+    """The policy cannot go on (the model server is unreachable …); the run ends as failed."""
+
+
+class Policy(Protocol):
+    name: str
+
+    def decide(self, state: AgentState) -> PolicyStep:
+        """Choose the next action."""
+        ...
+
+    def answer(self, state: AgentState, reason: str) -> PolicyStep:
+        """Write the answer now from what was read (the loop forces this at its stop rules)."""
+        ...
+
+
+def normalise_query(q: str) -> str:
+    """Two queries are "the same" when their content words are the same, in any order."""
+    return " ".join(sorted(query_terms(q)))
+
+
+_NAME = re.compile(r"\b(?:[A-Z][\w'’\-]+(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’\-]+)*)")
+_CAP_STOP = frozenset({"The", "A", "An", "In", "On", "It", "This", "That", "He", "She", "They", "We", "His", "Her"})
+
+
+def candidate_terms(text: str, known: set[str], limit: int = 12) -> list[str]:
+    """Names and frequent content words in ``text`` that the question did not use.
+
+    These are how the documents actually name things (the seeds' 缺勤申报 vs 请假流程), and
+    bridge entities for multi-hop questions (a person named in the first paragraph whose own
+    paragraph holds the answer).
+    """
+    counts: Counter[str] = Counter()
+    for m in _NAME.finditer(text):
+        name = m.group().strip()
+        words = name.split()
+        while words and words[0] in _CAP_STOP:
+            words = words[1:]
+        name = " ".join(words)
+        if len(name) < 3 or name.lower() in known or name.lower() in STOPWORDS:
+            continue
+        counts[name] += 2 if len(words) > 1 else 1
+    for t in query_terms(text):
+        if len(t) < 4 and not has_cjk(t):
+            continue
+        if t in known:
+            continue
+        counts[t] += 1 if not has_cjk(t) else 0
+    return [t for t, _ in counts.most_common(limit)]
+
+
+@dataclass
+class AgentState:
+    question: str
+    max_rounds: int = 6
+    round: int = 0
+    plan: list[str] = field(default_factory=list)  # sub-questions, when the policy plans
+    queries_tried: list[str] = field(default_factory=list)
+    candidate_keywords: list[str] = field(default_factory=list)
+    hits: dict[tuple[int, int], HitView] = field(default_factory=dict)  # every hit seen
+    last_hits: list[HitView] = field(default_factory=list)
+    passages: dict[str, PassageView] = field(default_factory=dict)  # read, by evidence id
+    read_keys: dict[tuple[int, int], str] = field(default_factory=dict)  # (doc, seg) -> id
+    documents: list[DocumentInfo] | None = None
+    summary: list[str] = field(default_factory=list)  # one short line per round
+    last_observation: str = ""
+    notices: list[str] = field(default_factory=list)  # refusals the policy must see next round
+    stale_rounds: int = 0
+    usage: Usage = field(default_factory=Usage)
+    extra_terms: list[str] = field(default_factory=list)  # from the user's research profile
+
+    @property
+    def question_terms(self) -> list[str]:
+        return query_terms(self.question)
+
+    def tried(self, query: str) -> bool:
+        n = normalise_query(query)
+        return any(normalise_query(q) == n for q in self.queries_tried)
+
+    def unread_hits(self) -> list[HitView]:
+        return [h for h in self.hits.values() if (h.doc_id, h.segment) not in self.read_keys]
+
+    def add_passage(self, p: Passage) -> PassageView | None:
+        key = (p.doc_id, p.seq)
+        if key in self.read_keys:
+            return None
+        pid = f"P{len(self.passages) + 1}"
+        view = PassageView(
+            id=pid, doc_id=p.doc_id, segment=p.seq, title=p.title, section=p.section, page=p.page, text=p.text
+        )
+        self.passages[pid] = view
+        self.read_keys[key] = pid
+        if key in self.hits:
+            self.hits[key].new = False
+        known = {t.lower() for t in self.question_terms} | {k.lower() for k in self.candidate_keywords}
+        for q in self.queries_tried:
+            known.update(query_terms(q))
+        for term in candidate_terms(p.title + ". " + p.text, known):
+            if term.lower() not in {k.lower() for k in self.candidate_keywords}:
+                self.candidate_keywords.append(term)
+        return view
