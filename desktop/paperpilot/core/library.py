@@ -31,7 +31,7 @@ from .models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page,
 from .paths import AppPaths
 from .snippets import make_snippet
 from .store import Store, StoreError
-from .textutil import detect_language
+from .textutil import detect_language, query_terms
 
 log = logging.getLogger(__name__)
 
@@ -558,7 +558,7 @@ class Library:
                     f"The search index is damaged ({e}); run `paperpilot reindex` to rebuild it."
                 ) from e
             rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
-            stems = set(self.index.stems(query))
+            stems = set(self.index.stems(" ".join(query_terms(query))))
             hits: list[Hit] = []
             for h in raw:
                 r = rows.get(h.chunk_id)

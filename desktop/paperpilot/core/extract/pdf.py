@@ -533,17 +533,16 @@ def _top_down(lines: Iterable[_Line], presorted: bool = False) -> list[_Line]:
 
 def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | None:
     """The x of the vertical gap between two text columns, or None for a one-column page."""
+    # Only lines of running text vote: text inside figures and footnote marks would
+    # otherwise suggest gutters of their own.
+    min_size = 0.8 * body
+    text_lines = [ln for ln in lines if ln.size >= min_size and len(ln.text) >= 10]
+    if len(text_lines) < 6:
+        return None
     lo, hi, step = 0.3 * width, 0.7 * width, 2.0
     nbins = int((hi - lo) / step) + 1
     diff = [0] * (nbins + 1)
-    min_size = 0.8 * body
-    text_lines: list[_Line] = []
-    for ln in lines:
-        # Only lines of running text vote: text inside figures and footnote marks would
-        # otherwise suggest gutters of their own.
-        if ln.size < min_size or len(ln.text) < 10:
-            continue
-        text_lines.append(ln)
+    for ln in text_lines:
         x0, x1 = ln.x0, ln.x1
         if x1 <= lo or x0 >= hi:
             continue
@@ -556,8 +555,6 @@ def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | N
         if b0 < b1:
             diff[b0] += 1
             diff[b1] -= 1
-    if len(text_lines) < 6:
-        return None
     cover = list(accumulate(diff[:nbins]))
     least = min(cover)
     if least > 0.4 * len(text_lines):
@@ -578,21 +575,27 @@ def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | N
         run_start = prev = i
     # The two sides must be text columns standing next to each other.
     wide = 0.2 * width
-    n_left = n_right = 0
+    n_left = 0
     wide_left = wide_right = False
     ltop, lbot = -1e9, 1e9
+    right_side: list[_Line] = []
     for ln in text_lines:
-        if ln.x1 <= gutter + 2:
+        x0, x1 = ln.x0, ln.x1
+        if x1 <= gutter + 2:
             n_left += 1
-            ltop = max(ltop, ln.y1)
-            lbot = min(lbot, ln.y0)
-            wide_left = wide_left or ln.x1 - ln.x0 > wide
-        elif ln.x0 >= gutter - 2:
-            n_right += 1
-            wide_right = wide_right or ln.x1 - ln.x0 > wide
-    if n_left < 2 or n_right < 2 or not (wide_left and wide_right):
+            if ln.y1 > ltop:
+                ltop = ln.y1
+            if ln.y0 < lbot:
+                lbot = ln.y0
+            if x1 - x0 > wide:
+                wide_left = True
+        elif x0 >= gutter - 2:
+            right_side.append(ln)
+            if x1 - x0 > wide:
+                wide_right = True
+    if n_left < 2 or len(right_side) < 2 or not (wide_left and wide_right):
         return None
-    beside = sum(1 for ln in text_lines if ln.x0 >= gutter - 2 and ln.y0 < ltop and ln.y1 > lbot)
+    beside = sum(1 for ln in right_side if ln.y0 < ltop and ln.y1 > lbot)
     return gutter if beside >= 2 else None
 
 
@@ -849,6 +852,7 @@ class _Para:
         col_left: float = 0.0,
         same_row: bool = False,
     ) -> None:
+        """Append a line (``same_row``: a further piece of the row already added last)."""
         prev = self.text
         last = prev[-1]
         if self.last.hyphen or last == "-" or (last >= "\u2e80" and text[0] >= "\u2e80"):
@@ -1253,6 +1257,9 @@ def _abstract(paras: Sequence[_Para]) -> str:
 # --- putting it together -------------------------------------------------------------------
 
 _INLINE_ABSTRACT = re.compile(r"^(Abstract|ABSTRACT|摘\s*要)\s*[:：.—–-]\s*(\S.*)$", re.DOTALL)
+_ALNUM = re.compile(r"[^\W_]")
+_AXIS_TICK = re.compile(r"[\d\s.,%+\-−–]{1,12}$")
+_THREE_LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 
 
 def _body_size(pages: Sequence[_RawPage]) -> float:
@@ -1349,13 +1356,9 @@ def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> 
     return Extracted(pages=pages, metadata=md, kind="pdf")
 
 
-_ALNUM = re.compile(r"[^\W_]")
-_THREE_LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
-
-
 def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:
-    """Split "Abstract—text" into heading and text, glue lone symbols to what follows and
-    demote table-of-contents entries that looked like headings."""
+    """Split "Abstract—text" into heading and text, glue lone symbols to what follows, drop
+    bare axis numbers and demote table-of-contents entries that looked like headings."""
     out: list[_Para] = []
     carry = ""
     for q in paras:
@@ -1365,6 +1368,8 @@ def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:
         if q.kind == "body" and len(q.text) <= 3 and not _ALNUM.search(q.text):
             carry = (carry + " " + q.text).strip()  # a footnote mark on its own line
             continue
+        if q.kind == "body" and _AXIS_TICK.match(q.text):
+            continue  # a bare number from a plot's axis: noise for search and chunks
         if q.kind == "heading" and _LEADER.search(q.text):
             q.kind = "body"  # a table-of-contents entry whose leader dots came on the same row
         m = _INLINE_ABSTRACT.match(q.text) if q.kind == "body" and page_no <= 2 else None
