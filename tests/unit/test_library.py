@@ -453,3 +453,33 @@ def test_reindex(lib: Library, tmp_path: Path) -> None:
     assert lib.reindex() == chunks
     assert lib.search("请假", k=1) and lib.search("attention", k=1)
     assert_consistent(lib)
+
+
+def test_reads_from_another_thread_while_importing(lib: Library, tmp_path: Path) -> None:
+    import threading
+
+    folder = tmp_path / "many"
+    for i in range(25):
+        write(folder / f"d{i}.md", f"# Paper {i}\n\n" + f"Sentence about attention number {i}. " * 20)
+    errors: list[BaseException] = []
+    seen: list[int] = []
+    stop = threading.Event()
+
+    def reader() -> None:
+        try:
+            while not stop.is_set():
+                seen.append(len(lib.search("attention", k=5)))
+                lib.list_documents()
+        except BaseException as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        lib.import_paths([folder])
+    finally:
+        stop.set()
+        t.join()
+    assert not errors
+    assert seen and len(lib.list_documents()) == 25
+    assert len(lib.search("attention", k=5)) == 5

@@ -123,17 +123,19 @@ class Library:
         self.paths = paths.ensure()
         self.settings = settings or ImportSettings()
         self.lock_timeout = lock_timeout
-        try:
-            self.store = Store(paths.database)
-        except StoreError as e:
-            raise LibraryError(str(e)) from e
+        # One SQLite connection per thread (the GUI reads while a worker imports); WAL lets them
+        # read concurrently, and the writer lock below keeps writes serialized.
+        self._local = threading.local()
+        self._stores: list[Store] = []
+        self._stores_lock = threading.Lock()
+        _ = self.store  # open now so a broken database is reported at once
         self._thread_lock = threading.RLock()
         self._file_lock = filelock.FileLock(str(paths.lock_file), thread_local=False)
         self._writer: tantivy.IndexWriter | None = None
         self._pending_index: list[int] = []
         self._last_commit = time.monotonic()
         self._generation = 0
-        self._seen_version: tuple[int, int] | None = None
+        self._seen_generation = -1
         self._catalogue: list[DocumentInfo] | None = None
         self._search_cache: OrderedDict[tuple[object, ...], list[Hit]] = OrderedDict()
         self.index_rebuilt = False
@@ -144,10 +146,27 @@ class Library:
         if recover:
             self.recover()
 
+    @property
+    def store(self) -> Store:
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            try:
+                store = Store(self.paths.database)
+            except StoreError as e:
+                raise LibraryError(str(e)) from e
+            self._local.store = store
+            with self._stores_lock:
+                self._stores.append(store)
+        return store
+
     def close(self) -> None:
         with self._thread_lock:
             self._flush_and_unlock()
-        self.store.close()
+        with self._stores_lock:
+            for store in self._stores:
+                store.close()
+            self._stores.clear()
+        self._local = threading.local()
 
     def __enter__(self) -> Library:
         return self
@@ -506,11 +525,17 @@ class Library:
 
     def _sync(self) -> None:
         """Drop caches when this or another process changed the library."""
-        version = (self._generation, self.store.data_version())
-        if version != self._seen_version:
-            if self._seen_version is not None and version[1] != self._seen_version[1]:
-                self.index.reload()
-            self._seen_version = version
+        store = self.store
+        version = store.data_version()
+        other_process = store.seen_version is not None and version != store.seen_version
+        store.seen_version = version
+        if other_process:
+            # data_version moves when another connection commits: another process, or another
+            # thread of this one. Either way the index may have new segments.
+            self.index.reload()
+            self._generation += 1
+        if self._generation != self._seen_generation:
+            self._seen_generation = self._generation
             self._catalogue = None
             self._search_cache.clear()
 

@@ -119,6 +119,7 @@ class Store:
 
     def __init__(self, path: Path, busy_timeout_ms: int = 10_000) -> None:
         self.path = path
+        self.seen_version: int | None = None  # last PRAGMA data_version the library looked at
         try:
             self.conn = sqlite3.connect(
                 str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
