@@ -70,12 +70,15 @@ ensure_venv() {
         say "creating .venv with $($py --version)"
         "$py" -m venv .venv
     fi
+    # PAPERPILOT_EXTRAS=llm-server adds the local model server used by the integration tests.
+    local extras="dev${PAPERPILOT_EXTRAS:+,$PAPERPILOT_EXTRAS}"
     local stamp=.venv/.setup-stamp want
-    want=$(cat pyproject.toml | sha256sum | cut -d' ' -f1)
+    want=$( (cat pyproject.toml; echo "$extras") | sha256sum | cut -d' ' -f1)
     if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-        say "installing Python dependencies into .venv"
+        say "installing Python dependencies into .venv ($extras)"
         .venv/bin/python -m pip install -q --upgrade pip >/dev/null
-        .venv/bin/python -m pip install -q -e ".[dev]"
+        # llama.cpp must not be built for the build machine's exact CPU (it crashes elsewhere).
+        CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip install -q -e ".[$extras]"
         echo "$want" >"$stamp"
     fi
 }

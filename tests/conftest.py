@@ -11,6 +11,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+pytest_plugins = ["tests.fakes.openai_server"]
+
 
 @pytest.fixture(autouse=True)
 def paperpilot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

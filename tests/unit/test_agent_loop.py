@@ -128,11 +128,15 @@ def test_quote_not_in_passage_loses_its_citation(lib: Library) -> None:
 
 
 def test_repeated_query_is_refused_and_forces_answer(lib: Library) -> None:
-    script = Script([Search(query="sparrow population"), Search(query="population  Sparrow")])
+    script = Script(
+        [Search(query="sparrow population"), Search(query="population  Sparrow"), Search(query="sparrow, population!")]
+    )
     evs = events(lib, script)
     assert any(e.type == "warning" and e.code == "repeated_query" for e in evs)
     refused = [e for e in evs if e.type == "tool_result" and e.note.startswith("refused")]
-    assert len(refused) == 1
+    assert len(refused) == 2
+    # the policy was told after the first refusal, then the second empty round converged
+    assert script.seen_notices and "already tried" in script.seen_notices[0]
     assert script.answer_reasons and "converged" in script.answer_reasons[0]
     assert evs[-1].result.status == Status.INSUFFICIENT  # the scripted final answer cites nothing
 
@@ -148,12 +152,23 @@ def test_round_limit_truncates_with_what_it_has(lib: Library) -> None:
 
 
 def test_list_documents_then_nothing_new_converges(lib: Library) -> None:
-    script = Script([ListDocuments(), ListDocuments()])
+    script = Script([ListDocuments(), ListDocuments(), Search(query="zebra quasar")])
     evs = events(lib, script)
     listed = [e for e in evs if e.type == "tool_result" and e.tool == "list_documents"]
     assert len(listed[0].documents) == 3 and listed[0].new_items == 3
     assert listed[1].new_items == 0
     assert "converged" in script.answer_reasons[0]
+    assert sum(e.type == "round_started" for e in evs) == 3
+
+
+def test_one_empty_round_allows_a_rewrite(lib: Library) -> None:
+    sid = doc_id(lib, "Urban Sparrows")
+    final = Answer(text="Their population fell by half since 1990 [P1].", evidence_ids=["P1"], confidence=0.7)
+    script = Script([Search(query="zebra quasar"), Search(query="sparrow population"), Read(doc_id=sid, segments=[0])], final)
+    evs = events(lib, script, max_rounds=4)
+    new_items = [e.new_items for e in evs if e.type == "tool_result"]
+    assert new_items[0] == 0 and new_items[1] >= 1
+    assert evs[-1].result.evidence
 
 
 def test_cancel_between_steps(lib: Library) -> None:

@@ -32,6 +32,10 @@ from .router import QuickPolicy, route
 from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep
 from .verify import coverage, verify_answer
 
+CONVERGENCE_ROUNDS = 2
+# The last observation is a summary for the policy; full passages stay in state.passages.
+OBSERVATION_PASSAGE_CHARS = 700
+
 Event = RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished
 
 
@@ -58,7 +62,7 @@ class _Run:
         self.options = options
         self.cancel = cancel
         self.t0 = time.perf_counter()
-        self.state = AgentState(question=question.strip(), max_rounds=max(1, options.max_rounds))
+        self.state = AgentState(question=question.strip(), max_rounds=max(1, options.max_rounds), cancel=cancel)
         self.mode = options.mode
 
     def ms(self) -> float:
@@ -164,7 +168,7 @@ class _Run:
         if read:
             st.last_observation = "Read:\n" + "\n".join(
                 f"[{v.id}] doc {v.doc_id} seg {v.segment} — {v.title}" + (f" § {v.section}" if v.section else "")
-                + f" (p. {v.page}): {v.text}"
+                + f" (p. {v.page}): {v.text[:OBSERVATION_PASSAGE_CHARS]}"
                 for v in read
             )
         else:
@@ -248,7 +252,6 @@ class _Run:
                 text += " (The draft answer cited no passage, so it was withheld.)"
             elif v.rejected:
                 text += " (The draft answer's citations did not check out, so it was withheld.)"
-            yield from ()
             yield self.finish(
                 Status.INSUFFICIENT,
                 text,
@@ -279,11 +282,17 @@ class _Run:
 
     def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
         st = self.state
+        if self.cancelled():
+            yield self.partial(Status.CANCELLED, "Stopped before an answer was written.")
+            return
         yield Info(round=st.round, elapsed_ms=self.ms(), code="force_answer", message=reason)
         try:
             step = self.policy.answer(st, reason)
         except PolicyFailure as e:
-            yield self.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
+            if self.cancelled():
+                yield self.partial(Status.CANCELLED, "Stopped before an answer was written.")
+            else:
+                yield self.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
             return
         yield from self.step_events(step)
         action = step.decision.action
@@ -334,7 +343,10 @@ def run_agent(
             try:
                 step = active.decide(st)
             except PolicyFailure as e:
-                yield run.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
+                if run.cancelled():
+                    yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                else:
+                    yield run.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
                 return
             decide_ms = (time.perf_counter() - t) * 1000
             yield from run.step_events(step)
@@ -368,9 +380,13 @@ def run_agent(
                 yield result
             if result.new_items == 0:
                 st.stale_rounds += 1
-                yield from run.forced_answer("converged: the last round brought nothing new", truncated=False)
-                return
-            st.stale_rounds = 0
+                # One empty round is a hint (the policy sees the notice and may rewrite the
+                # query); a second in a row is convergence.
+                if st.stale_rounds >= CONVERGENCE_ROUNDS:
+                    yield from run.forced_answer("converged: two rounds in a row brought nothing new", truncated=False)
+                    return
+            else:
+                st.stale_rounds = 0
         if run.cancelled():
             yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ def normalise_query(q: str) -> str:
 
 
 _NAME = re.compile(r"\b(?:[A-Z][\w'’\-]+(?:\s+(?:of|the|de|van|von|and|&)?\s*[A-Z][\w'’\-]+)*)")
+_NUMERIC = re.compile(r"[\d.,%]+")
 _CAP_STOP = frozenset({"The", "A", "An", "In", "On", "It", "This", "That", "He", "She", "They", "We", "His", "Her"})
 
 
@@ -85,7 +87,7 @@ def candidate_terms(text: str, known: set[str], limit: int = 12) -> list[str]:
             continue
         counts[name] += 2 if len(words) > 1 else 1
     for t in query_terms(text):
-        if len(t) < 4 and not has_cjk(t):
+        if (len(t) < 4 and not has_cjk(t)) or _NUMERIC.fullmatch(t):
             continue
         if t in known:
             continue
@@ -112,6 +114,7 @@ class AgentState:
     stale_rounds: int = 0
     usage: Usage = field(default_factory=Usage)
     extra_terms: list[str] = field(default_factory=list)  # from the user's research profile
+    cancel: threading.Event | None = None  # set by the user's Stop; policies pass it to slow calls
 
     @property
     def question_terms(self) -> list[str]:

@@ -1,0 +1,1 @@
+"""Fake external services for tests (a scripted OpenAI-compatible model server)."""
