@@ -48,6 +48,10 @@ INSTRUCTION_RULE = (
 )
 
 
+
+# Output budgets per call; a decision is a small JSON object, an answer a few paragraphs.
+REPLY_TOKEN_BUDGET = {"decision": 400, "plan": 250, "answer": 900}
+
 class _Reply(BaseModel):
     """One round's reply: the action plus the reflection the prompt asks for."""
 
@@ -523,8 +527,15 @@ class LLMPolicy:
         self, messages: list[Message], schema: dict[str, Any], name: str, state: AgentState
     ) -> ChatReply:
         try:
-            # The run's Stop (state.cancel) also interrupts retry waits inside the client.
-            return self.client.chat(messages, schema, name, cancel=self.cancel or state.cancel)
+            # The run's Stop (state.cancel) also interrupts retry waits inside the client. A
+            # reply budget keeps a weak model from rambling inside its JSON until the timeout.
+            return self.client.chat(
+                messages,
+                schema,
+                name,
+                cancel=self.cancel or state.cancel,
+                max_tokens=self.client.config.max_tokens or REPLY_TOKEN_BUDGET.get(name, 600),
+            )
         except LLMCancelled as e:
             raise PolicyFailure(f"cancelled: {e}") from e
         except LLMError as e:

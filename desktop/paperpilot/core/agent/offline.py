@@ -1,10 +1,16 @@
-"""The offline policy: no language model. Keyword search, expansion with what was read, extractive answer."""
+"""The offline policy: no language model. Skim wide, read narrow, follow bridge entities, answer extractively."""
 
 from __future__ import annotations
 
-from ..textutil import has_cjk, split_sentences
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ..textutil import STOPWORDS, has_cjk, query_terms, split_sentences
 from .actions import Answer, Decision, PassageRef, Read, Search
-from .events import PassageView
+from .events import HitView, PassageView
+from .router import is_complex
 from .state import AgentState, PolicyStep
 
 
@@ -12,88 +18,453 @@ def _term_in(term: str, text_lower: str) -> bool:
     if has_cjk(term):
         grams = [term[i : i + 2] for i in range(max(1, len(term) - 1))]
         return sum(g in text_lower for g in grams) / len(grams) >= 0.5
-    return term[: max(4, len(term) - 2)] in text_lower
+    return term[: max(4, len(term) - 2)] in text_lower  # crude stemming: "studies" ~ "studied"
+
+
+# Chinese function characters and question words that glue content words into one run:
+# 出差报销的期限是多久 → 出差报销, 期限.
+_ZH_GLUE = re.compile(r"多久|多少|哪里|哪儿|何时|是否|怎样|为何|[的是了在和与及或吗呢吧啊把被对从向于将几谁]")
+
+
+def question_terms(question: str) -> list[str]:
+    """The question's content words, with Chinese runs cut at function characters.
+
+    Matching a long Chinese run by its bigrams fails on every bigram that straddles a function
+    character, so 出差报销的期限是多久 would match a passage about 出差报销 and 期限 poorly.
+    """
+    out: list[str] = []
+    for term in query_terms(question):
+        for part in term.split():
+            pieces = [x for x in _ZH_GLUE.split(part) if x.strip()] if has_cjk(part) else [part]
+            out.extend(x for x in pieces if x not in out and (len(x) > 1 or not has_cjk(x)))
+    return out or query_terms(question)
+
+
+def _share(terms: list[str], text_lower: str) -> float:
+    return sum(_term_in(t, text_lower) for t in terms) / max(1, len(terms))
+
+
+# --- names: the bridge entities of multi-hop questions ------------------------------------------
+
+_CAP = r"(?:[A-Z][\w'’.\-]*[\w’]|[A-Z]\.|[A-Z])"  # Shirley, O'Brien, F., U.S., WINNER
+# Words that may sit inside a name ("University of Kansas", "Ludwig van Beethoven"); "and",
+# "for" and friends usually join two names ("Howard Ashman and Alan Menken"), so they split.
+_LINK = r"(?:of|the|de|del|der|van|von|da|di|du|la|le|al|bin|ibn)"
+_NAME = re.compile(rf"\b{_CAP}(?:\s+(?:{_LINK}\s+)*{_CAP})*")
+# Quoted titles, English and Chinese: "Kiss and Tell", 《红楼梦》, 「请假流程」.
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,40})》|「([^」]{1,40})」|『([^』]{1,40})』")
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+_NONWORD = re.compile(r"[^\w]+")
+_POSSESSIVE = re.compile(r"['’]s?$")
+# Capitalised at a sentence start or as a function word, not because they are names.
+_NOT_NAME_WORDS = (
+    "the a an in on at it its this that these those he she they we his her their there here "
+    "as after before during since while when where what which who whom whose how although "
+    "however but and or if for from by with to of also both each other some many most "
+    "several is are was were be been do does did has have had can could will would should "
+    "might january february march april may june july august september october november "
+    "december monday tuesday wednesday thursday friday saturday sunday "
+)
+_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|\d{4}年")
+# Comparisons decided by a date: prefer the sentence that gives one.
+_WHEN = re.compile(
+    r"\b(older|oldest|younger|youngest|first|earlier|earliest|later|latest|before|after|born|founded|"
+    r"established|formed|released|opened|built|longer|since)\b|早|晚|先|后|年",
+    re.IGNORECASE,
+)
+# "Who is older, A or B?", "Are A and B both …?", "Were A and B of the same nationality?"
+_CHOICE = re.compile(r"\b(\w+er|more|less|same|both)\b.*\bor\b|\b(both|same|either|neither)\b", re.IGNORECASE)
+_MAX_QUERY_CHARS = 200  # well inside Search's limit; longer OR queries only add noise
+
+
+def _norm(text: str) -> str:
+    """Lower-case words only: the form in which names and titles are compared."""
+    words = _NONWORD.sub(" ", text.lower()).split()
+    if words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    return " ".join(words)
+
+
+def title_core(title: str) -> str:
+    """A title as running text would name it: "Kiss and Tell (1945 film)" → "kiss and tell"."""
+    return _norm(_PAREN.sub("", title))
+
+
+def names_in(sentence: str) -> list[str]:
+    """Proper names and quoted titles in one sentence, in order of appearance (repeats kept).
+
+    A lone capitalised word opening the sentence is usually just the sentence's first word.
+    """
+    found: list[tuple[int, str]] = []
+    quoted: list[tuple[int, int]] = []
+    for m in _QUOTED.finditer(sentence):
+        i = next(i for i in range(1, 5) if m.group(i) is not None)
+        found.append((m.start(i), m.group(i).strip()))
+        quoted.append(m.span())
+    for m in _NAME.finditer(sentence):
+        if any(a <= m.start() < b for a, b in quoted):
+            continue  # part of a quoted title, which counts whole
+        words = m.group().split()
+        while words and words[0].lower() in _NOT_NAMES:
+            words = words[1:]
+        while words and (words[-1].lower() in _NOT_NAMES or re.fullmatch(_LINK, words[-1])):
+            words = words[:-1]
+        if words:
+            words[-1] = _POSSESSIVE.sub("", words[-1])
+        name = " ".join(words).rstrip(".")
+        if len(name) < 2 or name.lower() in STOPWORDS:
+            continue
+        if (
+            len(words) == 1
+            and m.group().split()[0] == words[0]
+            and not sentence[: m.start()].strip(" \"“'‘([")
+        ):
+            continue
+        found.append((m.start(), name))
+    found.sort()
+    return [n for _, n in found]
+
+
+def _fit(query: str, limit: int = 300) -> str:
+    """``query`` cut at a word boundary to what a Search action accepts."""
+    if len(query) <= limit:
+        return query
+    cut = query[:limit]
+    return cut[: cut.rfind(" ")] if " " in cut else cut
+
+
+def _mentions(core: str, text_norm: str) -> bool:
+    if not core:
+        return False
+    if has_cjk(core):
+        return core in text_norm  # no spaces between Chinese words
+    return f" {core} " in f" {text_norm} "
+
+
+@dataclass(eq=False)  # identity: the same words may occur twice in a passage
+class _Context:
+    """One sentence of a read passage and how strongly it speaks about the question."""
+
+    passage: PassageView
+    index: int  # position of the sentence in its passage
+    text: str
+    norm: str
+    names: list[str]
+    overlap: float  # share of the question's terms in the sentence (with its passage title)
+    weight: float
+
+
+def _contexts(state: AgentState) -> list[_Context]:
+    """Sentences of what was read, weighted by passage relevance × sentence relevance.
+
+    A bridge entity sits in a relevant sentence of a relevant passage ("… starring Shirley
+    Temple as Corliss Archer" for a question about Corliss Archer). The passage title counts
+    as part of each sentence because it is usually the sentence's implied subject.
+    """
+    terms = question_terms(state.question)
+    out: list[_Context] = []
+    for p in state.passages.values():
+        title_low = p.title.lower()
+        w_passage = _share(terms, title_low + " " + p.text.lower())
+        for i, sent in enumerate(split_sentences(p.text)):
+            overlap = _share(terms, title_low + " " + sent.lower())
+            out.append(
+                _Context(p, i, sent, _norm(sent), names_in(sent), overlap, w_passage * (0.25 + overlap))
+            )
+    return out
+
+
+# --- per-run memory ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Search:
+    query: str
+    bridge: bool  # a bridge-entity search (not the question's own words)
+    hits: list[HitView]
+    after_reads: int = 0  # passages read when it was issued
+    names: list[str] = field(default_factory=list)  # normalised names it looked up
+
+    def relevance(self, key: tuple[int, int]) -> float:
+        """Score relative to this search's best hit (0 when not among its hits)."""
+        top = self.hits[0].score if self.hits and self.hits[0].score > 0 else 1.0
+        for h in self.hits:
+            if (h.doc_id, h.segment) == key:
+                return max(0.0, h.score) / top
+        return 0.0
+
+
+@dataclass
+class _Run:
+    state: AgentState
+    searches: list[_Search] = field(default_factory=list)
+    pending: _Search | None = None  # issued; its hits arrive with the next decision
+    # Sentences of what was read, recomputed only when something new was read.
+    contexts: list[_Context] = field(default_factory=list)
+    contexts_of: tuple[str, ...] = ()
+
+    def sentences(self) -> list[_Context]:
+        key = tuple(self.state.passages)
+        if key != self.contexts_of:
+            self.contexts, self.contexts_of = _contexts(self.state), key
+        return self.contexts
+
+
+# How much each signal adds to a hit's relative score in the question search (0..1) when
+# choosing what to read. Tuned on HotpotQA (see tests/bench/bench_agent.py); the order of
+# importance is robust: a relevant passage naming the hit's title, the title named in the
+# question, then the bridge search's own ranking.
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "mention": 1.0,  # × weight of the best sentence read that names the hit's title
+    "in_question": 0.7,  # the hit's title is named in the question
+    "b_mention": 0.3,  # × bridge-search relevance, for hits a read passage names
+    "looked_up": 0.2,  # the hit's title is a name a bridge search looked up
+    "b_rel": 0.1,  # × bridge-search relevance
+}
 
 
 class OfflinePolicy:
     """Deterministic research without a model.
 
-    Round by round: search the question's keywords; read the best unread hits; then search
-    again with a bridge entity or a term the documents use (candidate keywords) next to the
-    question terms still uncovered; answer when the reading budget is spent or nothing new
-    turns up. The answer is extractive: the most relevant sentences, each cited.
+    Reading is what costs (attention; tokens for a model), skimming is cheap: search the
+    question's keywords and skim many hits; read the few best; then look up the bridge
+    entities the question does not name — names in the sentences read that speak most about
+    the question — with one or two searches, and spend the rest of the reading budget on the
+    hits that are best overall: relevant to the question, named in the question, or titled by
+    a name that a relevant passage mentions. With the default 6 rounds that is search, read 3,
+    search, search, read 3, answer.
+
+    The answer is extractive: the sentences that cover the question best, each cited, the
+    passage a cited sentence points to next to it, one sentence per compared entity for a
+    comparison, and the question's uncovered terms as missing.
     """
 
     name = "offline"
 
-    def __init__(self, k: int = 3, read_budget: int = 6, answer_sentences: int = 3) -> None:
-        self.k = k
+    def __init__(
+        self,
+        k: int = 10,
+        read_budget: int = 6,
+        answer_sentences: int = 3,
+        *,
+        first_reads: int = 3,
+        bridge_names: int = 5,
+        bridge_searches: int = 2,
+        single_word: float = 0.5,
+        weights: dict[str, float] | None = None,
+        min_score: float = 0.2,
+    ) -> None:
+        self.k = max(1, min(10, k))
         self.read_budget = read_budget
         self.answer_sentences = answer_sentences
+        self.first_reads = first_reads
+        self.bridge_names = bridge_names
+        self.bridge_searches = bridge_searches
+        self.single_word = single_word  # a one-word name is a weaker lead than a full name
+        self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
+        self.min_score = min_score
+        self._runs: OrderedDict[int, _Run] = OrderedDict()
+        self._lock = threading.Lock()
+
+    # --- per-run memory --------------------------------------------------------------------------
+
+    def _run(self, state: AgentState) -> _Run:
+        # The loop hands the same state object to every round of a run, but one policy may
+        # serve many runs (a question after another in an evaluation, or side by side), and
+        # the state keeps only the last search's hits: the ranking of each search is kept here.
+        with self._lock:
+            run = self._runs.get(id(state))
+            if run is None or run.state is not state:
+                run = _Run(state)
+                self._runs[id(state)] = run
+                while len(self._runs) > 32:
+                    self._runs.popitem(last=False)
+            else:
+                self._runs.move_to_end(id(state))
+        if run.pending is not None:
+            # A refused (repeated) search leaves queries_tried as it was.
+            if state.queries_tried and state.queries_tried[-1] == run.pending.query:
+                run.pending.hits = list(state.last_hits)
+                run.searches.append(run.pending)
+            run.pending = None
+        return run
+
+    def _search(self, run: _Run, query: str, thought: str, names: list[str] | None = None) -> PolicyStep:
+        action = Search(query=query, k=self.k)
+        bridge = names is not None
+        run.pending = _Search(action.query, bridge, [], len(run.state.passages), names or [])
+        infos = [("bridge_search", f"looking up {action.query!r}")] if bridge else []
+        return PolicyStep(Decision(thought=thought, action=action), infos=infos)
+
+    @staticmethod
+    def _read(pick: list[HitView], thought: str) -> PolicyStep:
+        action = Read(
+            doc_id=pick[0].doc_id,
+            segments=[pick[0].segment],
+            also=[PassageRef(doc_id=h.doc_id, segment=h.segment) for h in pick[1:]],
+        )
+        return PolicyStep(Decision(thought=thought, action=action))
 
     # --- deciding ------------------------------------------------------------------------------
 
     def decide(self, state: AgentState) -> PolicyStep:
+        run = self._run(state)
         terms = state.question_terms + [t for t in state.extra_terms if t not in state.question_terms]
         if not state.queries_tried:
-            q = " ".join(terms) or state.question
-            return PolicyStep(Decision(thought="search the question's keywords", action=Search(query=q, k=self.k)))
+            q = _fit(" ".join(terms) or state.question)
+            return self._search(run, q, "search the question's keywords; skim many hits")
         budget = self.read_budget - len(state.passages)
-        unread = [h for h in state.last_hits if (h.doc_id, h.segment) not in state.read_keys]
-        if unread and budget > 0:
-            pick = unread[:budget]
-            return PolicyStep(
-                Decision(
-                    thought=f"read the {len(pick)} best unread hit(s)",
-                    action=Read(
-                        doc_id=pick[0].doc_id,
-                        segments=[pick[0].segment],
-                        also=[PassageRef(doc_id=h.doc_id, segment=h.segment) for h in pick[1:]],
-                    ),
-                )
-            )
-        if budget > 0:
-            expansion = self._expansion_query(state)
-            if expansion:
-                return PolicyStep(
-                    Decision(thought="expand with terms the documents use", action=Search(query=expansion, k=self.k)),
-                    infos=[("expansion", f"candidate keywords → {expansion!r}")],
-                )
-        return self.answer(state, "reading budget spent" if budget <= 0 else "no new query to try")
+        rounds_left = state.max_rounds - state.round + 1  # this one included
+        if budget <= 0 or (rounds_left <= 1 and state.passages):
+            return self.answer(state, "reading budget spent" if budget <= 0 else "last round: answering")
+        # With nothing read yet, reading in the last round beats answering from nothing: the
+        # loop then answers at its round limit with what was read.
+        ranked = [(h, v) for h, v in self._rank_unread(state, run) if v >= self.min_score]
+        if not state.passages and ranked:
+            # What the first passages mention decides where the rest of the budget goes; keep
+            # that budget only while there are rounds to use it (search, read, answer).
+            n = budget if rounds_left - 1 < 3 else min(budget, self.first_reads)
+            pick = [h for h, _ in ranked[:n]]
+            return self._read(pick, f"read the {len(pick)} best hit(s) first")
+        chain = 0  # bridge searches since the last read
+        for x in reversed(run.searches):
+            if not x.bridge or x.after_reads != len(state.passages):
+                break
+            chain += 1
+        if rounds_left >= 3 and chain < self.bridge_searches:
+            found = self._bridge_query(state, run)
+            if found is not None:
+                query, names = found
+                return self._search(run, query, "look up what the passages read point to", names)
+        if ranked:
+            pick = [h for h, _ in ranked[:budget]]
+            return self._read(pick, f"read the {len(pick)} most promising unread hit(s)")
+        return self.answer(state, "nothing more worth reading")
 
-    def _expansion_query(self, state: AgentState) -> str | None:
+    # --- choosing what to read -----------------------------------------------------------------
+
+    def _features(self, state: AgentState, run: _Run) -> list[tuple[HitView, dict[str, float]]]:
+        contexts = run.sentences()
+        read_docs = {p.doc_id for p in state.passages.values()}
+        q_norm = _norm(state.question)
+        looked_up = {n for x in run.searches for n in x.names}
+        out: dict[tuple[int, int], tuple[HitView, dict[str, float]]] = {}
+        for s in run.searches:
+            for h in s.hits:
+                key = (h.doc_id, h.segment)
+                if key in state.read_keys or key in out:
+                    continue
+                core = title_core(h.title)
+                usable = len(core) >= 3 and core not in STOPWORDS
+                f = {
+                    "q_rel": max((x.relevance(key) for x in run.searches if not x.bridge), default=0.0),
+                    "b_rel": max((x.relevance(key) for x in run.searches if x.bridge), default=0.0),
+                    "looked_up": float(core in looked_up),
+                    "in_question": float(usable and _mentions(core, q_norm)),
+                    "mention": 0.0,
+                }
+                # Another segment of a document already read names its own title: no lead.
+                if usable and h.doc_id not in read_docs:
+                    f["mention"] = max((c.weight for c in contexts if _mentions(core, c.norm)), default=0.0)
+                out[key] = (h, f)
+        return list(out.values())
+
+    def _score(self, f: dict[str, float]) -> float:
+        w = self.weights
+        return (
+            f["q_rel"]
+            + w["mention"] * f["mention"]
+            + w["in_question"] * f["in_question"]
+            + w["b_mention"] * f["b_rel"] * (f["mention"] > 0)
+            + w["looked_up"] * f["looked_up"]
+            + w["b_rel"] * f["b_rel"]
+        )
+
+    def _rank_unread(self, state: AgentState, run: _Run) -> list[tuple[HitView, float]]:
+        scored = [(h, self._score(f)) for h, f in self._features(state, run)]
+        return sorted(scored, key=lambda x: -x[1])
+
+    def _bridge_query(self, state: AgentState, run: _Run) -> tuple[str, list[str]] | None:
+        """Names in relevant sentences that the question does not use and no hit is titled by.
+
+        Returns the query and the normalised names it looks up; falls back to the question's
+        uncovered terms, then to the candidate keywords (Chinese text has no capitals).
+        """
+        q_norm = _norm(state.question)
+        known = {title_core(h.title) for s in run.searches for h in s.hits}
+        known |= {title_core(p.title) for p in state.passages.values()}
+        known_blob = " | ".join(known)
+        used = {n for x in run.searches for n in x.names}
+        score: dict[str, float] = {}
+        shown: dict[str, str] = {}
+        for c in run.sentences():
+            for name in c.names:
+                n = _norm(name)
+                if not n or n in used or n in STOPWORDS or _mentions(n, q_norm) or _mentions(n, known_blob):
+                    continue
+                value = c.weight * (1.0 if " " in n or has_cjk(n) else self.single_word)
+                # The best mention counts; repeats add a little (a name the passage keeps using).
+                score[n] = max(score.get(n, 0.0), value) + (0.1 * value if n in score else 0.0)
+                shown.setdefault(n, name)
+        best: list[str] = []
+        for n in sorted(score, key=lambda n: -score[n]):
+            if len(best) >= self.bridge_names:
+                break
+            if len(" ".join(shown[x] for x in [*best, n])) <= _MAX_QUERY_CHARS:
+                best.append(n)
+        while best:
+            q = " ".join(shown[n] for n in best)
+            if not state.tried(q):
+                return q, best
+            best = best[:-1]
         read_text = " ".join(p.title + " " + p.text for p in state.passages.values()).lower()
-        uncovered = [t for t in state.question_terms if not _term_in(t, read_text)]
-        titles = {p.title.lower() for p in state.passages.values()}
+        uncovered = [t for t in question_terms(state.question) if not _term_in(t, read_text)]
+        if uncovered and not state.tried(" ".join(uncovered)):
+            return " ".join(uncovered), []
         for cand in state.candidate_keywords:
-            if cand.lower() in titles:
-                continue
-            q = " ".join([cand, *uncovered[:2]]) if uncovered else cand
-            if not state.tried(q):
-                return q
-        if uncovered:
-            q = " ".join(uncovered)
-            if not state.tried(q):
-                return q
+            n = _norm(cand)
+            if has_cjk(n) and len(n) > 8:
+                continue  # a clause, not a keyword (Chinese has no spaces to stop at)
+            if n and n not in known and n not in used and not state.tried(cand):
+                return cand, [n]
         return None
 
     # --- answering -----------------------------------------------------------------------------
 
     def answer(self, state: AgentState, reason: str) -> PolicyStep:
-        terms = state.question_terms
-        scored: list[tuple[float, int, str, PassageView]] = []
-        order = 0
-        for p in state.passages.values():
-            for s in split_sentences(p.text):
-                low = s.lower()
-                hits = sum(_term_in(t, low) for t in terms)
-                if hits == 0:
+        with self._lock:
+            run = self._runs.pop(id(state), None)
+        if run is None or run.state is not state:  # the quick path, or another policy's run
+            run = _Run(state)
+        terms = question_terms(state.question)
+        contexts = [c for c in run.sentences() if c.text.strip()]
+        chosen: list[_Context] = []
+        q_norm = _norm(state.question)
+        # A comparison needs each side: one sentence per compared entity first.
+        entities = self._compared(state.question)
+        if entities:
+            names = " ".join(_norm(e) for e in entities)
+            attribute = [t for t in terms if not _term_in(t, names)]
+            when = bool(_WHEN.search(state.question))
+            for entity in entities:
+                best = self._best_about(entity, attribute, when, contexts, chosen)
+                if best is not None:
+                    chosen.append(best)
+        # A comparison with a sentence for each side is complete; more would only blur it.
+        limit = self.answer_sentences if not entities or len(chosen) < len(entities) else len(chosen)
+        while len(chosen) < limit:
+            best_c, best_s = None, 0.0
+            said = " ".join(x.passage.title + " " + x.text for x in chosen).lower()
+            for c in contexts:
+                if c in chosen:
                     continue
-                # Prefer sentences that match many question terms, then earlier ones.
-                scored.append((hits / max(1, len(terms)) + 0.1 * (p.title.lower() in state.question.lower()), -order, s, p))
-                order += 1
-        scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
-        chosen = scored[: self.answer_sentences]
+                g = self._gain(c, chosen, said, terms, q_norm)
+                if g > best_s:
+                    best_c, best_s = c, g
+            if best_c is None:
+                break
+            chosen.append(best_c)
         if not chosen:
             return PolicyStep(
                 Decision(
@@ -101,21 +472,80 @@ class OfflinePolicy:
                     action=Answer(text="", evidence_ids=[], missing=[state.question], confidence=0.0),
                 )
             )
-        # Keep document order inside the answer so the extract reads naturally.
-        chosen.sort(key=lambda x: (list(state.passages).index(x[3].id), -x[1]))
-        parts = [f"{s.rstrip()} [{p.id}]" for _, _, s, p in chosen]
-        text = "\n".join(f"- {part}" for part in parts)
-        all_read = " ".join(p.text for _, _, _, p in chosen).lower()
-        missing = [t for t in terms if not _term_in(t, all_read)]
-        conf = sum(x[0] for x in chosen) / len(chosen)
+        # In reading order, so the extract reads naturally.
+        order = list(state.passages)
+        chosen.sort(key=lambda c: (order.index(c.passage.id), c.index))
+        text = "\n".join(f"- {c.text.rstrip()} [{c.passage.id}]" for c in chosen)
+        said = " ".join(c.passage.title + " " + c.text for c in chosen).lower()
+        missing = [t for t in terms if not _term_in(t, said)]
+        coverage = 1 - len(missing) / max(1, len(terms))
+        confidence = min(0.9, 0.6 * coverage + 0.3 * max(c.overlap for c in chosen))
         return PolicyStep(
             Decision(
                 thought=f"answer ({reason}): {len(chosen)} extracted sentence(s)",
                 action=Answer(
                     text=text,
-                    evidence_ids=list(dict.fromkeys(p.id for _, _, _, p in chosen)),
+                    evidence_ids=list(dict.fromkeys(c.passage.id for c in chosen)),
                     missing=[f"no sentence mentions “{t}”" for t in missing],
-                    confidence=round(min(0.9, conf), 2),
+                    confidence=round(confidence, 2),
                 ),
             )
         )
+
+    @staticmethod
+    def _gain(c: _Context, chosen: list[_Context], said: str, terms: list[str], q_norm: str) -> float:
+        """What adding sentence ``c`` brings: question terms not yet covered, or the next hop.
+
+        A sentence of a passage that a chosen sentence names ("… starring Shirley Temple")
+        continues the chain of a multi-hop answer even when it shares no word with the question.
+        A sentence that only repeats what is covered brings nothing.
+        """
+        own = c.passage.title.lower() + " " + c.text.lower()
+        in_text = any(_term_in(t, c.text.lower()) for t in terms)
+        new = sum(_term_in(t, own) and not _term_in(t, said) for t in terms) if in_text else 0
+        gain = new / max(1, len(terms))
+        if gain:
+            gain += 0.3 * c.overlap
+        if c.passage.id not in {x.passage.id for x in chosen}:
+            core = title_core(c.passage.title)
+            hop = len(core) >= 3 and not _mentions(core, q_norm)  # not the question's own entity
+            if hop and any(_mentions(core, x.norm) for x in chosen):
+                # Its opening sentences say what the named entity is.
+                gain += max(0.0, 0.3 - 0.05 * c.index) + 0.1 * c.overlap
+        elif gain:
+            gain -= 0.05  # prefer spreading the citations over the passages
+        return gain
+
+    @staticmethod
+    def _compared(question: str) -> list[str]:
+        """The entities a comparison question names ("… older, Annie Morton or Terry Richardson?")."""
+        names = list(dict.fromkeys(n for n in names_in(question) if len(_norm(n)) >= 2))
+        if len(names) < 2:
+            return []
+        if is_complex(question) == "comparison question" or _CHOICE.search(question):
+            return names[:3]
+        return []
+
+    @staticmethod
+    def _best_about(
+        entity: str, attribute: list[str], when: bool, contexts: list[_Context], chosen: list[_Context]
+    ) -> _Context | None:
+        """The sentence that best states ``attribute`` (the question minus the names) about ``entity``."""
+        n = _norm(entity)
+        about = [
+            c
+            for c in contexts
+            if c not in chosen and (title_core(c.passage.title) == n or _mentions(n, c.norm))
+        ]
+        if not about:
+            return None
+
+        def value(c: _Context) -> float:
+            own = title_core(c.passage.title) == n
+            # "Ed Wood" before "Ed Wood (film)": the unqualified title is the entity itself.
+            qualified = c.passage.title.rstrip().endswith(")")
+            v = _share(attribute, c.text.lower()) + (0.5 if own and not qualified else 0.45 if own else 0.0)
+            v += 0.3 * bool(when and _YEAR.search(c.text)) + 0.1 * (c.index == 0)
+            return v
+
+        return max(about, key=value)

@@ -12,7 +12,8 @@ from .state import AgentState, DocumentPool, Policy, PolicyStep
 _COMPARE_EN = re.compile(
     r"\b(compare[sd]?|comparison|differen(?:ce|ces|t)|differ|versus|vs\.?|contrast|similarit(?:y|ies)|"
     r"both|either|neither|same|whereas|relationship between|"
-    r"which (?:\w+ ){0,4}(?:more|less|first|earlier|later|older|younger|larger|smaller|better|worse|higher|lower))\b",
+    r"which (?:\w+ ){0,4}(?:more|less|first|earlier|later|older|younger|larger|smaller|better|worse|higher|lower)|"
+    r"(?:more|less|\w+er)\b[^?]*,[^?]*\bor\b)\b",
     re.IGNORECASE,
 )
 _COMPARE_ZH = re.compile(r"对比|比较|区别|差异|异同|相比|不同|哪个更|哪一个|分别|两者|二者")
