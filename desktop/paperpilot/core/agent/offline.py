@@ -142,6 +142,13 @@ def _mentions(core: str, text_norm: str) -> bool:
     return f" {core} " in f" {text_norm} "
 
 
+_WHY = re.compile(r"\b(why|how come|reason|cause[sd]?)\b|为什么|为何|原因", re.IGNORECASE)
+_CAUSE = re.compile(
+    r"\b(because|due to|caused?|after|when|since|as a result|led to|owing to|driven by)\b|因为|由于|导致|造成|之后",
+    re.IGNORECASE,
+)
+
+
 @dataclass(eq=False)  # identity: the same words may occur twice in a passage
 class _Context:
     """One sentence of a read passage and how strongly it speaks about the question."""
@@ -465,6 +472,16 @@ class OfflinePolicy:
             if best_c is None:
                 break
             chosen.append(best_c)
+        if chosen and not entities and len(chosen) < self.answer_sentences:
+            # Coverage is reached, but one sentence rarely explains a "why" or "how": add the
+            # strongest other sentences of the same passages, causes first when asked why.
+            why = bool(_WHY.search(state.question))
+            ids = {x.passage.id for x in chosen}
+            extra = [c for c in contexts if c not in chosen and c.passage.id in ids and c.overlap > 0]
+            extra.sort(
+                key=lambda c: (-(c.overlap + (0.5 if why and _CAUSE.search(c.text) else 0.0)), c.index)
+            )
+            chosen.extend(extra[: self.answer_sentences - len(chosen)])
         if not chosen:
             return PolicyStep(
                 Decision(
