@@ -17,9 +17,9 @@ from pathlib import Path
 import tantivy
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import SHARED  # noqa: E402
+from _util import SHARED
 
-from paperpilot.core.textutil import cjk_bigrams, query_terms  # noqa: E402
+from paperpilot.core.textutil import cjk_bigrams, query_terms
 
 
 def evaluate(name: str, tokenize: Callable[[str], list[str]], paras: list[str], qs: list[tuple[str, int]]) -> None:

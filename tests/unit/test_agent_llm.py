@@ -205,12 +205,13 @@ def run(
     *,
     max_rounds: int = 6,
     cancel_after_round: int | None = None,
+    economy: bool = False,  # these scripts play the model at every step
     **cfg: Any,
 ) -> tuple[list[Event], Result]:
     cancel = threading.Event()
     events: list[Event] = []
     with client_for(server, **cfg) as client:
-        policy = LLMPolicy(client, cancel=cancel)
+        policy = LLMPolicy(client, cancel=cancel, economy=economy)
         for ev in run_agent(question, lib, policy, AgentOptions(max_rounds=max_rounds, mode="loop"), cancel):
             events.append(ev)
             if (
@@ -595,3 +596,20 @@ def test_reply_parsing_tolerates_fences_bare_actions_and_tool_call_shapes() -> N
     assert ans is not None and ans.confidence == 1.0
     assert parse_answer('{"text": "B", "evidence_ids": []}') is not None
     assert parse_answer('{"action": "search", "query": "x"}') is None
+
+
+def test_economy_mode_takes_mechanical_steps_without_the_model(lib: Library, scripted_llm: ScriptedServer) -> None:
+    """First search and reading the best hits cost no model call; the model decides and answers."""
+    dense = doc(lib, "Dense Passage")
+    answer = "Dense retrieval reaches 78.4 percent top-20 accuracy [P1]."
+    scripted_llm.set_script(
+        [{"thought": "P1 says it", "relevant": True, "synonyms": [],
+          "action": {"action": "answer", "text": answer, "evidence_ids": ["P1"], "confidence": 0.8}}]
+    )  # fmt: skip
+    events, result = run("What accuracy does dense retrieval reach?", lib, scripted_llm, economy=True)
+    actions = [e.action["action"] for e in events if isinstance(e, ActionChosen)]
+    assert actions[:2] == ["search", "read"]
+    assert len(scripted_llm.requests) == 1  # the only model call was the decision that answered
+    assert "PASSAGES READ" in scripted_llm.chat_prompts()[0]  # it saw what was read for it
+    assert [i for i in infos(events).get("economy", [])][:2]
+    assert result.status is Status.ANSWERED and result.evidence and result.evidence[0].doc_id == dense
