@@ -93,6 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
     llm_options(sp)
+    sp = add("gui", "open the desktop window (also what `paperpilot` with no command does)")
+    sp.add_argument("--screenshot", metavar="FILE.png", help="save a screenshot of the window to FILE and exit")
+    sp.add_argument("--ask", metavar="QUESTION", help="with --screenshot: run this question to the end first")
+    sp.add_argument("--size", metavar="WxH", help="with --screenshot: window size (default 1400x860)")
+    sp.add_argument("--mode", choices=["auto", "quick", "loop"], default="auto", help="mode for --ask")
     return p
 
 
@@ -465,9 +470,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_gui(args: argparse.Namespace) -> int:
+    # Imported here so that every other command runs without loading Qt.
+    try:
+        from .ui.app import main_gui_entry
+    except ImportError as e:
+        raise CliError(f"the desktop app cannot start ({e}); install PySide6-Essentials and PySide6-Pdf") from e
+    return main_gui_entry(args)
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "ask": cmd_ask,
     "eval": cmd_eval,
+    "gui": cmd_gui,
     "import": cmd_import,
     "list": cmd_list,
     "search": cmd_search,
@@ -482,8 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
     if args.command is None:
-        parser.print_help()
-        return EXIT_OK
+        args.command = "gui"  # no command: the desktop app, as when launched from a menu
     try:
         return COMMANDS[args.command](args)
     except (LibraryBusy, LibraryError, CliError) as e:

@@ -45,6 +45,14 @@ class AgentSettings(BaseModel):
     mode: str = "auto"
 
 
+class UISettings(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    # CSL-style names; the citation formatter of a later issue reads this.
+    citation_style: str = "apa"
+    ui_language: str = "en"  # "en" | "zh"
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -52,6 +60,7 @@ class Settings(BaseModel):
     imports: ImportSettings = Field(default_factory=ImportSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
+    ui: UISettings = Field(default_factory=UISettings)
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:

@@ -1,0 +1,158 @@
+"""Where the language-model API key lives: the system keyring when there is one, else a private file.
+
+The key never goes into ``settings.json``, a log line, a trace or a repr. Headless Linux boxes
+have no keyring backend (``keyring`` raises ``NoKeyringError``), so the fallback is a file
+under the config dir, written atomically with mode 0600 and checked on every load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import stat
+from pathlib import Path
+from typing import Any, Literal
+
+from .config import atomic_write_text
+from .paths import AppPaths
+
+log = logging.getLogger(__name__)
+
+SERVICE = "PaperPilot"
+KEY_FILE_NAME = "api_key"
+# Set to "1" to skip the keyring even when one exists (portable installs, tests).
+NO_KEYRING_ENV = "PAPERPILOT_NO_KEYRING"
+
+Backend = Literal["keyring", "file"]
+
+
+class KeyStoreError(Exception):
+    """The key could not be stored; the message is safe to show (it never contains the key)."""
+
+
+def key_file(paths: AppPaths) -> Path:
+    return paths.config_dir / KEY_FILE_NAME
+
+
+def _account(paths: AppPaths) -> str:
+    # One entry per PaperPilot home, so a portable install or a test home never reads or
+    # overwrites the key of the user's main installation.
+    return f"api_key@{paths.config_dir}"
+
+
+def _keyring() -> Any | None:
+    """The ``keyring`` module when it is installed and has a backend that can store secrets."""
+    if os.environ.get(NO_KEYRING_ENV) == "1":
+        return None
+    try:
+        import keyring
+        from keyring.backends import fail
+    except Exception:  # not installed, or broken in a way that is not ours to fix
+        return None
+    try:
+        backend = keyring.get_keyring()
+    except Exception:
+        return None
+    # The "fail" backend and priority ≤ 0 (e.g. the null/chainer with nothing inside) are what
+    # keyring selects when no real store exists; writing to them raises or silently drops.
+    if isinstance(backend, fail.Keyring):
+        return None
+    try:
+        if float(getattr(backend, "priority", 1)) <= 0:
+            return None
+    except Exception:
+        return None
+    return keyring
+
+
+def save_api_key(paths: AppPaths, key: str) -> Backend:
+    """Store ``key`` (an empty key deletes it); returns where it went."""
+    key = key.strip()
+    if not key:
+        delete_api_key(paths)
+        return "file"
+    if "\n" in key or "\r" in key:
+        raise KeyStoreError("An API key cannot contain line breaks.")
+    kr = _keyring()
+    if kr is not None:
+        try:
+            kr.set_password(SERVICE, _account(paths), key)
+        except Exception as e:
+            # Backend errors can quote what they were given; log the type only.
+            log.warning("the system keyring refused the API key (%s); using a private file", type(e).__name__)
+        else:
+            # A stale copy in the file would win if the keyring later disappears.
+            _remove_file(paths)
+            return "keyring"
+    try:
+        atomic_write_text(key_file(paths), key + "\n", mode=0o600)
+    except OSError as e:
+        raise KeyStoreError(f"Could not save the API key to {key_file(paths)}: {e.strerror or type(e).__name__}") from None
+    return "file"
+
+
+def load_api_key(paths: AppPaths) -> str | None:
+    """The stored key, or None when there is none (or the file is unsafe and cannot be repaired)."""
+    kr = _keyring()
+    if kr is not None:
+        try:
+            value = kr.get_password(SERVICE, _account(paths))
+        except Exception as e:
+            log.warning("could not read the API key from the system keyring (%s)", type(e).__name__)
+            value = None
+        if value:
+            return str(value)
+    return _load_file(paths)
+
+
+def delete_api_key(paths: AppPaths) -> None:
+    kr = _keyring()
+    if kr is not None:
+        # PasswordDeleteError when there is no entry: nothing to do either way.
+        with contextlib.suppress(Exception):
+            kr.delete_password(SERVICE, _account(paths))
+    _remove_file(paths)
+
+
+def has_api_key(paths: AppPaths) -> bool:
+    return load_api_key(paths) is not None
+
+
+def _remove_file(paths: AppPaths) -> None:
+    try:
+        key_file(paths).unlink(missing_ok=True)
+    except OSError as e:
+        log.warning("could not delete %s: %s", key_file(paths), e.strerror)
+
+
+def _load_file(paths: AppPaths) -> str | None:
+    path = key_file(paths)
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        log.warning("cannot read %s: %s", path, e.strerror)
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        # A symlink could point the read (and a later repair) at another user's file.
+        log.warning("ignoring %s: not a regular file", path)
+        return None
+    if os.name == "posix":
+        if hasattr(os, "getuid") and st.st_uid != os.getuid():
+            log.warning("ignoring %s: it belongs to another user", path)
+            return None
+        if st.st_mode & 0o077:
+            try:
+                os.chmod(path, 0o600)
+            except OSError as e:
+                log.warning("ignoring %s: readable by others and cannot be made private (%s)", path, e.strerror)
+                return None
+            log.warning("%s was readable by other users; made it private (0600)", path)
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as e:
+        log.warning("cannot read %s: %s", path, type(e).__name__)
+        return None
+    return value or None

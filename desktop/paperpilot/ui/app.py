@@ -1,0 +1,233 @@
+"""Start the desktop application: QApplication, settings, library, main window — and the
+headless ``--screenshot`` mode used for the README, tests and benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import sys
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, QTimer, Slot
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from .. import __version__
+from ..core.config import load_settings
+from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.paths import app_paths
+from .i18n import set_language, tr
+from .main_window import MainWindow
+from .resources import app_icon
+
+SCREENSHOT_SIZE = (1400, 860)
+ASK_TIMEOUT_MS = 120_000
+BENCH_ENV = "PAPERPILOT_BENCH_STARTUP"
+
+
+def freeze_startup_objects() -> None:
+    """Move every object alive after start-up out of the garbage collector's sight.
+
+    Modules, Qt wrappers and settings live for the whole session; without this each full
+    collection walks all of them on the GUI thread, a pause of 50–100 ms that the user sees as
+    a stutter (measured during imports). New objects are still collected as usual.
+    """
+    gc.freeze()
+
+
+def parse_size(size: str | None) -> tuple[int, int]:
+    """``"1200x800"`` → (1200, 800); None gives the default screenshot size."""
+    if not size:
+        return SCREENSHOT_SIZE
+    try:
+        w, h = (int(v) for v in size.lower().replace("×", "x").split("x"))
+    except ValueError:
+        raise ValueError(f"--size must look like 1200x800, not {size!r}") from None
+    if not (200 <= w <= 10_000 and 150 <= h <= 10_000):
+        raise ValueError(f"--size {size} is out of range (200x150 … 10000x10000)")
+    return w, h
+
+
+def _no_display() -> bool:
+    """True on Linux without X11/Wayland and without an explicit QT_QPA_PLATFORM."""
+    return (
+        sys.platform.startswith("linux")
+        and not os.environ.get("QT_QPA_PLATFORM")
+        and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    )
+
+
+def _say(message: str) -> None:
+    print(f"paperpilot: {message}", file=sys.stderr)
+
+
+def run_gui(
+    home: str | None,
+    screenshot: str | None = None,
+    ask: str | None = None,
+    size: str | None = None,
+    mode: str = "auto",
+) -> int:
+    """Run the desktop app; returns the process exit code."""
+    t0 = time.perf_counter()
+    try:
+        width, height = parse_size(size)
+    except ValueError as e:
+        _say(str(e))
+        return 2
+    if mode not in ("auto", "quick", "loop"):
+        _say(f"unknown mode {mode!r} (auto, quick or loop)")
+        return 2
+    if _no_display():
+        if screenshot is None:
+            # An invisible window that runs until killed helps nobody on a server or over ssh.
+            _say(
+                "no display found (DISPLAY/WAYLAND_DISPLAY unset); use a command such as "
+                "`paperpilot ask`, or `paperpilot gui --screenshot FILE.png`"
+            )
+            return 1
+        # Without a display Qt aborts the whole process while creating QApplication.
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+    headless = screenshot is not None
+    instance = QApplication.instance()
+    app = instance if isinstance(instance, QApplication) else QApplication(sys.argv[:1])
+    QCoreApplication.setApplicationName("PaperPilot")
+    QCoreApplication.setOrganizationName("PaperPilot")
+    QCoreApplication.setApplicationVersion(__version__)
+    QApplication.setDesktopFileName("paperpilot")
+    # Fusion follows the system's light/dark colour scheme in Qt 6 and looks the same everywhere.
+    app.setStyle("Fusion")
+    app.setWindowIcon(app_icon())
+
+    paths = app_paths(home).ensure()
+    settings, warning = load_settings(paths.settings_file)
+    if warning:
+        if headless:
+            _say(warning)
+        else:
+            QMessageBox.warning(None, "PaperPilot", warning)
+    set_language(settings.ui.ui_language)  # before any widget is built: widgets read tr() once
+    try:
+        library = Library(paths, settings.imports)
+    except (LibraryError, LibraryBusy) as e:
+        if headless:
+            _say(str(e))
+        else:
+            QMessageBox.critical(None, "PaperPilot", tr("The library cannot be opened.") + f"\n\n{e}")
+        return 1
+
+    window = MainWindow(library, paths, settings)
+    try:
+        if screenshot is not None:
+            return _screenshot(window, Path(screenshot), (width, height), ask, mode)
+        probe = _StartupProbe(window, t0) if os.environ.get(BENCH_ENV) else None
+        window.show()
+        freeze_startup_objects()
+        code = int(app.exec())
+        del probe
+        return code
+    finally:
+        window.shutdown_workers()
+        library.close()
+
+
+def _process_events(rounds: int) -> None:
+    for _ in range(rounds):
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+
+
+def _screenshot(window: MainWindow, out: Path, size: tuple[int, int], ask: str | None, mode: str) -> int:
+    window.resize(*size)
+    window.show()
+    _process_events(3)
+    if ask:
+        window.on_chat_ask_requested(ask, mode)
+        if window.agent_thread is not None and not _AgentWaiter(window, ASK_TIMEOUT_MS).wait():
+            _say(f"the question did not finish within {ASK_TIMEOUT_MS // 1000} s; saving the window as it is")
+    # Let the answer and the inspector lay themselves out before grabbing.
+    _process_events(5)
+    image = window.grab().toImage()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    code = 0
+    if not image.save(str(out), "PNG"):  # type: ignore[call-overload]  # the stub says bytes; PySide wants str
+        _say(f"could not write {out}")
+        code = 1
+    # hide, not close: a headless screenshot must not overwrite the saved window geometry.
+    window.shutdown_workers()
+    window.hide()
+    window.deleteLater()
+    QCoreApplication.sendPostedEvents()
+    return code
+
+
+class _AgentWaiter(QObject):
+    """Runs a local event loop until the window's agent run has finished or the timeout hits."""
+
+    def __init__(self, window: MainWindow, timeout_ms: int) -> None:
+        super().__init__()
+        self.window = window
+        self.loop = QEventLoop(self)
+        self.poll = QTimer(self)
+        self.poll.setInterval(50)
+        self.poll.timeout.connect(self.on_poll_timeout)
+        self.deadline = QTimer(self)
+        self.deadline.setSingleShot(True)
+        self.deadline.setInterval(timeout_ms)
+        self.deadline.timeout.connect(self.on_deadline_timeout)
+        self.done = False
+
+    @Slot()
+    def on_poll_timeout(self) -> None:
+        # MainWindow clears agent_thread once the result (or failure) has been shown.
+        if self.window.agent_thread is None:
+            self.done = True
+            self.loop.quit()
+
+    @Slot()
+    def on_deadline_timeout(self) -> None:
+        self.loop.quit()
+
+    def wait(self) -> bool:
+        self.poll.start()
+        self.deadline.start()
+        self.loop.exec()
+        self.poll.stop()
+        self.deadline.stop()
+        return self.done
+
+
+class _StartupProbe(QObject):
+    """For the start-up benchmark: report the window's first paint, then close it."""
+
+    def __init__(self, window: MainWindow, t0: float) -> None:
+        super().__init__(window)
+        self.window = window
+        self.t0 = t0
+        self.fired = False
+        window.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if not self.fired and event.type() == QEvent.Type.Paint:
+            self.fired = True
+            # Wall-clock time, so the parent process can subtract its own launch timestamp.
+            print(
+                f"PAPERPILOT_FIRST_PAINT {time.time():.6f} in_process {time.perf_counter() - self.t0:.3f}",
+                flush=True,
+            )
+            QTimer.singleShot(0, self.window.close)
+        return False
+
+
+def main_gui_entry(args: argparse.Namespace | None = None) -> int:
+    """The ``paperpilot gui`` command (and plain ``paperpilot``): CLI arguments → run_gui."""
+    if args is None:
+        return run_gui(None)
+    return run_gui(
+        getattr(args, "home", None),
+        screenshot=getattr(args, "screenshot", None),
+        ask=getattr(args, "ask", None),
+        size=getattr(args, "size", None),
+        mode=getattr(args, "mode", None) or "auto",
+    )

@@ -1,0 +1,393 @@
+"""A window that shows one library document at a page, with a passage searched or highlighted.
+
+PDFs are rendered with QtPdf and searched with QPdfSearchModel; text, Markdown and corpus
+documents are shown from their chunks (the text PaperPilot actually indexed and cites) so an
+evidence passage can be found and highlighted exactly.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, Qt, QTimer, QUrl, Slot
+from PySide6.QtGui import QAction, QColor, QDesktopServices, QKeySequence, QPalette, QTextDocument
+from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
+from PySide6.QtPdfWidgets import QPdfView
+from PySide6.QtWidgets import (
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QStackedWidget,
+    QTextBrowser,
+    QToolBar,
+    QWidget,
+)
+
+from ..core.library import Library, LibraryError
+from ..core.models import DocumentInfo
+from .i18n import tr
+
+SEARCH_WORDS = 6
+SEARCH_MAX_CHARS = 48
+_WS = re.compile(r"\s+")
+
+
+def search_phrase(text: str) -> str:
+    """The first few words of a passage: short enough to survive line breaks and hyphenation
+    differences between the indexed text and the PDF's own text layer."""
+    words = text.split()
+    out: list[str] = []
+    for w in words[:SEARCH_WORDS]:
+        if out and len(" ".join([*out, w])) > SEARCH_MAX_CHARS:
+            break
+        out.append(w)
+    phrase = " ".join(out)
+    return phrase[:SEARCH_MAX_CHARS]
+
+
+def _norm(text: str) -> str:
+    return _WS.sub(" ", text).strip().casefold()
+
+
+def _blend(a: QColor, b: QColor, t: float) -> QColor:
+    return QColor(
+        round(a.red() * t + b.red() * (1 - t)),
+        round(a.green() * t + b.green() * (1 - t)),
+        round(a.blue() * t + b.blue() * (1 - t)),
+    )
+
+
+class DocumentViewer(QMainWindow):
+    """Shows ``doc`` at ``page`` (1-based) with ``text`` searched (PDF) or highlighted (text)."""
+
+    def __init__(
+        self,
+        library: Library,
+        doc: DocumentInfo,
+        page: int = 1,
+        text: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.library = library
+        self.doc = doc
+        self.file_path = library.paths.library_dir / doc.stored_path if doc.stored_path else None
+        self.setWindowTitle(f"{doc.title} — PaperPilot")
+        self.resize(900, 1000)
+        self._target_page = max(1, page)
+        self._pending_jump = False
+        self.pdf_doc: QPdfDocument | None = None
+        self.pdf_view: QPdfView | None = None
+        self.search_model: QPdfSearchModel | None = None
+        self.text_view: QTextBrowser | None = None
+
+        self._build_toolbar()
+        self.stack = QStackedWidget(self)
+        self.setCentralWidget(self.stack)
+        is_pdf = self.file_path is not None and self.file_path.suffix.lower() == ".pdf"
+        # A PDF whose copy is missing or unreadable still has its indexed text: show that.
+        if not (is_pdf and self.file_path is not None and self._load_pdf(self.file_path)):
+            self._load_text()
+        self.show_location(page, text)
+
+    # --- construction -------------------------------------------------------------------------
+
+    def _build_toolbar(self) -> None:
+        bar = QToolBar(tr("Document"), self)
+        bar.setMovable(False)
+        self.addToolBar(bar)
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setPlaceholderText(tr("Find in document"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.search_edit.setMaximumWidth(360)
+        self.search_edit.returnPressed.connect(self.on_search_edit_return_pressed)
+        bar.addWidget(self.search_edit)
+        self.prev_action = QAction(tr("◀ Previous"), self)
+        self.prev_action.setShortcut(QKeySequence.StandardKey.FindPrevious)
+        self.prev_action.triggered.connect(self.on_prev_action_triggered)
+        self.next_action = QAction(tr("Next ▶"), self)
+        self.next_action.setShortcut(QKeySequence.StandardKey.FindNext)
+        self.next_action.triggered.connect(self.on_next_action_triggered)
+        bar.addAction(self.prev_action)
+        bar.addAction(self.next_action)
+        self.result_label = QLabel(self)
+        self.result_label.setContentsMargins(8, 0, 8, 0)
+        bar.addWidget(self.result_label)
+        bar.addSeparator()
+        self.zoom_out_action = QAction("−", self)
+        self.zoom_out_action.setToolTip(tr("Zoom out"))
+        self.zoom_out_action.setShortcut(QKeySequence.StandardKey.ZoomOut)
+        self.zoom_out_action.triggered.connect(self.on_zoom_out_action_triggered)
+        self.zoom_in_action = QAction("+", self)
+        self.zoom_in_action.setToolTip(tr("Zoom in"))
+        self.zoom_in_action.setShortcut(QKeySequence.StandardKey.ZoomIn)
+        self.zoom_in_action.triggered.connect(self.on_zoom_in_action_triggered)
+        bar.addAction(self.zoom_out_action)
+        bar.addAction(self.zoom_in_action)
+        bar.addSeparator()
+        self.page_label = QLabel(self)
+        self.page_label.setContentsMargins(8, 0, 8, 0)
+        bar.addWidget(self.page_label)
+        self.open_file_action = QAction(tr("Open File"), self)
+        self.open_file_action.setToolTip(
+            tr("Open the library's copy of this file in the default application")
+        )
+        self.open_file_action.triggered.connect(self.on_open_file_action_triggered)
+        self.open_file_action.setEnabled(self.file_path is not None)
+        bar.addAction(self.open_file_action)
+        close = QAction(tr("Close"), self)
+        close.setShortcut(QKeySequence.StandardKey.Close)
+        close.triggered.connect(self.close)
+        self.addAction(close)
+
+    def _load_pdf(self, path: Path) -> bool:
+        if not path.is_file():
+            return False
+        doc = QPdfDocument(self)
+        if doc.load(str(path)) != QPdfDocument.Error.None_ or doc.pageCount() == 0:
+            doc.deleteLater()
+            return False
+        self.pdf_doc = doc
+        view = QPdfView(self)
+        view.setDocument(doc)
+        view.setPageMode(QPdfView.PageMode.MultiPage)
+        view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+        # QPdfView paints each page on white; the gap around pages uses the palette's Dark role.
+        model = QPdfSearchModel(self)
+        model.setDocument(doc)
+        view.setSearchModel(model)
+        model.countChanged.connect(self.on_search_model_count_changed)
+        view.pageNavigator().currentPageChanged.connect(self.on_navigator_current_page_changed)
+        self.pdf_view = view
+        self.search_model = model
+        self.stack.addWidget(view)
+        return True
+
+    def _load_text(self) -> None:
+        browser = QTextBrowser(self)
+        browser.setOpenLinks(False)
+        browser.setReadOnly(True)
+        doc = browser.document()
+        doc.setDocumentMargin(24)
+        self.text_view = browser
+        self.stack.addWidget(browser)
+        self.zoom_in_action.setEnabled(True)
+        self.page_label.setText("")
+
+    # --- navigation ---------------------------------------------------------------------------
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.pdf_view is not None
+
+    def current_page(self) -> int:
+        """The 1-based page shown (always 1 for text documents)."""
+        if self.pdf_view is None:
+            return 1
+        return self.pdf_view.pageNavigator().currentPage() + 1
+
+    def search_count(self) -> int:
+        if self.search_model is not None:
+            return self.search_model.count()
+        return 1 if self.text_view is not None and self.text_view.textCursor().hasSelection() else 0
+
+    def show_location(self, page: int, text: str) -> None:
+        """Go to ``page`` (1-based) and search for / highlight ``text`` there."""
+        self._target_page = max(1, page)
+        phrase = search_phrase(text)
+        self.search_edit.setText(phrase)
+        if self.pdf_view is not None and self.pdf_doc is not None and self.search_model is not None:
+            last = self.pdf_doc.pageCount()
+            self._target_page = min(self._target_page, last)
+            self.pdf_view.pageNavigator().jump(self._target_page - 1, QPointF(0, 0))
+            self._update_page_label()
+            self._pending_jump = bool(phrase)
+            if phrase == self.search_model.searchString():
+                self.on_search_model_count_changed()  # same search: the results are already there
+            else:
+                self.search_model.setSearchString(phrase)
+            self._update_result_label()
+        else:
+            self._render_text(text)
+
+    def _jump_to_result(self, index: int) -> None:
+        if self.pdf_view is None or self.search_model is None:
+            return
+        link = self.search_model.resultAtIndex(index)
+        self.pdf_view.setCurrentSearchResultIndex(index)
+        # Scroll so the hit sits a little below the top edge rather than glued to it.
+        loc = link.location()
+        self.pdf_view.pageNavigator().jump(link.page(), QPointF(loc.x(), max(0.0, loc.y() - 60)))
+        self._update_page_label()
+        self._update_result_label()
+
+    def _update_page_label(self) -> None:
+        if self.pdf_doc is not None:
+            self.page_label.setText(
+                tr("Page {page} of {pages}").format(page=self.current_page(), pages=self.pdf_doc.pageCount())
+            )
+
+    def _update_result_label(self) -> None:
+        if self.search_model is None or self.pdf_view is None:
+            return
+        n = self.search_model.count()
+        if not self.search_model.searchString():
+            self.result_label.setText("")
+        elif n == 0:
+            self.result_label.setText(tr("No matches yet"))
+        else:
+            i = self.pdf_view.currentSearchResultIndex()
+            self.result_label.setText(
+                tr("{i} of {n}").format(i=i + 1, n=n) if i >= 0 else tr("{n} matches").format(n=n)
+            )
+
+    @Slot()
+    def on_search_model_count_changed(self) -> None:
+        if self.search_model is None:
+            return
+        if self._pending_jump:
+            # Results arrive page by page; jump to the first one on the passage's page.
+            for i in range(self.search_model.count()):
+                if self.search_model.resultAtIndex(i).page() == self._target_page - 1:
+                    self._pending_jump = False
+                    self._jump_to_result(i)
+                    break
+        self._update_result_label()
+
+    @Slot(int)
+    def on_navigator_current_page_changed(self, _page: int) -> None:
+        self._update_page_label()
+
+    @Slot()
+    def on_search_edit_return_pressed(self) -> None:
+        phrase = self.search_edit.text().strip()
+        if self.search_model is not None:
+            if phrase != self.search_model.searchString():
+                # A new search typed by the user: take its first hit wherever it is.
+                self._pending_jump = False
+                self.search_model.setSearchString(phrase)
+                QTimer.singleShot(400, self.on_next_action_triggered)
+                self._update_result_label()
+            else:
+                self.on_next_action_triggered()
+        else:
+            self._find_text(phrase, backward=False)
+
+    @Slot()
+    def on_next_action_triggered(self) -> None:
+        self._step_result(+1)
+
+    @Slot()
+    def on_prev_action_triggered(self) -> None:
+        self._step_result(-1)
+
+    def _step_result(self, step: int) -> None:
+        if self.search_model is not None and self.pdf_view is not None:
+            n = self.search_model.count()
+            if n:
+                self._pending_jump = False
+                current = self.pdf_view.currentSearchResultIndex()
+                self._jump_to_result((current + step) % n if current >= 0 else 0)
+            return
+        self._find_text(self.search_edit.text().strip(), backward=step < 0)
+
+    @Slot()
+    def on_zoom_in_action_triggered(self) -> None:
+        self._zoom(1.25)
+
+    @Slot()
+    def on_zoom_out_action_triggered(self) -> None:
+        self._zoom(0.8)
+
+    def _zoom(self, factor: float) -> None:
+        if self.pdf_view is not None:
+            self.pdf_view.setZoomMode(QPdfView.ZoomMode.Custom)
+            self.pdf_view.setZoomFactor(max(0.25, min(6.0, self.pdf_view.zoomFactor() * factor)))
+        elif self.text_view is not None:
+            if factor > 1:
+                self.text_view.zoomIn(1)
+            else:
+                self.text_view.zoomOut(1)
+
+    @Slot()
+    def on_open_file_action_triggered(self) -> None:
+        if self.file_path is not None:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.file_path)))
+
+    # --- text documents -----------------------------------------------------------------------
+
+    def _chunks(self) -> list[tuple[str, str]]:
+        """(section, text) of every chunk, in order."""
+        out: list[tuple[str, str]] = []
+        for seq in range(self.doc.chunks):
+            try:
+                p = self.library.read(self.doc.doc_id, seq)
+            except LibraryError:
+                break
+            out.append((p.section, p.text))
+        return out
+
+    def _render_text(self, passage: str) -> None:
+        browser = self.text_view
+        if browser is None:
+            return
+        pal = browser.palette()
+        mark_bg = _blend(pal.color(QPalette.ColorRole.Highlight), pal.color(QPalette.ColorRole.Base), 0.35)
+        muted = pal.color(QPalette.ColorRole.PlaceholderText).name()
+        needle = _norm(passage)
+        head = needle[:80]
+        parts = [f"<h2>{html.escape(self.doc.title)}</h2>"]
+        meta = ", ".join(self.doc.authors)
+        if self.doc.year:
+            meta = f"{meta} · {self.doc.year}" if meta else str(self.doc.year)
+        if meta:
+            parts.append(f'<p style="color:{muted}">{html.escape(meta)}</p>')
+        section = ""
+        marked = False
+        chunks = self._chunks()
+        if not chunks:
+            parts.append(
+                f'<p style="color:{muted}">{html.escape(tr("This document has no text in the library."))}</p>'
+            )
+        for sec, text in chunks:
+            if sec and sec != section:
+                parts.append(f"<h3>{html.escape(sec)}</h3>")
+                section = sec
+            body = html.escape(text).replace("\n", "<br>")
+            hay = _norm(text)
+            hit = bool(needle) and (needle in hay or hay in needle or (len(head) >= 20 and head in hay))
+            if hit:
+                anchor = "" if marked else '<a name="passage"></a>'
+                marked = True
+                parts.append(f'{anchor}<p style="background-color:{mark_bg.name()}">{body}</p>')
+            else:
+                parts.append(f"<p>{body}</p>")
+        browser.setHtml("\n".join(parts))
+        self.result_label.setText(
+            tr("Passage highlighted") if marked else (tr("Passage not found") if needle else "")
+        )
+        if marked:
+            # The layout is only complete once the widget is shown; scroll on the next turn.
+            QTimer.singleShot(0, self.on_text_layout_ready)
+
+    @Slot()
+    def on_text_layout_ready(self) -> None:
+        if self.text_view is not None:
+            self.text_view.scrollToAnchor("passage")
+
+    def _find_text(self, phrase: str, backward: bool) -> None:
+        if self.text_view is None or not phrase:
+            return
+        flags = QTextDocument.FindFlag.FindBackward if backward else QTextDocument.FindFlag(0)
+        if not self.text_view.find(phrase, flags):
+            # Wrap around once, like most viewers do.
+            cursor = self.text_view.textCursor()
+            cursor.movePosition(cursor.MoveOperation.End if backward else cursor.MoveOperation.Start)
+            self.text_view.setTextCursor(cursor)
+            found = self.text_view.find(phrase, flags)
+            self.result_label.setText("" if found else tr("No matches"))
+        else:
+            self.result_label.setText("")

@@ -1,0 +1,379 @@
+"""The main window: Library | Chat | Inspector in splitters, menus, status bar, workers.
+
+All signal wiring lives here (one place); slots are named ``on_<source>_<event>``. Panes know
+nothing of each other or of threads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QWidget,
+)
+
+from .. import __version__
+from ..core.agent.loop import AgentOptions
+from ..core.config import Settings, save_settings
+from ..core.library import ImportReport, Library
+from ..core.paths import AppPaths
+from .chat_pane import ChatPane
+from .i18n import tr
+from .inspector import InspectorPane
+from .library_pane import LibraryPane
+from .policies import make_policy
+from .workers import AgentWorker, ImportWorker, WorkerThread
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, library: Library, paths: AppPaths, settings: Settings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.library = library
+        self.paths = paths
+        self.settings = settings
+        self.qsettings = QSettings(str(paths.config_dir / "window.ini"), QSettings.Format.IniFormat)
+        self.import_thread: WorkerThread | None = None
+        self.agent_thread: WorkerThread | None = None
+        self.last_report: ImportReport | None = None
+        self.setWindowTitle("PaperPilot")
+        self.setAcceptDrops(True)
+        self.resize(1400, 860)
+
+        self.library_pane = LibraryPane(library, self)
+        self.chat_pane = ChatPane(self)
+        self.inspector = InspectorPane(self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setObjectName("mainSplitter")
+        for pane in (self.library_pane, self.chat_pane, self.inspector):
+            self.splitter.addWidget(pane)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setSizes([460, 520, 420])
+        self.setCentralWidget(self.splitter)
+
+        self._build_status_bar()
+        self._build_menus()
+        self._wire()
+        self._restore_geometry()
+        self.refresh_library()
+
+    # --- construction -------------------------------------------------------------------------
+
+    def _build_status_bar(self) -> None:
+        sb = self.statusBar()
+        self.docs_label = QLabel(self)
+        self.model_label = QLabel(self)
+        self.task_label = QLabel(self)
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(220)
+        self.progress.setVisible(False)
+        self.cancel_import_button = QPushButton("Cancel", self)
+        self.cancel_import_button.setVisible(False)
+        self.failures_button = QPushButton(self)
+        self.failures_button.setFlat(True)
+        self.failures_button.setVisible(False)
+        sb.addWidget(self.docs_label)
+        sb.addWidget(self.task_label, 1)
+        sb.addPermanentWidget(self.failures_button)
+        sb.addPermanentWidget(self.progress)
+        sb.addPermanentWidget(self.cancel_import_button)
+        sb.addPermanentWidget(self.model_label)
+        self.update_model_label()
+
+    def _action(self, text: str, slot: Any, shortcut: QKeySequence | str | None = None) -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        act.triggered.connect(slot)
+        return act
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        file_menu = mb.addMenu(tr("&File"))
+        self.import_files_action = self._action(tr("&Import Files…"), self.on_import_files_triggered, QKeySequence.StandardKey.Open)
+        self.import_folder_action = self._action(tr("Import &Folder…"), self.on_import_folder_triggered, "Ctrl+Shift+O")
+        file_menu.addActions([self.import_files_action, self.import_folder_action])
+        file_menu.addSeparator()
+        self.export_trace_action = self._action(tr("Export &Trace…"), self.inspector.export_trace, "Ctrl+Shift+T")
+        file_menu.addAction(self.export_trace_action)
+        file_menu.addSeparator()
+        file_menu.addAction(self._action(tr("&Quit"), self.close, QKeySequence.StandardKey.Quit))
+
+        edit = mb.addMenu(tr("&Edit"))
+        self.copy_answer_action = self._action(tr("&Copy Answer with References"), self.chat_pane.copy_answer, "Ctrl+Shift+C")
+        edit.addAction(self.copy_answer_action)
+        edit.addAction(self._action(tr("&Find in Library"), self.library_pane.focus_filter, QKeySequence.StandardKey.Find))
+        edit.addSeparator()
+        edit.addAction(self._action(tr("&Settings…"), self.on_settings_triggered, QKeySequence.StandardKey.Preferences))
+
+        view = mb.addMenu(tr("&View"))
+        for i, name in enumerate((tr("&Library"), "&Chat", "&Inspector")):
+            act = self._action(tr(f"Show {name}"), lambda checked=False, i=i: self.toggle_pane(i), f"Ctrl+{i + 1}")
+            act.setCheckable(True)
+            act.setChecked(True)
+            view.addAction(act)
+        view.addSeparator()
+        view.addAction(self._action(tr("Focus &Question Box"), self.chat_pane.focus_input, "Ctrl+L"))
+
+        lib = mb.addMenu(tr("&Library"))
+        lib.addAction(self._action(tr("&Refresh"), self.refresh_library, QKeySequence.StandardKey.Refresh))
+        lib.addAction(self._action(tr("&Rebuild Search Index"), self.on_reindex_triggered))
+        lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
+        lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
+
+        help_menu = mb.addMenu(tr("&Help"))
+        help_menu.addAction(self._action(tr("&About PaperPilot"), self.on_about_triggered))
+
+    def _wire(self) -> None:
+        self.library_pane.import_requested.connect(self.start_import)
+        self.library_pane.sample_requested.connect(self.on_sample_requested)
+        self.library_pane.library_changed.connect(self.refresh_library)
+        self.library_pane.example_question.connect(self.chat_pane.ask_example)
+        self.chat_pane.ask_requested.connect(self.on_chat_ask_requested)
+        self.chat_pane.stop_requested.connect(self.on_chat_stop_requested)
+        self.chat_pane.citation_clicked.connect(self.inspector.select_evidence)
+        self.inspector.open_source.connect(self.library_pane.open_document)
+        self.cancel_import_button.clicked.connect(self.on_cancel_import_clicked)
+        self.failures_button.clicked.connect(self.on_failures_clicked)
+
+    def _restore_geometry(self) -> None:
+        geo = self.qsettings.value("geometry")
+        if isinstance(geo, QByteArray):
+            self.restoreGeometry(geo)
+        state = self.qsettings.value("splitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+
+    def save_geometry(self) -> None:
+        self.qsettings.setValue("geometry", self.saveGeometry())
+        self.qsettings.setValue("splitter", self.splitter.saveState())
+        self.qsettings.sync()
+
+    # --- library ---------------------------------------------------------------------------
+
+    @Slot()
+    def refresh_library(self) -> None:
+        self.library_pane.refresh()
+        docs, chunks = self.library.counts()
+        self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+
+    def update_model_label(self) -> None:
+        llm = self.settings.llm
+        if llm.enabled and llm.model:
+            self.model_label.setText(f"Model: {llm.model}")
+        else:
+            self.model_label.setText("Offline (no language model)")
+
+    @Slot()
+    def on_import_files_triggered(self) -> None:
+        files, _ = QFileDialog.getOpenFileNames(
+            self, "Import papers", str(Path.home()), "Papers (*.pdf *.txt *.md *.markdown *.jsonl);;All files (*)"
+        )
+        if files:
+            self.start_import(files)
+
+    @Slot()
+    def on_import_folder_triggered(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Import a folder of papers", str(Path.home()))
+        if folder:
+            self.start_import([folder])
+
+    @Slot(list)
+    def start_import(self, paths: list[str]) -> None:
+        if self.import_thread is not None:
+            self.statusBar().showMessage("An import is already running; wait for it or cancel it.", 5000)
+            return
+        worker = ImportWorker(self.library, paths)
+        worker.progress.connect(self.on_import_progress)
+        worker.finished.connect(self.on_import_finished)
+        worker.failed.connect(self.on_import_failed)
+        self.import_thread = WorkerThread(worker, self)
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.cancel_import_button.setVisible(True)
+        self.failures_button.setVisible(False)
+        self.task_label.setText("Importing…")
+        self.import_thread.start()
+
+    @Slot(int, int, str)
+    def on_import_progress(self, index: int, total: int, path: str) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(index - 1)
+        self.task_label.setText(f"Importing {index} of {total}: {Path(path).name}")
+
+    def _import_done(self) -> None:
+        if self.import_thread is not None:
+            self.import_thread.stop()
+            self.import_thread.deleteLater()
+            self.import_thread = None
+        self.progress.setVisible(False)
+        self.cancel_import_button.setVisible(False)
+        self.refresh_library()
+
+    @Slot(object)
+    def on_import_finished(self, report: ImportReport) -> None:
+        self._import_done()
+        self.last_report = report
+        summary = (
+            f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s) · {len(report.failed)} failed"
+            + (" · cancelled" if report.cancelled else "")
+        )
+        self.task_label.setText(summary)
+        if report.failed:
+            self.failures_button.setText(f"{len(report.failed)} failed — show")
+            self.failures_button.setVisible(True)
+
+    @Slot(str)
+    def on_import_failed(self, message: str) -> None:
+        self._import_done()
+        self.task_label.setText(message)
+        QMessageBox.warning(self, "Import", message)
+
+    @Slot()
+    def on_cancel_import_clicked(self) -> None:
+        if self.import_thread is not None:
+            worker = self.import_thread.worker
+            if isinstance(worker, ImportWorker):
+                worker.cancel.set()
+            self.task_label.setText("Cancelling import…")
+
+    @Slot()
+    def on_failures_clicked(self) -> None:
+        if self.last_report is None:
+            return
+        lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
+        box = QMessageBox(QMessageBox.Icon.Information, "Files that could not be imported", "\n".join(lines[:40]), parent=self)
+        if len(lines) > 40:
+            box.setDetailedText("\n".join(lines))
+        box.exec()
+
+    @Slot()
+    def on_sample_requested(self) -> None:
+        from .resources import sample_library_dir
+
+        self.start_import([str(sample_library_dir())])
+
+    @Slot()
+    def on_reindex_triggered(self) -> None:
+        n = self.library.reindex()
+        self.statusBar().showMessage(f"Rebuilt the search index: {n} chunks.", 5000)
+
+    # --- chat / agent ----------------------------------------------------------------------
+
+    @Slot(str, str)
+    def on_chat_ask_requested(self, question: str, mode: str) -> None:
+        if self.agent_thread is not None:
+            return
+        try:
+            policy = make_policy(self.settings, self.paths)
+        except ValueError as e:
+            QMessageBox.warning(self, "Language model", str(e))
+            return
+        options = AgentOptions(max_rounds=self.settings.agent.max_rounds, mode=mode)
+        worker = AgentWorker(self.library, policy, question, options)
+        worker.event.connect(self.on_agent_event)
+        worker.finished.connect(self.on_agent_finished)
+        worker.failed.connect(self.on_agent_failed)
+        self.inspector.clear()
+        self.chat_pane.set_running(True)
+        self.task_label.setText("Researching…")
+        self.agent_thread = WorkerThread(worker, self)
+        self.agent_thread.start()
+
+    @Slot(object)
+    def on_agent_event(self, event: Any) -> None:
+        self.inspector.add_event(event)
+        self.chat_pane.on_event(event)
+
+    def _agent_done(self) -> None:
+        if self.agent_thread is not None:
+            self.agent_thread.stop()
+            self.agent_thread.deleteLater()
+            self.agent_thread = None
+        self.chat_pane.set_running(False)
+
+    @Slot(object)
+    def on_agent_finished(self, result: Any) -> None:
+        self._agent_done()
+        self.chat_pane.show_result(result)
+        self.inspector.show_result(result)
+        self.task_label.setText(f"Done: {result.status.value.replace('_', ' ')} in {result.seconds:.1f} s")
+
+    @Slot(str)
+    def on_agent_failed(self, message: str) -> None:
+        self._agent_done()
+        self.chat_pane.show_error(message)
+        self.task_label.setText(message)
+
+    @Slot()
+    def on_chat_stop_requested(self) -> None:
+        if self.agent_thread is not None:
+            worker = self.agent_thread.worker
+            if isinstance(worker, AgentWorker):
+                worker.request_stop()
+            self.task_label.setText(tr("Stopping…"))
+
+    # --- misc ------------------------------------------------------------------------------
+
+    def toggle_pane(self, index: int) -> None:
+        w = self.splitter.widget(index)
+        w.setVisible(not w.isVisible())
+
+    @Slot()
+    def on_settings_triggered(self) -> None:
+        from .settings_dialog import SettingsDialog
+
+        dlg = SettingsDialog(self.settings, self.paths, self)
+        if dlg.exec():
+            self.settings = dlg.result_settings()
+            save_settings(self.settings, self.paths.settings_file)
+            self.library.settings = self.settings.imports  # new chunk size applies to the next import
+            self.update_model_label()
+
+    @Slot()
+    def on_about_triggered(self) -> None:
+        QMessageBox.about(
+            self,
+            "About PaperPilot",
+            f"<b>PaperPilot {__version__}</b><p>A local research assistant: every claim in an answer "
+            "points to a passage of your own papers that the program has checked.</p>",
+        )
+
+    # --- drag and drop ----------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if isinstance(u, QUrl) and u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.start_import(paths)
+
+    # --- shutdown ---------------------------------------------------------------------------
+
+    def shutdown_workers(self) -> None:
+        for thread in (self.agent_thread, self.import_thread):
+            if thread is not None:
+                thread.stop(10_000)
+        self.agent_thread = None
+        self.import_thread = None
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_geometry()
+        self.shutdown_workers()
+        event.accept()

@@ -1,0 +1,517 @@
+"""The settings dialog: language model connection (with a background "Test connection"), answers,
+import, citation style and interface language.
+
+The API key goes to the key store (system keyring or a private file) when the dialog is
+accepted, never into ``settings.json``; the field starts empty so the key is not even shown
+as dots unless the user types a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..core.config import Settings
+from ..core.keystore import KeyStoreError, delete_api_key, has_api_key, save_api_key
+from ..core.paths import AppPaths
+from .i18n import LANGUAGES, tr
+from .policies import resolve_api_key
+from .workers import WorkerThread
+
+PRESETS: tuple[tuple[str, str], ...] = (
+    ("Ollama", "http://127.0.0.1:11434/v1"),
+    ("LM Studio", "http://127.0.0.1:1234/v1"),
+    ("llama.cpp server", "http://127.0.0.1:8080/v1"),
+    ("OpenAI", "https://api.openai.com/v1"),
+    ("DeepSeek", "https://api.deepseek.com/v1"),
+    ("Qwen / DashScope (compatible mode)", "https://dashscope.aliyuncs.com/compatible-mode/v1"),
+    ("Custom", ""),
+)
+
+CITATION_STYLES: tuple[tuple[str, str], ...] = (
+    ("gbt7714-2015-numeric", "GB/T 7714-2015 (numeric)"),
+    ("gbt7714-2015-author-date", "GB/T 7714-2015 (author-date)"),
+    ("apa", "APA 7th edition"),
+    ("mla", "MLA"),
+    ("ieee", "IEEE"),
+    ("chicago-author-date", "Chicago (author-date)"),
+)
+
+OK_COLOUR = "#1b7f3b"
+ERROR_COLOUR = "#b3261e"
+TEST_TIMEOUT_S = 20.0
+
+
+def explain_connection_error(message: str) -> str:
+    """A one-line headline for the client's message, so the user sees what kind of failure it is."""
+    low = message.lower()
+    if "refused" in low:
+        head = "Connection refused: nothing is listening at that address. Is the server running?"
+    elif "timed out" in low:
+        head = "No answer in time: the server is unreachable or too slow."
+    elif "api key was rejected" in low or "401" in low or "403" in low:
+        head = "The server rejected the API key (401/403). Check the key."
+    elif "404" in low or "not found" in low or "has no model" in low:
+        head = "Not found (404): check the server URL (it usually ends in /v1) and the model name."
+    elif "cannot reach" in low:
+        head = "Cannot reach the server: check the URL and your network."
+    else:
+        return message
+    return f"{head}\n{message}"
+
+
+class ConnectionTestWorker(QObject):
+    """Lists the server's models and sends one tiny chat, off the GUI thread."""
+
+    finished = Signal(bool, str, list)  # ok, message in plain words, model names
+
+    def __init__(self, base_url: str, model: str, api_key: str | None, timeout_s: float) -> None:
+        super().__init__()
+        self.base_url = base_url
+        self.model = model
+        self.timeout_s = timeout_s
+        self.cancel = threading.Event()
+        self._secret = api_key or ""
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def abort(self) -> None:
+        """Called from the GUI thread: stop retries and close the client (which may end a request)."""
+        self.cancel.set()
+        with self._lock:
+            client = self._client
+        if client is not None:
+            # Already closed, or closed mid-request: the worker reports either way.
+            with contextlib.suppress(Exception):
+                client.close()
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            self._run()
+        except Exception as e:
+            if self.cancel.is_set():
+                self.finished.emit(False, "Test cancelled.", [])
+                return
+            text = f"The test failed: {type(e).__name__}: {e}"
+            if self._secret:
+                text = text.replace(self._secret, "***")
+            self.finished.emit(False, text, [])
+        finally:
+            with self._lock:
+                client, self._client = self._client, None
+            if client is not None:
+                client.close()
+
+    def _run(self) -> None:
+        # Imported and built here, in the worker thread: importing httpx the first time takes
+        # long enough to be felt in the GUI.
+        from ..core.llm import LLMClient, LLMConfig, LLMError
+
+        # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
+        config = LLMConfig(
+            base_url=self.base_url,
+            model=self.model,
+            api_key=self._secret or None,
+            timeout_s=self.timeout_s,
+            connect_timeout_s=min(5.0, self.timeout_s),
+            max_retries=0,
+        )
+        client = LLMClient(config)
+        with self._lock:
+            self._client = client
+        if self.cancel.is_set():
+            return
+        models: list[str] = []
+        try:
+            models = client.list_models(cancel=self.cancel)
+        except LLMError as e:
+            if "not found" not in str(e).lower():
+                self.finished.emit(False, explain_connection_error(str(e)), [])
+                return
+        if not self.model:
+            if models:
+                msg = f"Connected to {self.base_url}: the server offers {len(models)} model(s). Choose one in the Model box."
+                self.finished.emit(True, msg, models)
+            else:
+                self.finished.emit(False, "Connected, but the server lists no models: type the model name.", [])
+            return
+        ok, message = client.test_connection()
+        if ok:
+            count = f" The server offers {len(models)} model(s)." if models else ""
+            self.finished.emit(True, f"OK. {message}{count}", models)
+        else:
+            self.finished.emit(False, explain_connection_error(message), models)
+
+
+class _Reaper(QObject):
+    """Owns test threads that outlived their dialog (a request still blocked in the network)
+    until they end; a QThread destroyed while running would abort the process."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[WorkerThread] = set()
+
+    def adopt(self, thread: WorkerThread) -> None:
+        thread.setParent(None)
+        self.threads.add(thread)
+        thread.finished.connect(self.on_thread_finished)
+        app = QCoreApplication.instance()
+        if app is not None and len(self.threads) == 1:
+            app.aboutToQuit.connect(self.on_app_about_to_quit, Qt.ConnectionType.UniqueConnection)
+
+    @Slot()
+    def on_thread_finished(self) -> None:
+        for t in [t for t in self.threads if t.isFinished()]:
+            self.threads.discard(t)
+            t.deleteLater()
+
+    @Slot()
+    def on_app_about_to_quit(self) -> None:
+        for t in list(self.threads):
+            t.wait(int(TEST_TIMEOUT_S * 1000) + 1000)
+        self.on_thread_finished()
+
+
+_reaper: _Reaper | None = None
+
+
+def _adopt_lingering(thread: WorkerThread) -> None:
+    global _reaper
+    if _reaper is None:
+        _reaper = _Reaper()
+    _reaper.adopt(thread)
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: Settings, paths: AppPaths, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("settingsDialog")
+        self.setWindowTitle(tr("Settings"))
+        self._settings = settings.model_copy(deep=True)
+        self._paths = paths
+        self._forget_key = False
+        self._test_thread: WorkerThread | None = None
+        self._test_worker: ConnectionTestWorker | None = None
+        self._updating_url = False
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._build_llm_group())
+        layout.addWidget(self._build_answers_group())
+        layout.addWidget(self._build_import_group())
+        layout.addWidget(self._build_interface_group())
+        self.error_label = QLabel(self)
+        self.error_label.setObjectName("settingsError")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setVisible(False)
+        layout.addWidget(self.error_label)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        layout.addWidget(self.buttons)
+
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.preset_combo.currentIndexChanged.connect(self.on_preset_combo_changed)
+        self.url_edit.textEdited.connect(self.on_url_edit_edited)
+        self.offline_check.toggled.connect(self.on_offline_check_toggled)
+        self.test_button.clicked.connect(self.on_test_button_clicked)
+        self.forget_button.clicked.connect(self.on_forget_button_clicked)
+        self._load(self._settings)
+        self.setMinimumWidth(560)
+
+    # --- construction ----------------------------------------------------------------------------
+
+    def _build_llm_group(self) -> QGroupBox:
+        box = QGroupBox(tr("Language model"), self)
+        outer = QVBoxLayout(box)
+        self.offline_check = QCheckBox(tr("Work offline (no language model)"), box)
+        self.offline_check.setObjectName("offlineCheck")
+        outer.addWidget(self.offline_check)
+        self.llm_fields = QWidget(box)
+        form = QFormLayout(self.llm_fields)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.preset_combo = QComboBox(self.llm_fields)
+        self.preset_combo.setObjectName("presetCombo")
+        for name, url in PRESETS:
+            self.preset_combo.addItem(tr(name), url)
+        self.url_edit = QLineEdit(self.llm_fields)
+        self.url_edit.setObjectName("urlEdit")
+        self.url_edit.setPlaceholderText("http://127.0.0.1:11434/v1")
+        self.model_combo = QComboBox(self.llm_fields)
+        self.model_combo.setObjectName("modelCombo")
+        self.model_combo.setEditable(True)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        model_edit = self.model_combo.lineEdit()
+        if model_edit is not None:
+            model_edit.setPlaceholderText("e.g. qwen2.5:7b-instruct")
+        self.key_edit = QLineEdit(self.llm_fields)
+        self.key_edit.setObjectName("apiKeyEdit")
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.forget_button = QPushButton(tr("Forget saved key"), self.llm_fields)
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.forget_button)
+        self.key_env_edit = QLineEdit(self.llm_fields)
+        self.key_env_edit.setObjectName("apiKeyEnvEdit")
+        self.key_env_edit.setPlaceholderText("e.g. OPENAI_API_KEY (optional)")
+        self.test_button = QPushButton(tr("Test connection"), self.llm_fields)
+        self.test_button.setObjectName("testConnectionButton")
+        self.test_label = QLabel(self.llm_fields)
+        self.test_label.setObjectName("testResult")
+        self.test_label.setWordWrap(True)
+        self.test_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.test_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.test_label, 1)
+        form.addRow(tr("Preset"), self.preset_combo)
+        form.addRow(tr("Server URL"), self.url_edit)
+        form.addRow(tr("Model"), self.model_combo)
+        form.addRow(tr("API key"), key_row)
+        form.addRow(tr("Key from environment variable"), self.key_env_edit)
+        form.addRow(test_row)
+        outer.addWidget(self.llm_fields)
+        return box
+
+    def _build_answers_group(self) -> QGroupBox:
+        box = QGroupBox(tr("Answers"), self)
+        form = QFormLayout(box)
+        self.rounds_spin = QSpinBox(box)
+        self.rounds_spin.setObjectName("maxRoundsSpin")
+        self.rounds_spin.setRange(1, 30)
+        self.temperature_spin = QDoubleSpinBox(box)
+        self.temperature_spin.setObjectName("temperatureSpin")
+        self.temperature_spin.setRange(0.0, 2.0)
+        self.temperature_spin.setSingleStep(0.05)
+        self.temperature_spin.setDecimals(2)
+        self.citation_combo = QComboBox(box)
+        self.citation_combo.setObjectName("citationStyleCombo")
+        for value, label in CITATION_STYLES:
+            self.citation_combo.addItem(label, value)
+        form.addRow(tr("Maximum rounds"), self.rounds_spin)
+        form.addRow(tr("Temperature"), self.temperature_spin)
+        form.addRow(tr("Citation style"), self.citation_combo)
+        return box
+
+    def _build_import_group(self) -> QGroupBox:
+        box = QGroupBox(tr("Import"), self)
+        form = QFormLayout(box)
+        self.chunk_spin = QSpinBox(box)
+        self.chunk_spin.setObjectName("chunkSizeSpin")
+        self.chunk_spin.setRange(max(100, self._settings.imports.chunk_min_chars), 20000)
+        self.chunk_spin.setSingleStep(50)
+        note = QLabel(tr("Applies to papers imported from now on."), box)
+        note.setEnabled(False)  # greyed: a remark, not a control
+        form.addRow(tr("Chunk size (characters)"), self.chunk_spin)
+        form.addRow("", note)
+        return box
+
+    def _build_interface_group(self) -> QGroupBox:
+        box = QGroupBox(tr("Interface"), self)
+        form = QFormLayout(box)
+        self.language_combo = QComboBox(box)
+        self.language_combo.setObjectName("languageCombo")
+        for code, name in LANGUAGES.items():
+            self.language_combo.addItem(name, code)
+        note = QLabel(tr("Takes effect after a restart."), box)
+        note.setEnabled(False)
+        form.addRow(tr("Interface language"), self.language_combo)
+        form.addRow("", note)
+        return box
+
+    def _load(self, s: Settings) -> None:
+        self.offline_check.setChecked(not s.llm.enabled)
+        self.url_edit.setText(s.llm.base_url)
+        self._select_preset_for(s.llm.base_url)
+        self.model_combo.setCurrentText(s.llm.model)
+        self.key_env_edit.setText(s.llm.api_key_env)
+        self._update_key_placeholder()
+        self.rounds_spin.setValue(s.agent.max_rounds)
+        self.temperature_spin.setValue(s.llm.temperature)
+        self.chunk_spin.setValue(s.imports.chunk_max_chars)
+        _select_data(self.citation_combo, s.ui.citation_style)
+        _select_data(self.language_combo, s.ui.ui_language)
+        self.llm_fields.setEnabled(s.llm.enabled)
+
+    # --- results ---------------------------------------------------------------------------------
+
+    def result_settings(self) -> Settings:
+        s = self._settings.model_copy(deep=True)
+        s.llm.enabled = not self.offline_check.isChecked()
+        s.llm.base_url = self.url_edit.text().strip()
+        s.llm.model = self.model_combo.currentText().strip()
+        s.llm.api_key_env = self.key_env_edit.text().strip()
+        s.llm.temperature = round(self.temperature_spin.value(), 2)
+        s.agent.max_rounds = self.rounds_spin.value()
+        s.imports.chunk_max_chars = self.chunk_spin.value()
+        s.ui.citation_style = str(self.citation_combo.currentData())
+        s.ui.ui_language = str(self.language_combo.currentData())
+        # Round-trip through validation so a bad value fails here, not when the file is read back.
+        return Settings.model_validate(s.model_dump())
+
+    def accept(self) -> None:
+        if not self.offline_check.isChecked() and not self.model_combo.currentText().strip():
+            self._show_error(tr("Enter a model name, or turn on offline mode."))
+            return
+        key = self.key_edit.text().strip()
+        try:
+            if key:
+                save_api_key(self._paths, key)
+            elif self._forget_key:
+                delete_api_key(self._paths)
+        except KeyStoreError as e:
+            self._show_error(str(e))
+            return
+        self.key_edit.clear()
+        self._stop_test()
+        super().accept()
+
+    def reject(self) -> None:
+        self.key_edit.clear()
+        self._stop_test()
+        super().reject()
+
+    def done(self, result: int) -> None:
+        self._stop_test()
+        super().done(result)
+
+    # --- slots -----------------------------------------------------------------------------------
+
+    @Slot(int)
+    def on_preset_combo_changed(self, index: int) -> None:
+        url = str(self.preset_combo.itemData(index) or "")
+        if url and not self._updating_url:
+            self.url_edit.setText(url)
+
+    @Slot(str)
+    def on_url_edit_edited(self, text: str) -> None:
+        self._select_preset_for(text)
+
+    @Slot(bool)
+    def on_offline_check_toggled(self, offline: bool) -> None:
+        self.llm_fields.setEnabled(not offline)
+        self.error_label.setVisible(False)
+
+    @Slot()
+    def on_forget_button_clicked(self) -> None:
+        self._forget_key = True
+        self.key_edit.clear()
+        self.key_edit.setPlaceholderText(tr("No key saved"))
+
+    @Slot()
+    def on_test_button_clicked(self) -> None:
+        if self._test_thread is not None:
+            return
+        url = self.url_edit.text().strip()
+        if not url:
+            self._set_test_message(False, "Enter the server URL first.")
+            return
+        typed = self.key_edit.text().strip()
+        values = self.result_settings().llm
+        key = typed or (None if self._forget_key else resolve_api_key(values, self._paths))
+        timeout = min(TEST_TIMEOUT_S, self._settings.llm.timeout_s)
+        worker = ConnectionTestWorker(url, self.model_combo.currentText().strip(), key, timeout)
+        worker.finished.connect(self.on_test_worker_finished)
+        self._test_worker = worker
+        self._test_thread = WorkerThread(worker, self)
+        self.test_button.setEnabled(False)
+        self.test_button.setText(tr("Testing…"))
+        self.test_label.setStyleSheet("")
+        self.test_label.setText("")
+        self._test_thread.start()
+
+    @Slot(bool, str, list)
+    def on_test_worker_finished(self, ok: bool, message: str, models: list[str]) -> None:
+        self._finish_test_thread()
+        self._set_test_message(ok, message)
+        if models:
+            current = self.model_combo.currentText()
+            self.model_combo.clear()
+            self.model_combo.addItems(models)
+            self.model_combo.setCurrentText(current or models[0])
+
+    # --- internals -------------------------------------------------------------------------------
+
+    def is_testing(self) -> bool:
+        return self._test_thread is not None
+
+    def _set_test_message(self, ok: bool, message: str) -> None:
+        self.test_label.setStyleSheet(f"color: {OK_COLOUR if ok else ERROR_COLOUR};")
+        self.test_label.setText(message)
+
+    def _show_error(self, message: str) -> None:
+        self.error_label.setText(message)
+        self.error_label.setVisible(True)
+
+    def _finish_test_thread(self) -> None:
+        """The worker has reported: its run is over, so the thread ends at once."""
+        if self._test_thread is not None:
+            self._test_thread.stop(2000)
+            self._test_thread.deleteLater()
+        self._test_thread = None
+        self._test_worker = None
+        self.test_button.setEnabled(True)
+        self.test_button.setText(tr("Test connection"))
+
+    def _stop_test(self) -> None:
+        """The dialog is closing mid-test: never wait for a slow server on the GUI thread."""
+        thread, worker = self._test_thread, self._test_worker
+        self._test_thread = None
+        self._test_worker = None
+        self.test_button.setEnabled(True)
+        self.test_button.setText(tr("Test connection"))
+        if thread is None or worker is None:
+            return
+        worker.finished.disconnect(self.on_test_worker_finished)
+        worker.abort()
+        if thread.stop(100):
+            thread.deleteLater()
+        else:
+            _adopt_lingering(thread)
+
+    def _select_preset_for(self, url: str) -> None:
+        self._updating_url = True
+        try:
+            target = url.strip().rstrip("/")
+            for i, (_name, preset) in enumerate(PRESETS):
+                if preset and preset.rstrip("/") == target:
+                    self.preset_combo.setCurrentIndex(i)
+                    return
+            self.preset_combo.setCurrentIndex(len(PRESETS) - 1)
+        finally:
+            self._updating_url = False
+
+    def _update_key_placeholder(self) -> None:
+        saved = has_api_key(self._paths)
+        self.key_edit.setPlaceholderText(tr("Saved — type to replace") if saved else tr("No key saved"))
+        self.key_edit.setToolTip(
+            tr("A key is saved. Type a new one to replace it.") if saved else tr("No key saved (local servers usually need none).")
+        )
+        self.forget_button.setEnabled(saved)
+
+
+def _select_data(combo: QComboBox, value: Any) -> None:
+    i = combo.findData(value)
+    if i >= 0:
+        combo.setCurrentIndex(i)

@@ -1,0 +1,292 @@
+"""Desktop app benchmarks: cold start to first paint, the longest GUI-thread stall during a
+200-file import, and memory with 1,000 documents in the library.
+
+    .venv/bin/python tests/bench/bench_gui.py [--files 200] [--docs 1000] [--starts 5]
+
+Runs offscreen when there is no display. Every measured part runs in a fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _util import ROOT, run_child
+
+SAMPLE = ROOT / "resources" / "sample"
+
+
+def _env(home: Path) -> dict[str, str]:
+    env = {**os.environ, "PAPERPILOT_HOME": str(home)}
+    if not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        env["QT_QPA_PLATFORM"] = "offscreen"
+    return env
+
+
+def cold_start(home: Path, runs: int) -> dict[str, float]:
+    """Wall time from launching `python -m paperpilot.cli gui` to the window's first paint."""
+    env = _env(home)
+    env["PAPERPILOT_BENCH_STARTUP"] = "1"
+    totals, in_process = [], []
+    for _ in range(runs):
+        t0 = time.time()
+        r = subprocess.run(
+            [sys.executable, "-m", "paperpilot.cli", "gui"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        line = next((ln for ln in r.stdout.splitlines() if ln.startswith("PAPERPILOT_FIRST_PAINT")), None)
+        if r.returncode != 0 or line is None:
+            raise SystemExit(f"start-up run failed ({r.returncode}):\n{r.stdout}\n{r.stderr}")
+        parts = line.split()
+        totals.append(float(parts[1]) - t0)
+        in_process.append(float(parts[3]))
+    return {
+        "median_s": statistics.median(totals),
+        "min_s": min(totals),
+        "max_s": max(totals),
+        "run_gui_to_paint_median_s": statistics.median(in_process),
+    }
+
+
+def import_stall(work: Path, n_files: int) -> dict[str, float]:
+    """The main window imports ``n_files`` PDFs in its worker while a 10 ms timer measures lag."""
+    return run_child(f"""
+        import gc, os, sys, time
+        from pathlib import Path
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        sys.path.insert(0, {str(ROOT)!r})
+        from paperpilot.ui.app import freeze_startup_objects
+        from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
+        from PySide6.QtWidgets import QApplication
+        from paperpilot.core.config import Settings
+        from paperpilot.core.library import Library
+        from paperpilot.core.paths import app_paths
+        from paperpilot.ui.main_window import MainWindow
+        from tests.fixtures.pdfs import make_paper_pdf
+
+        work = Path({str(work)!r})
+        folder = work / "pdfs"
+        folder.mkdir(parents=True, exist_ok=True)
+        data = make_paper_pdf(work).read_bytes()
+        for i in range({n_files}):
+            (folder / f"paper-{{i:04d}}.pdf").write_bytes(data + f"\\n% copy {{i}}\\n".encode())
+
+        app = QApplication([])
+        app.setStyle("Fusion")
+        paths = app_paths(work / "home")
+        lib = Library(paths)
+        win = MainWindow(lib, paths, Settings())
+        win.resize(1400, 860)
+        win.show()
+
+        class Lag(QObject):
+            def __init__(self):
+                super().__init__()
+                self.gaps = []
+                self.at = []
+                self.last = time.perf_counter()
+                self.timer = QTimer(self)
+                self.timer.setInterval(10)
+                self.timer.timeout.connect(self.on_timer_timeout)
+
+            @Slot()
+            def on_timer_timeout(self):
+                now = time.perf_counter()
+                self.gaps.append((now - self.last) * 1000)
+                self.at.append(self.last)
+                self.last = now
+
+        def spin(ms):
+            loop = QEventLoop()
+            QTimer.singleShot(ms, loop.quit)
+            loop.exec()
+
+        spin(300)
+        gc.collect()
+        freeze_startup_objects()  # as run_gui does once the window is up
+        lag = Lag()
+        lag.timer.start()
+        t = time.perf_counter()
+        win.start_import([str(folder)])
+        while win.import_thread is not None:
+            spin(20)
+        seconds = time.perf_counter() - t
+        done_at = time.perf_counter()
+        spin(200)
+        lag.timer.stop()
+        worst = sorted(zip(lag.gaps, lag.at), reverse=True)[:4]
+        worst = [(round(g), round(a - done_at, 2)) for g, a in worst]
+        gaps = sorted(lag.gaps)
+        report = win.last_report
+        win.shutdown_workers()
+        win.close()
+        lib.close()
+        RESULT = {{
+            "files": {n_files},
+            "imported": len(report.imported),
+            "seconds": seconds,
+            "max_stall_ms": gaps[-1],
+            "p99_gap_ms": gaps[int(len(gaps) * 0.99)],
+            "ticks": len(gaps),
+            "worst": worst,
+        }}
+    """)
+
+
+def make_corpus(path: Path, n: int) -> None:
+    words = [
+        "sparrow",
+        "swift",
+        "redstart",
+        "roof",
+        "garden",
+        "noise",
+        "song",
+        "survey",
+        "colony",
+        "nest",
+        "insect",
+        "park",
+        "city",
+        "glass",
+        "collision",
+        "migration",
+        "hedge",
+        "shrub",
+        "habitat",
+        "census",
+        "breeding",
+        "territory",
+        "volunteer",
+    ]
+    with open(path, "w", encoding="utf-8") as f:
+        for i in range(n):
+            body = " ".join(words[(i * 7 + j * 3) % len(words)] for j in range(220)) + "."
+            sentences = [
+                f"Document {i} reports observation {k}: " + body[k * 40 : k * 40 + 300] + "."
+                for k in range(4)
+            ]
+            f.write(
+                json.dumps({"id": f"d{i}", "title": f"Urban bird note {i:04d}", "text": " ".join(sentences)})
+                + "\n"
+            )
+
+
+def memory(home: Path, docs: int) -> dict[str, float]:
+    """Peak RSS of the GUI process showing a library of ``docs`` documents (and an empty one)."""
+    code = f"""
+        import os, sys, time
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        sys.path.insert(0, {str(ROOT)!r})
+        import paperpilot.ui  # applies the Qt work-arounds before any Qt call
+        from PySide6.QtCore import QEventLoop, QTimer, Qt
+        from PySide6.QtWidgets import QApplication
+        from paperpilot.core.config import Settings
+        from paperpilot.core.library import Library
+        from paperpilot.core.paths import app_paths
+        from paperpilot.ui.main_window import MainWindow
+
+        def spin(ms):
+            loop = QEventLoop()
+            QTimer.singleShot(ms, loop.quit)
+            loop.exec()
+
+        app = QApplication([])
+        app.setStyle("Fusion")
+        paths = app_paths(HOME)
+        lib = Library(paths)
+        t = time.perf_counter()
+        win = MainWindow(lib, paths, Settings())
+        win.resize(1400, 860)
+        win.show()
+        spin(300)
+        shown = time.perf_counter() - t
+        pane = win.library_pane
+        t = time.perf_counter()
+        for col in range(5):
+            pane.proxy.sort(col, Qt.SortOrder.DescendingOrder)
+            spin(10)
+        sort_s = (time.perf_counter() - t) / 5
+        t = time.perf_counter()
+        pane.filter_edit.setText("note 09")
+        filter_s = time.perf_counter() - t
+        t = time.perf_counter()
+        win.refresh_library()
+        refresh_s = time.perf_counter() - t
+        rows = pane.model.rowCount()
+        win.shutdown_workers()
+        win.close()
+        lib.close()
+        RESULT = {{"rows": rows, "window_shown_s": shown, "sort_s": sort_s, "filter_s": filter_s, "refresh_s": refresh_s}}
+    """
+    body = textwrap.dedent(code)
+    empty = run_child(f"HOME = {str(home / 'empty')!r}\n" + body)
+    full = run_child(f"HOME = {str(home / 'full')!r}\n" + body)
+    full["empty_library_peak_rss_mb"] = empty["peak_rss_mb"]
+    return full
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--files", type=int, default=200, help="PDFs to import for the stall measurement")
+    ap.add_argument(
+        "--docs", type=int, default=1000, help="documents in the library for the memory measurement"
+    )
+    ap.add_argument("--starts", type=int, default=5, help="cold starts to time")
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="pp-bench-gui-"))
+
+    start_home = work / "start"
+    subprocess.run(
+        [sys.executable, "-m", "paperpilot.cli", "--home", str(start_home), "import", str(SAMPLE)],
+        check=True,
+        capture_output=True,
+    )
+    cold_start(start_home, 1)  # warm the OS file cache: we measure Python + Qt start, not the disk
+    start = cold_start(start_home, args.starts)
+    print(
+        f"cold start to first paint (sample library, {args.starts} runs): median {start['median_s']:.2f} s "
+        f"(min {start['min_s']:.2f}, max {start['max_s']:.2f}); run_gui() to paint {start['run_gui_to_paint_median_s']:.2f} s"
+    )
+
+    stall = import_stall(work / "import", args.files)
+    print(
+        f"import of {stall['files']} PDFs through the window: {stall['imported']} imported in {stall['seconds']:.1f} s; "
+        f"longest event-loop stall {stall['max_stall_ms']:.0f} ms (p99 timer gap {stall['p99_gap_ms']:.0f} ms, "
+        f"{stall['ticks']} ticks of a 10 ms timer); peak RSS {stall['peak_rss_mb']:.0f} MB"
+        f"\n  worst gaps (ms, seconds relative to the end of the import): {stall['worst']}"
+    )
+
+    corpus = work / "corpus.jsonl"
+    make_corpus(corpus, args.docs)
+    mem_home = work / "mem"
+    subprocess.run(
+        [sys.executable, "-m", "paperpilot.cli", "--home", str(mem_home / "full"), "import", str(corpus)],
+        check=True,
+        capture_output=True,
+    )
+    mem = memory(mem_home, args.docs)
+    print(
+        f"memory with {mem['rows']} documents: peak RSS {mem['peak_rss_mb']:.0f} MB "
+        f"(empty library {mem['empty_library_peak_rss_mb']:.0f} MB); window shown in {mem['window_shown_s']:.2f} s, "
+        f"sort {mem['sort_s'] * 1000:.0f} ms, filter {mem['filter_s'] * 1000:.0f} ms, refresh {mem['refresh_s'] * 1000:.0f} ms"
+    )
+    print(f"(work files in {work})")
+
+
+if __name__ == "__main__":
+    main()
