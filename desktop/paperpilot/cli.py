@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import shutil
 import sys
 import textwrap
@@ -56,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
         _common(sp, top=False)
         return sp
 
-    sp = add("import", "import PDF, text, Markdown and JSONL corpus files or folders")
+    sp = add(
+        "import",
+        "import PDF, text, Markdown and JSONL corpus files or folders, and .bib / .ris / CSL-JSON bibliographies",
+    )
     sp.add_argument("paths", nargs="+", metavar="PATH")
     add("list", "list the documents in the library")
     sp = add("search", "full-text search over the library")
@@ -93,12 +97,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
     llm_options(sp)
+    sp = add("cite", "format references for documents, or for the items of a CSL-JSON file")
+    sp.add_argument("doc_ids", type=int, nargs="*", metavar="DOC_ID")
+    sp.add_argument("--style", help="citation style (default: from settings); one of: " + ", ".join(_style_names()))
+    sp.add_argument(
+        "--format",
+        dest="fmt",
+        choices=["text", "html", "bibtex", "ris", "csl-json"],
+        default="text",
+        help="text (default) or html: one entry per line; bibtex, ris, csl-json: that file format",
+    )
+    sp.add_argument("--csl-json", metavar="FILE", help="cite the items of this CSL-JSON array instead of documents")
+    sp.add_argument("--in-text", action="store_true", help="print the in-text citation marker instead")
+    sp = add("export", "export references of documents (default: the whole library) as BibTeX, RIS or CSL-JSON")
+    sp.add_argument("doc_ids", type=int, nargs="*", metavar="DOC_ID")
+    sp.add_argument("--format", dest="fmt", choices=["bibtex", "ris", "csl-json"], default="bibtex")
+    sp.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     sp = add("gui", "open the desktop window (also what `paperpilot` with no command does)")
     sp.add_argument("--screenshot", metavar="FILE.png", help="save a screenshot of the window to FILE and exit")
     sp.add_argument("--ask", metavar="QUESTION", help="with --screenshot: run this question to the end first")
     sp.add_argument("--size", metavar="WxH", help="with --screenshot: window size (default 1400x860)")
     sp.add_argument("--mode", choices=["auto", "quick", "loop"], default="auto", help="mode for --ask")
     return p
+
+
+def _style_names() -> tuple[str, ...]:
+    from .core.citations.styles import STYLE_NAMES
+
+    return STYLE_NAMES
 
 
 # --- output helpers -------------------------------------------------------------------------
@@ -167,12 +193,16 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_OK
     for d in report.imported:
         print(f"imported   #{d.doc_id}  {d.title}  ({d.pages} pages, {d.chunks} chunks)")
+    for d in report.updated:
+        print(f"updated    #{d.doc_id}  {d.title}  (metadata completed from {os.path.basename(d.path)})")
     for path, doc_id in report.duplicates:
         print(f"duplicate  {path}  (already in the library as #{doc_id})")
     for path, reason in report.failed:
         print(f"failed     {path}: {reason}")
+    updated = f", {len(report.updated)} updated" if report.updated else ""
     print(
-        f"\n{len(report.imported)} imported, {len(report.duplicates)} duplicate(s), {len(report.failed)} failed."
+        f"\n{len(report.imported)} imported{updated}, {len(report.duplicates)} duplicate(s), "
+        f"{len(report.failed)} failed."
     )
     return EXIT_OK
 
@@ -470,6 +500,134 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cite_style(args: argparse.Namespace, settings: Settings | None) -> str:
+    names = _style_names()
+    style = args.style or (settings.ui.citation_style if settings is not None else "apa")
+    if style not in names:
+        raise CliError(f"unknown citation style {style!r}; choose one of: {', '.join(names)}")
+    return str(style)
+
+
+def _read_csl_file(path: str) -> list[Any]:
+    from pathlib import Path
+
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise CliError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise CliError(f"{path} cannot be read: {e}") from None
+    from .core.citations.cslio import parse_csl_json
+
+    parsed = parse_csl_json(text)
+    for err in parsed.errors:
+        print(f"warning: {path}:{err.line}: {err.message}", file=sys.stderr)
+    if not parsed.items and parsed.errors:
+        raise CliError(f"{path} holds no usable CSL-JSON item")
+    return list(parsed.items)
+
+
+def cmd_cite(args: argparse.Namespace) -> int:
+    from .core.citations import library_meta as meta
+    from .core.citations.styles import bibliography, get_style
+
+    if args.csl_json and args.doc_ids:
+        raise CliError("give document ids or --csl-json FILE, not both")
+    if not args.csl_json and not args.doc_ids:
+        raise CliError("nothing to cite: give one or more DOC_IDs, or --csl-json FILE")
+    paths = app_paths(args.home)
+    settings = _settings(paths)
+    machine = args.fmt in ("bibtex", "ris", "csl-json")
+    style = "" if machine and not args.in_text else _cite_style(args, settings)
+    ids: list[int | None]
+    if args.csl_json:
+        items = _read_csl_file(args.csl_json)
+        ids = [None] * len(items)
+    else:
+        with Library(paths, settings.imports) as lib:
+            items = meta.items_for_documents(lib, args.doc_ids)
+        ids = list(args.doc_ids)
+    if args.in_text:
+        marker = get_style(style).in_text(items, list(range(1, len(items) + 1)))
+        if args.json:
+            _emit_json({"in_text": marker, "style": style})
+        else:
+            print(marker)
+        return EXIT_OK
+    if machine:
+        content = _export_text(items, args.fmt)
+        if args.json:
+            _emit_json({"format": args.fmt, "content": content})
+        else:
+            sys.stdout.write(content if content.endswith("\n") else content + "\n")
+        return EXIT_OK
+    entries = bibliography(items, style)
+    if args.json:
+        _emit_json(
+            {
+                "style": style,
+                "entries": [
+                    {**({"doc_id": i} if i is not None else {"id": it.id}), "text": e.text, "html": e.html}
+                    for i, it, e in zip(ids, items, entries, strict=True)
+                ],
+            }
+        )
+        return EXIT_OK
+    for e in entries:
+        # One entry per line whatever the entry holds: a stray newline would split it. Only
+        # line breaks go: other whitespace (a style's no-break spaces) is part of the entry.
+        if args.fmt == "html":
+            print(f'<div class="csl-entry">{_one_line(e.html)}</div>')
+        else:
+            print(_one_line(e.text))
+    return EXIT_OK
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
+
+
+def _export_text(items: list[Any], fmt: str) -> str:
+    if fmt == "bibtex":
+        from .core.citations.bibtex import to_bibtex
+
+        return to_bibtex(items)
+    if fmt == "ris":
+        from .core.citations.ris import to_ris
+
+        return to_ris(items)
+    from .core.citations.cslio import to_csl_json
+
+    return to_csl_json(items)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .core.citations.library_meta import items_for_documents
+    from .core.config import atomic_write_text
+
+    with _open(args) as lib:
+        items = items_for_documents(lib, args.doc_ids or None)
+    content = _export_text(items, args.fmt)
+    if args.output:
+        out = Path(args.output)
+        try:
+            atomic_write_text(out, content)
+        except OSError as e:
+            raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+        if args.json:
+            _emit_json({"format": args.fmt, "count": len(items), "path": str(out.resolve())})
+        else:
+            print(f"Wrote {len(items)} reference(s) to {out} ({args.fmt}).", file=sys.stderr)
+        return EXIT_OK
+    if args.json:
+        _emit_json({"format": args.fmt, "count": len(items), "content": content})
+    else:
+        sys.stdout.write(content if content.endswith("\n") or not content else content + "\n")
+    return EXIT_OK
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
     # Imported here so that every other command runs without loading Qt.
     try:
@@ -481,6 +639,8 @@ def cmd_gui(args: argparse.Namespace) -> int:
 
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "ask": cmd_ask,
+    "cite": cmd_cite,
+    "export": cmd_export,
     "eval": cmd_eval,
     "gui": cmd_gui,
     "import": cmd_import,

@@ -281,11 +281,15 @@ def test_copy_answer_puts_html_and_text_on_the_clipboard(qtbot: QtBot, win: Main
     mime = QApplication.clipboard().mimeData()
     assert mime.hasHtml() and mime.hasText()
     assert "text/html" in mime.formats() and "text/plain" in mime.formats()
-    e = result.evidence[0]
-    ref = f"[{e.number}] {e.title}, p. {e.page}" + (f", §{e.section}" if e.section else "")
-    assert ref in mime.text()
-    assert "References" in mime.text()
-    assert result.answer.split("[")[0].strip("- ").strip() in mime.text()
+    # The references are the cited documents in the preferred style (APA by default), once each.
+    cited = {e.doc_id: e.title for e in result.evidence if f"[{e.number}]" in result.answer}
+    text = mime.text()
+    assert "References" in text
+    refs = text.split("\n\nReferences\n", 1)[1].strip().splitlines()
+    assert len(refs) == len(cited)
+    for title in cited.values():
+        assert any(title in r for r in refs)
+    assert result.answer.split("[")[0].strip("- ").strip() in text
     assert "<b>References</b>" in mime.html()
     assert "cite:" not in mime.html()  # links that mean nothing outside PaperPilot are dropped
 

@@ -11,6 +11,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
+from paperpilot.core.citations.model import CslName
 from paperpilot.core.library import Library
 from paperpilot.core.models import DocumentInfo
 from paperpilot.ui.library_model import (
@@ -459,10 +460,11 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     doc = library.all_documents()[0]
 
     def fill_and_accept(dlg: MetadataDialog) -> int:
+        dlg.set_type("article-journal")
         dlg.title_edit.setText("Kestrels on Cathedral Spires")
-        dlg.authors_edit.setPlainText("Rosa Linde\n\nKarl Sommer\n")
+        dlg.authors.set_names([CslName(family="Linde", given="Rosa"), CslName(family="Sommer", given="Karl")])
         dlg.year_spin.setValue(2018)
-        dlg.venue_edit.setText("Raptor Notes")
+        dlg.edits["container_title"].setText("Raptor Notes")
         dlg.doi_edit.setText("https://doi.org/10.5555/kestrel.1")
         dlg.accept()
         return int(dlg.result())
@@ -472,7 +474,8 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     menu = pane.build_context_menu()
     assert menu is not None
     assert [a.text() for a in menu.actions() if a.text()] == [
-        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Copy Citation", "Remove",
+        "Open", "Open File", "Show in Folder", "Edit Metadata…",
+        "Copy Reference", "Copy In-text Citation", "Export Selection…", "Remove",
     ]  # fmt: skip
     next(a for a in menu.actions() if a.text() == "Edit Metadata…").trigger()
 
@@ -485,16 +488,16 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     hits = library.search("cathedral spires", 3)
     assert hits and hits[0].doc_id == doc.doc_id and hits[0].title == "Kestrels on Cathedral Spires"
 
-    next(a for a in pane.build_context_menu().actions() if a.text() == "Copy Citation").trigger()
+    next(a for a in pane.build_context_menu().actions() if a.text() == "Copy Reference").trigger()  # APA
     assert QGuiApplication.clipboard().text() == (
-        "Rosa Linde & Karl Sommer (2018). Kestrels on Cathedral Spires. Raptor Notes. "
+        "Linde, R., & Sommer, K. (2018). Kestrels on Cathedral Spires. Raptor Notes. "
         "https://doi.org/10.5555/kestrel.1"
     )
 
 
 def test_metadata_dialog_rejects_an_empty_title(library: Library, qtbot: Any, tmp_path: Path) -> None:
     library.import_paths(write_text_papers(tmp_path / "in", 1))
-    dlg = MetadataDialog(library.all_documents()[0])
+    dlg = MetadataDialog(library, library.all_documents()[0].doc_id)
     qtbot.addWidget(dlg)
     dlg.title_edit.setText("   ")
     dlg.accept()

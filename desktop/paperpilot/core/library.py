@@ -12,7 +12,7 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,7 +38,10 @@ log = logging.getLogger(__name__)
 PDF_EXT = {".pdf"}
 TEXT_EXT = {".txt", ".md", ".markdown", ".text"}
 CORPUS_EXT = {".jsonl"}
-SUPPORTED_EXT = PDF_EXT | TEXT_EXT | CORPUS_EXT
+# Bibliographies: their entries are merged into matching documents or become metadata-only
+# documents (citations/library_meta.py). A .json file counts only when it holds a CSL-JSON array.
+BIBLIOGRAPHY_EXT = {".bib", ".ris", ".json"}
+SUPPORTED_EXT = PDF_EXT | TEXT_EXT | CORPUS_EXT | BIBLIOGRAPHY_EXT
 # Index commits are batched: at most this long between commits while importing.
 COMMIT_INTERVAL_S = 1.0
 
@@ -66,12 +69,18 @@ class ImportReport:
     duplicates: list[tuple[str, int]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
+    # Existing documents whose metadata a bibliography entry completed (.bib / .ris / CSL-JSON).
+    updated: list[ImportedDoc] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
             "imported": [
                 {"doc_id": d.doc_id, "title": d.title, "pages": d.pages, "chunks": d.chunks, "path": d.path}
                 for d in self.imported
+            ],
+            "updated": [
+                {"doc_id": d.doc_id, "title": d.title, "pages": d.pages, "chunks": d.chunks, "path": d.path}
+                for d in self.updated
             ],
             "duplicates": [{"path": p, "doc_id": i} for p, i in self.duplicates],
             "failed": [{"path": p, "reason": r} for p, r in self.failed],
@@ -104,10 +113,20 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
                 for name in sorted(files):
                     f = Path(root) / name
                     if not name.startswith(".") and f.suffix.lower() in SUPPORTED_EXT:
+                        # A folder of papers may hold any .json (configs, data): only CSL-JSON.
+                        if f.suffix.lower() == ".json" and not _looks_like_csl_json(f):
+                            continue
                         out.append(f)
         else:
             out.append(path)
     return out
+
+
+def _looks_like_csl_json(path: Path) -> bool:
+    # Imported here: library_meta builds on this module.
+    from .citations.library_meta import looks_like_csl_json
+
+    return looks_like_csl_json(path)
 
 
 class Library:
@@ -332,7 +351,7 @@ class Library:
             if ext not in SUPPORTED_EXT:
                 raise ImportFailure(
                     f"Unsupported file type '{ext or path.name}': PaperPilot imports PDF, .txt, .md and "
-                    ".jsonl corpus files.",
+                    ".jsonl corpus files, and .bib, .ris and CSL-JSON bibliographies.",
                     "unsupported",
                 )
             size = path.stat().st_size
@@ -353,6 +372,15 @@ class Library:
                         "unsupported",
                     )
                 self._import_corpus(path, report, cancel)
+                return
+            if ext in BIBLIOGRAPHY_EXT:
+                if ext == ".json" and not _looks_like_csl_json(path):
+                    raise ImportFailure(
+                        "Not a CSL-JSON bibliography: a .json file needs an array of CSL-JSON items "
+                        '([{"type": …, "title": …}, …]).',
+                        "unsupported",
+                    )
+                self._import_bibliography(path, report, cancel)
                 return
             data = path.read_bytes()
         except ImportFailure as e:
@@ -428,6 +456,38 @@ class Library:
             with self._thread_lock:
                 if self._file_lock.is_locked:
                     self._maybe_flush()
+
+    def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
+        from .citations.library_meta import import_bibliography
+
+        src = str(path.resolve())
+        try:
+            bib = import_bibliography(self, path, cancel=cancel)
+        except (ImportFailure, LibraryBusy):
+            raise
+        except Exception as e:  # a parser bug must not end the batch
+            log.exception("import of %s failed", path)
+            report.failed.append((src, f"Unexpected error while reading the bibliography: {e}"))
+            return
+        if bib.cancelled:
+            report.cancelled = True
+        for err in bib.errors:
+            report.failed.append((f"{src}:{err.line}", err.message))
+        for doc_id in bib.created:
+            doc = self.document(doc_id)
+            if doc is not None:
+                report.imported.append(ImportedDoc(doc_id, doc.title, doc.pages, doc.chunks, src))
+        # A document every matching entry left unchanged (a re-import) is reported as a
+        # duplicate, like a re-imported PDF; one that any entry completed, as updated.
+        matches = Counter(doc_id for doc_id, _how in bib.matched)
+        unchanged = Counter(bib.unchanged)
+        for doc_id in matches:
+            if unchanged[doc_id] == matches[doc_id]:
+                report.duplicates.append((src, doc_id))
+                continue
+            doc = self.document(doc_id)
+            if doc is not None:
+                report.updated.append(ImportedDoc(doc_id, doc.title, doc.pages, doc.chunks, src))
 
     def _store_extracted(
         self,

@@ -13,7 +13,8 @@ from typing import Any
 
 from .models import Chunk, DocumentInfo, Metadata, Passage
 
-SCHEMA_VERSION = 1
+# 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -23,6 +24,8 @@ CREATE TABLE IF NOT EXISTS documents (
     file_name   TEXT NOT NULL DEFAULT '',
     source_path TEXT NOT NULL DEFAULT '',
     stored_path TEXT NOT NULL DEFAULT '',
+    -- pdf | text | markdown | corpus | metadata (a bibliography entry without a file: no stored
+    -- file, no pages, one chunk holding its title, authors and abstract).
     kind        TEXT NOT NULL DEFAULT '',
     external_id TEXT NOT NULL DEFAULT '',
     title       TEXT NOT NULL DEFAULT '',
@@ -44,7 +47,10 @@ CREATE TABLE IF NOT EXISTS documents (
     error       TEXT NOT NULL DEFAULT '',
     error_code  TEXT NOT NULL DEFAULT '',
     -- 0 until the chunks are committed to the Tantivy index; recovery re-indexes the rest.
-    indexed     INTEGER NOT NULL DEFAULT 0
+    indexed     INTEGER NOT NULL DEFAULT 0,
+    -- The CSL-JSON item as last saved by the citation layer; '{}' until then (the citation
+    -- layer derives one from the columns above, which stay the source for search and listing).
+    csl         TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
@@ -62,6 +68,11 @@ CREATE TABLE IF NOT EXISTS chunks (
 _DOC_COLUMNS = (
     "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
     "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id"
+)
+
+# Columns the citation layer keeps in step with a document's CSL item (see Store.set_csl).
+_CSL_SYNCED_COLUMNS = frozenset(
+    {"title", "authors", "year", "venue", "doi", "arxiv_id", "abstract", "language"}
 )
 
 
@@ -135,13 +146,28 @@ class Store:
 
     def _check_version(self) -> None:
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-        if row is None:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-            )
-        elif int(row[0]) > SCHEMA_VERSION:
+        if row is not None and int(row[0]) > SCHEMA_VERSION:
             raise StoreError(
                 f"The library was written by a newer PaperPilot (schema {row[0]}); please upgrade."
+            )
+        if row is None or int(row[0]) < SCHEMA_VERSION:
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older database up to SCHEMA_VERSION in one transaction.
+
+        Steps test the actual table shape rather than trusting the version number, and run
+        under BEGIN IMMEDIATE, so two processes opening an old library at once cannot both
+        add the same column.
+        """
+        with self.transaction() as c:
+            cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
+            if "csl" not in cols:  # v1 → v2
+                c.execute("ALTER TABLE documents ADD COLUMN csl TEXT NOT NULL DEFAULT '{}'")
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(SCHEMA_VERSION),),
             )
 
     def close(self) -> None:
@@ -243,7 +269,89 @@ class Store:
         with self.transaction() as c:
             c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
 
+    def add_metadata_document(
+        self,
+        *,
+        sha256: str,
+        source_path: str,
+        file_name: str,
+        metadata: Metadata,
+        csl: str,
+        chunks: Sequence[Chunk],
+    ) -> int:
+        """Insert a metadata-only document (kind 'metadata', no file, 0 pages) in one transaction."""
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO documents (sha256, file_name, source_path, kind, title, authors, year, venue,"
+                " doi, arxiv_id, abstract, language, page_count, chunk_count, added, status, csl)"
+                " VALUES (?,?,?,'metadata',?,?,?,?,?,?,?,?,0,?,?,'ready',?)",
+                (
+                    sha256, file_name, source_path, metadata.title,
+                    json.dumps(metadata.authors, ensure_ascii=False), metadata.year, metadata.venue,
+                    metadata.doi, metadata.arxiv_id, metadata.abstract, metadata.language, len(chunks),
+                    _now(), csl,
+                ),
+            )  # fmt: skip
+            doc_id = int(cur.lastrowid or 0)
+            c.executemany(
+                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
+                ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+            )
+        return doc_id
+
+    def set_csl(
+        self,
+        doc_id: int,
+        csl: str,
+        columns: dict[str, Any] | None = None,
+        replace_chunks: Sequence[Chunk] | None = None,
+    ) -> bool:
+        """Store a document's CSL-JSON and, in the same transaction, its derived columns.
+
+        ``columns`` (title, authors as JSON, year, venue, doi, arxiv_id, abstract, language)
+        are written too, and the document is marked unindexed so that a crash before the
+        index commit is repaired by recovery. ``replace_chunks`` replaces all chunks (for
+        metadata-only documents, whose one chunk is made from the metadata). Returns False
+        when no ready document has that id.
+        """
+        cols = dict(columns or {})
+        unknown = set(cols) - _CSL_SYNCED_COLUMNS
+        if unknown:
+            raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        sets = "".join(f", {k}=?" for k in cols)
+        with self.transaction() as c:
+            cur = c.execute(
+                f"UPDATE documents SET csl=?{sets}, indexed=0 WHERE id=? AND status='ready'",
+                (csl, *cols.values(), doc_id),
+            )
+            if cur.rowcount == 0:
+                return False
+            if replace_chunks is not None:
+                c.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
+                c.executemany(
+                    "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
+                    ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in replace_chunks),
+                )
+                c.execute("UPDATE documents SET chunk_count=? WHERE id=?", (len(replace_chunks), doc_id))
+        return True
+
     # --- reads ------------------------------------------------------------------------------
+
+    def get_csl(self, doc_id: int) -> dict[str, Any]:
+        """The stored CSL-JSON item of a document ({} when none was saved or the id is unknown)."""
+        row = self.conn.execute("SELECT csl FROM documents WHERE id=?", (doc_id,)).fetchone()
+        if row is None:
+            return {}
+        try:
+            data = json.loads(row[0] or "{}")
+        except ValueError:  # hand-edited or damaged: fall back to the columns, never crash
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def kind(self, doc_id: int) -> str:
+        """'pdf', 'text', 'markdown', 'corpus', 'metadata' (no file) … or '' for an unknown id."""
+        row = self.conn.execute("SELECT kind FROM documents WHERE id=?", (doc_id,)).fetchone()
+        return str(row[0]) if row else ""
 
     def find_ready_by_sha(self, sha256: str) -> int | None:
         row = self.conn.execute(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,13 @@ from ..core.agent.events import (
     ToolResult,
 )
 from ..core.agent.report import answer_with_references, format_reference, one_line, status_words
+from ..core.citations.styles import Rendered
 from .i18n import tr
+
+# doc ids in bibliography order → their entries in the preferred style (numbered if numeric).
+ReferenceFormatter = Callable[[list[int]], list[Rendered]]
+# doc ids cited together, their bibliography numbers → the in-text marker ("[1, 3]", "(A, 2020)").
+CitationFormatter = Callable[[list[int], list[int]], str]
 
 MODES: tuple[tuple[str, str], ...] = (("Auto", "auto"), ("Quick", "quick"), ("Deep loop", "loop"))
 
@@ -62,6 +69,66 @@ _ITALIC = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])|(?<![\w_])
 _BULLET = re.compile(r"^\s*[-*•]\s+(.*)$")
 _NUMBERED = re.compile(r"^\s*\d+[.)]\s+(.*)$")
 _HEADING = re.compile(r"^\s*(#{1,6})\s+(.*?)\s*#*\s*$")
+# Adjacent markers ("[2][3]") cite together: after renumbering by document they may be one.
+_CITE_RUN = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\](?:\[\d+(?:\s*[,;]\s*\d+)*\])*")
+
+
+# --- answer citations → bibliography --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CitedDocuments:
+    """An answer's sources as a bibliography: one entry per document, in order of first citation."""
+
+    doc_ids: list[int]  # entry k (1-based) is doc_ids[k - 1]
+    numbers: dict[int, int]  # evidence number → entry number
+
+
+def number_by_document(answer: str, evidence: Sequence[Evidence]) -> CitedDocuments:
+    """Number the documents an answer cites in the order the answer first cites them.
+
+    Evidence numbers are per passage, so two passages of one paper are two numbers; a reference
+    list names the paper once, and both passages' markers point at its single entry. An answer
+    without usable markers lists its verified evidence, in evidence order.
+    """
+    by_number = {e.number: e for e in evidence}
+    order: list[int] = []
+    for m in _CITE.finditer(answer):
+        for part in re.split(r"[,;]", m.group(1)):
+            n = int(part)
+            if n in by_number and n not in order:
+                order.append(n)
+    if not order:
+        order = [e.number for e in sorted(evidence, key=lambda e: e.number) if e.verified]
+    doc_ids: list[int] = []
+    numbers: dict[int, int] = {}
+    for n in order:
+        doc_id = by_number[n].doc_id
+        if doc_id not in doc_ids:
+            doc_ids.append(doc_id)
+        numbers[n] = doc_ids.index(doc_id) + 1
+    return CitedDocuments(doc_ids, numbers)
+
+
+def bracket_marker(doc_ids: list[int], numbers: list[int]) -> str:
+    """``[1, 3]``: the marker when no citation style is at hand."""
+    return "[" + ", ".join(str(n) for n in numbers) + "]"
+
+
+def renumber_citations(answer: str, cited: CitedDocuments, marker: CitationFormatter = bracket_marker) -> str:
+    """The answer with each run of evidence markers replaced by its documents' in-text marker.
+
+    Numbers that are not evidence (a year in brackets, a model's slip) are left as written.
+    """
+
+    def replace(m: re.Match[str]) -> str:
+        evidence_numbers = [int(x) for x in re.findall(r"\d+", m.group(0))]
+        entries = sorted({cited.numbers[n] for n in evidence_numbers if n in cited.numbers})
+        if not entries:
+            return m.group(0)
+        return marker([cited.doc_ids[k - 1] for k in entries], entries)
+
+    return _CITE_RUN.sub(replace, answer)
 
 
 def _inline(text: str, cite_numbers: set[int] | None) -> str:
@@ -203,6 +270,8 @@ class ChatPane(QWidget):
         self._running = False
         self._asked: str | None = None  # the question whose ask_requested awaits set_running(True)
         self._last_result: Result | None = None
+        self._format_references: ReferenceFormatter | None = None
+        self._format_citation: CitationFormatter | None = None
 
         self.conversation = QTextBrowser(self)
         self.conversation.setObjectName("conversation")
@@ -342,12 +411,54 @@ class ChatPane(QWidget):
         ex.error = message or "The run failed."
         self._render()
 
+    def set_reference_formatter(
+        self, references: ReferenceFormatter | None, citation: CitationFormatter | None = None
+    ) -> None:
+        """How "copy answer" formats its sources: bibliography entries and in-text markers in
+        the preferred style. Without one, sources are listed as ``[n] Title, p. 3``."""
+        self._format_references = references
+        self._format_citation = citation
+
     def copy_answer(self) -> None:
-        """Put the last answer with its numbered references on the clipboard, as HTML and text."""
+        """Put the last answer with its references on the clipboard, as HTML and text."""
         result = self._last_result
         if result is None or not result.answer.strip():
             self.progress_label.setText(tr("There is no answer to copy yet."))
             return
+        note = tr("Copied the answer and its references.")
+        mime: QMimeData | None = None
+        if self._format_references is not None and result.evidence:
+            try:
+                mime = self._styled_answer_mime(result, self._format_references)
+            except Exception as e:  # a document removed since the answer, a style bug …
+                # The answer is still worth copying; say why its references look plain.
+                note = tr("Copied the answer; its references could not be formatted ({reason}).").format(
+                    reason=e
+                )
+        if mime is None:
+            mime = self._simple_answer_mime(result)
+        QApplication.clipboard().setMimeData(mime)
+        if not self._running:
+            self.progress_label.setText(note)
+            QTimer.singleShot(4000, self._clear_transient_note)
+
+    def _styled_answer_mime(self, result: Result, references: ReferenceFormatter) -> QMimeData:
+        cited = number_by_document(result.answer, result.evidence)
+        entries = references(cited.doc_ids) if cited.doc_ids else []
+        answer = renumber_citations(result.answer, cited, self._format_citation or bracket_marker)
+        heading = tr("References")
+        body = markdown_to_html(answer, None)
+        if entries:
+            body += f"\n<p><b>{html.escape(heading)}</b></p>\n" + "".join(f"<p>{r.html}</p>" for r in entries)
+        text = answer.strip()
+        if entries:
+            text += f"\n\n{heading}\n" + "\n".join(r.text for r in entries)
+        mime = QMimeData()
+        mime.setHtml(f"<html><body>{body}</body></html>")
+        mime.setText(text + "\n")
+        return mime
+
+    def _simple_answer_mime(self, result: Result) -> QMimeData:
         body = markdown_to_html(result.answer, None)
         if result.evidence:
             refs = "".join(f"<p>{html.escape(format_reference(e), quote=False)}</p>" for e in result.evidence)
@@ -355,10 +466,7 @@ class ChatPane(QWidget):
         mime = QMimeData()
         mime.setHtml(f"<html><body>{body}</body></html>")
         mime.setText(answer_with_references(result))
-        QApplication.clipboard().setMimeData(mime)
-        if not self._running:
-            self.progress_label.setText(tr("Copied the answer and its references."))
-            QTimer.singleShot(4000, self._clear_transient_note)
+        return mime
 
     def focus_input(self) -> None:
         self.input.setFocus(Qt.FocusReason.ShortcutFocusReason)

@@ -1,51 +1,80 @@
 """The library pane: the document table with its filter, the first-run welcome view, and
-the per-document actions (open, edit metadata, remove, retry, copy citation)."""
+the per-document actions (open, edit metadata, remove, retry, copy references and in-text
+citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
 
 from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
     QMessageBox,
-    QPlainTextEdit,
     QPushButton,
     QSizePolicy,
-    QSpinBox,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from ..core.citations.library_meta import ExportFormat, export_items, format_references, in_text
+from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
+from ..core.config import atomic_write_text
 from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.metadata_edit import MAX_YEAR, clean_fields, update_metadata
 from ..core.models import DocumentInfo
 from .document_viewer import DocumentViewer
 from .i18n import tr
 from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
+from .metadata_dialog import MetadataDialog
 from .resources import app_icon, is_sample_path, sample_questions
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
 MAX_SUGGESTIONS = 3
+DEFAULT_STYLE = "apa"
+
+# (format for export_items, file dialog filter, suffix). The first is the default.
+EXPORT_FORMATS: tuple[tuple[ExportFormat, str, str], ...] = (
+    ("bibtex", "BibTeX (*.bib)", ".bib"),
+    ("ris", "RIS (*.ris)", ".ris"),
+    ("csl-json", "CSL-JSON (*.json)", ".json"),
+)
+
+__all__ = ["EXPORT_FORMATS", "LibraryPane", "MetadataDialog", "plain_citation", "references_mime"]
+
+
+def references_mime(refs: list[Rendered]) -> QMimeData:
+    """References for the clipboard: HTML (keeps the style's italics in Word and mail) and text."""
+    mime = QMimeData()
+    mime.setHtml("<html><body>" + "".join(f"<p>{r.html}</p>" for r in refs) + "</body></html>")
+    mime.setText("\n".join(r.text for r in refs))
+    return mime
+
+
+def export_format_for(path: Path, chosen_filter: str) -> tuple[ExportFormat, Path]:
+    """The export format and final path: a suffix the user typed wins, else the chosen filter."""
+    for fmt, _flt, suffix in EXPORT_FORMATS:
+        if path.suffix.lower() == suffix:
+            return fmt, path
+    for fmt, flt, suffix in EXPORT_FORMATS:
+        if flt == chosen_filter:
+            return fmt, path.with_name(path.name + suffix) if path.suffix else path.with_suffix(suffix)
+    fmt, _flt, suffix = EXPORT_FORMATS[0]
+    return fmt, path.with_name(path.name + suffix) if path.suffix else path.with_suffix(suffix)
 
 
 def plain_citation(doc: DocumentInfo) -> str:
-    """``Authors (Year). Title. Venue.`` — a neutral stand-in until citation styles exist."""
+    """``Authors (Year). Title. Venue.`` — a style-free line from the document's columns."""
     year = str(doc.year) if doc.year else "n.d."
     title = doc.title.rstrip(".")
     if doc.authors:
@@ -63,73 +92,17 @@ def plain_citation(doc: DocumentInfo) -> str:
     return text
 
 
-class MetadataDialog(QDialog):
-    """Title, authors (one per line), year, venue and DOI of one document."""
-
-    def __init__(self, doc: DocumentInfo, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(tr("Edit Metadata"))
-        self.setMinimumWidth(460)
-        self.title_edit = QLineEdit(doc.title, self)
-        self.authors_edit = QPlainTextEdit("\n".join(doc.authors), self)
-        self.authors_edit.setPlaceholderText(tr("One author per line"))
-        self.authors_edit.setTabChangesFocus(True)
-        self.authors_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 5 + 12)
-        self.year_spin = QSpinBox(self)
-        self.year_spin.setRange(0, MAX_YEAR)
-        self.year_spin.setSpecialValueText("—")  # 0 shows as "no year"
-        self.year_spin.setValue(doc.year or 0)
-        self.venue_edit = QLineEdit(doc.venue, self)
-        self.doi_edit = QLineEdit(doc.doi, self)
-        self.doi_edit.setPlaceholderText("10.xxxx/…")
-        self.error_label = QLabel(self)
-        self.error_label.setWordWrap(True)
-        self.error_label.setVisible(False)
-        form = QFormLayout()
-        form.addRow("&Title:", self.title_edit)
-        form.addRow("&Authors:", self.authors_edit)
-        form.addRow("&Year:", self.year_spin)
-        form.addRow("&Venue:", self.venue_edit)
-        form.addRow("&DOI:", self.doi_edit)
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        lay = QVBoxLayout(self)
-        lay.addLayout(form)
-        lay.addWidget(self.error_label)
-        lay.addWidget(buttons)
-
-    def values(self) -> dict[str, Any]:
-        return {
-            "title": self.title_edit.text(),
-            "authors": [a for a in self.authors_edit.toPlainText().splitlines() if a.strip()],
-            "year": self.year_spin.value() or None,
-            "venue": self.venue_edit.text(),
-            "doi": self.doi_edit.text(),
-        }
-
-    def accept(self) -> None:
-        try:
-            clean_fields(self.values())
-        except ValueError as e:
-            # Keep the dialog open with the user's input rather than losing it to an error box.
-            self.error_label.setText(str(e))
-            self.error_label.setVisible(True)
-            return
-        super().accept()
-
-
 class LibraryPane(QWidget):
     import_requested = Signal(list)  # paths (str) to import
     sample_requested = Signal()
     library_changed = Signal()
     example_question = Signal(str)
+    message = Signal(str)  # a short note for the status bar ("Copied 2 references …")
 
     def __init__(self, library: Library, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.library = library
+        self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}
         self._questions = sample_questions()
         self._pending_question = ""
@@ -457,10 +430,12 @@ class LibraryPane(QWidget):
             menu.addAction(tr("Edit Metadata…"), self.on_menu_edit_metadata_triggered)
             menu.addSeparator()
         if ready:
+            one = len(ready) == 1
+            menu.addAction(tr("Copy Reference") if one else tr("Copy References"), self.copy_references)
             menu.addAction(
-                tr("Copy Citation") if len(ready) == 1 else tr("Copy Citations"),
-                self.on_menu_copy_citation_triggered,
+                tr("Copy In-text Citation") if one else tr("Copy In-text Citations"), self.copy_in_text
             )
+            menu.addAction(tr("Export Selection…"), self.export_selection)
         if failed:
             menu.addAction(tr("Retry Import"), self.on_menu_retry_triggered)
         menu.addSeparator()
@@ -505,12 +480,6 @@ class LibraryPane(QWidget):
             self.edit_metadata(doc.doc_id)
 
     @Slot()
-    def on_menu_copy_citation_triggered(self) -> None:
-        docs = [d for d in self.selected_documents() if d.status == "ready"]
-        if docs:
-            QGuiApplication.clipboard().setText("\n".join(plain_citation(d) for d in docs))
-
-    @Slot()
     def on_menu_retry_triggered(self) -> None:
         self.retry_documents([d for d in self.selected_documents() if d.status != "ready"])
 
@@ -522,27 +491,116 @@ class LibraryPane(QWidget):
     # --- actions ------------------------------------------------------------------------------
 
     def edit_metadata(self, doc_id: int) -> bool:
-        """Show the metadata dialog; True when the document was changed."""
-        doc = self.library.document(doc_id)
-        if doc is None:
+        """Show the metadata editor (it saves on its own); True when the document was changed."""
+        if self.library.document(doc_id) is None:
             return False
-        dlg = MetadataDialog(doc, self)
+        try:
+            dlg = MetadataDialog(self.library, doc_id, self, style=self._citation_style)
+        except (LibraryError, LibraryBusy, ValueError) as e:
+            QMessageBox.warning(self, tr("Edit Metadata"), str(e))
+            return False
         try:
             if dlg.exec() != QDialog.DialogCode.Accepted:
                 return False
-            values = dlg.values()
         finally:
             dlg.deleteLater()
-        try:
-            update_metadata(self.library, doc_id, **values)
-        except (ValueError, LibraryError, LibraryBusy) as e:
-            QMessageBox.warning(self, tr("Edit Metadata"), str(e))
-            return False
+        doc = self.library.document(doc_id)
         viewer = self.viewers.get(doc_id)
-        if viewer is not None and shiboken6.isValid(viewer):
-            viewer.setWindowTitle(f"{values['title']} — PaperPilot")
+        if doc is not None and viewer is not None and shiboken6.isValid(viewer):
+            viewer.setWindowTitle(f"{doc.title} — PaperPilot")
         self.library_changed.emit()
         return True
+
+    # --- citations ----------------------------------------------------------------------------
+
+    def set_citation_style(self, name: str) -> None:
+        """The style for copied references and the metadata preview; unknown names mean APA."""
+        self._citation_style = name if name in STYLE_NAMES else DEFAULT_STYLE
+
+    def citation_style(self) -> str:
+        return self._citation_style
+
+    def citable_ids(self) -> list[int]:
+        """The selected documents that have metadata to cite (failed imports have none)."""
+        return [d.doc_id for d in self.selected_documents() if d.status == "ready"]
+
+    def _style_label(self) -> str:
+        try:
+            return get_style(self._citation_style).label
+        except Exception:  # a broken style module must not stop the copy from reporting
+            return self._citation_style
+
+    @Slot()
+    def copy_references(self) -> None:
+        """The selected documents' references in the preferred style, as HTML and plain text."""
+        ids = self.citable_ids()
+        if not ids:
+            self.message.emit(tr("Select the documents to cite in the library first."))
+            return
+        try:
+            refs = format_references(self.library, ids, self._citation_style)
+        except (LibraryError, LibraryBusy, ValueError) as e:
+            QMessageBox.warning(self, tr("Copy References"), str(e))
+            return
+        QGuiApplication.clipboard().setMimeData(references_mime(refs))
+        self.message.emit(
+            tr("Copied {n} reference(s) in {style}.").format(n=len(refs), style=self._style_label())
+        )
+
+    @Slot()
+    def copy_in_text(self) -> None:
+        """The in-text citation of the selected documents ([1, 2] or (Author, 2020; …))."""
+        ids = self.citable_ids()
+        if not ids:
+            self.message.emit(tr("Select the documents to cite in the library first."))
+            return
+        try:
+            text = in_text(self.library, ids, self._citation_style)
+        except (LibraryError, LibraryBusy, ValueError) as e:
+            QMessageBox.warning(self, tr("Copy In-text Citations"), str(e))
+            return
+        QGuiApplication.clipboard().setText(text)
+        self.message.emit(tr("Copied the in-text citation {text}.").format(text=text))
+
+    @Slot()
+    def export_selection(self) -> None:
+        ids = self.citable_ids()
+        if not ids:
+            self.message.emit(tr("Select the documents to export in the library first."))
+            return
+        self._export(ids, tr("Export Selection"), "references")
+
+    @Slot()
+    def export_library(self) -> None:
+        if not any(d.status == "ready" for d in self.model.documents()):
+            self.message.emit(tr("The library has no documents to export yet."))
+            return
+        self._export(None, tr("Export Library"), "library")
+
+    def _export(self, doc_ids: list[int] | None, title: str, stem: str) -> Path | None:
+        name, chosen = QFileDialog.getSaveFileName(
+            self, title, str(Path.home() / f"{stem}.bib"), ";;".join(f for _, f, _ in EXPORT_FORMATS)
+        )
+        if not name:
+            return None
+        fmt, path = export_format_for(Path(name), chosen)
+        try:
+            atomic_write_text(path, export_items(self.library, doc_ids, fmt))
+        except OSError as e:
+            QMessageBox.warning(
+                self, title, tr("Could not write {path}: {reason}").format(path=path, reason=e.strerror or e)
+            )
+            return None
+        except (LibraryError, LibraryBusy, ValueError) as e:
+            QMessageBox.warning(self, title, str(e))
+            return None
+        n = (
+            len(doc_ids)
+            if doc_ids is not None
+            else sum(1 for d in self.model.documents() if d.status == "ready")
+        )
+        self.message.emit(tr("Exported {n} reference(s) to {path}.").format(n=n, path=path))
+        return path
 
     @Slot()
     def remove_selected(self) -> None:

@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core.agent.loop import AgentOptions
+from ..core.citations.library_meta import format_references, in_text
+from ..core.citations.styles import Rendered
 from ..core.config import Settings, save_settings
 from ..core.library import ImportReport, Library
 from ..core.paths import AppPaths
@@ -31,6 +33,7 @@ from .chat_pane import ChatPane
 from .i18n import tr
 from .inspector import InspectorPane
 from .library_pane import LibraryPane
+from .metadata_dialog import stop_lookups
 from .policies import make_policy
 from .workers import AgentWorker, ImportWorker, WorkerThread
 
@@ -50,6 +53,7 @@ class MainWindow(QMainWindow):
         self.resize(1400, 860)
 
         self.library_pane = LibraryPane(library, self)
+        self.library_pane.set_citation_style(settings.ui.citation_style)
         self.chat_pane = ChatPane(self)
         self.inspector = InspectorPane(self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -105,14 +109,19 @@ class MainWindow(QMainWindow):
         self.import_folder_action = self._action(tr("Import &Folder…"), self.on_import_folder_triggered, "Ctrl+Shift+O")
         file_menu.addActions([self.import_files_action, self.import_folder_action])
         file_menu.addSeparator()
+        self.export_library_action = self._action(tr("Export &Library…"), self.library_pane.export_library)
+        self.export_selection_action = self._action(tr("Export &Selection…"), self.library_pane.export_selection)
+        file_menu.addActions([self.export_library_action, self.export_selection_action])
         self.export_trace_action = self._action(tr("Export &Trace…"), self.inspector.export_trace, "Ctrl+Shift+T")
         file_menu.addAction(self.export_trace_action)
         file_menu.addSeparator()
         file_menu.addAction(self._action(tr("&Quit"), self.close, QKeySequence.StandardKey.Quit))
 
         edit = mb.addMenu(tr("&Edit"))
-        self.copy_answer_action = self._action(tr("&Copy Answer with References"), self.chat_pane.copy_answer, "Ctrl+Shift+C")
-        edit.addAction(self.copy_answer_action)
+        self.copy_references_action = self._action(tr("Copy &References"), self.library_pane.copy_references, "Ctrl+Shift+C")
+        self.copy_in_text_action = self._action(tr("Copy &In-text Citations"), self.library_pane.copy_in_text, "Ctrl+Shift+A")
+        self.copy_answer_action = self._action(tr("&Copy Answer with References"), self.chat_pane.copy_answer, "Ctrl+Alt+C")
+        edit.addActions([self.copy_references_action, self.copy_in_text_action, self.copy_answer_action])
         edit.addAction(self._action(tr("&Find in Library"), self.library_pane.focus_filter, QKeySequence.StandardKey.Find))
         edit.addSeparator()
         edit.addAction(self._action(tr("&Settings…"), self.on_settings_triggered, QKeySequence.StandardKey.Preferences))
@@ -140,6 +149,8 @@ class MainWindow(QMainWindow):
         self.library_pane.sample_requested.connect(self.on_sample_requested)
         self.library_pane.library_changed.connect(self.refresh_library)
         self.library_pane.example_question.connect(self.chat_pane.ask_example)
+        self.library_pane.message.connect(self.on_library_pane_message)
+        self.chat_pane.set_reference_formatter(self.format_references, self.format_citation)
         self.chat_pane.ask_requested.connect(self.on_chat_ask_requested)
         self.chat_pane.stop_requested.connect(self.on_chat_stop_requested)
         self.chat_pane.citation_clicked.connect(self.inspector.select_evidence)
@@ -167,6 +178,19 @@ class MainWindow(QMainWindow):
         self.library_pane.refresh()
         docs, chunks = self.library.counts()
         self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+
+    @Slot(str)
+    def on_library_pane_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 6000)
+
+    def format_references(self, doc_ids: list[int]) -> list[Rendered]:
+        """Bibliography entries for ``doc_ids`` in the preferred style (the chat pane's answers)."""
+        return format_references(self.library, doc_ids, self.library_pane.citation_style())
+
+    def format_citation(self, doc_ids: list[int], numbers: list[int]) -> str:
+        """The in-text marker citing ``doc_ids``, which are entries ``numbers`` of an answer's
+        own bibliography (so numeric styles print those numbers, not 1, 2 …)."""
+        return in_text(self.library, doc_ids, self.library_pane.citation_style(), numbers)
 
     def update_model_label(self) -> None:
         llm = self.settings.llm
@@ -339,6 +363,7 @@ class MainWindow(QMainWindow):
             self.settings = dlg.result_settings()
             save_settings(self.settings, self.paths.settings_file)
             self.library.settings = self.settings.imports  # new chunk size applies to the next import
+            self.library_pane.set_citation_style(self.settings.ui.citation_style)
             self.update_model_label()
 
     @Slot()
@@ -372,6 +397,7 @@ class MainWindow(QMainWindow):
                 thread.stop(10_000)
         self.agent_thread = None
         self.import_thread = None
+        stop_lookups()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_geometry()

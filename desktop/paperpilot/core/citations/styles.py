@@ -1,0 +1,75 @@
+"""The style registry: every reference style renders an item to plain text and to HTML."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from .model import CslItem
+
+
+@dataclass(frozen=True)
+class Rendered:
+    text: str  # plain text, exactly what a style manual prints (no leading label)
+    html: str  # the same with <i>…</i> where the style italicises; HTML-escaped
+
+
+class Style(Protocol):
+    name: str  # e.g. "apa", "gbt7714-2015-numeric"
+    label: str  # for menus: "APA 7th edition"
+    numeric: bool  # references are numbered [1], [2] … in citation order
+
+    def entry(self, item: CslItem) -> Rendered:
+        """The bibliography entry for one item, without its number/label."""
+        ...
+
+    def in_text(self, items: Sequence[CslItem], numbers: Sequence[int]) -> str:
+        """The in-text marker citing ``items`` (numbers are their positions, 1-based)."""
+        ...
+
+
+STYLES: dict[str, Style] = {}
+STYLE_NAMES = (
+    "gbt7714-2015-numeric",
+    "gbt7714-2015-author-date",
+    "apa",
+    "mla",
+    "ieee",
+    "chicago-author-date",
+)
+
+
+def register(style: Style) -> Style:
+    STYLES[style.name] = style
+    return style
+
+
+def get_style(name: str) -> Style:
+    _load_builtin()
+    try:
+        return STYLES[name]
+    except KeyError:
+        raise ValueError(f"unknown citation style {name!r}; choose one of {', '.join(STYLE_NAMES)}") from None
+
+
+def bibliography(items: Sequence[CslItem], style_name: str) -> list[Rendered]:
+    """Entries in the given order; numeric styles prefix "[n] " (the list is the numbering)."""
+    style = get_style(style_name)
+    # A style that needs the whole list (author-date year suffixes: 2024a, 2024b) renders it
+    # at once; the others entry by entry.
+    whole = getattr(style, "entries", None)
+    rendered = list(whole(list(items))) if callable(whole) else [style.entry(item) for item in items]
+    out = []
+    for n, r in enumerate(rendered, 1):
+        if style.numeric:
+            r = Rendered(f"[{n}] {r.text}", f"[{n}] {r.html}")
+        out.append(r)
+    return out
+
+
+def _load_builtin() -> None:
+    if len(STYLES) >= len(STYLE_NAMES):
+        return
+    # Importing the style modules registers them.
+    from . import gbt7714, western  # noqa: F401
