@@ -202,7 +202,7 @@ class MainWindow(QMainWindow):
     @Slot()
     def on_import_files_triggered(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Import papers", str(Path.home()), "Papers (*.pdf *.txt *.md *.markdown *.jsonl);;All files (*)"
+            self, "Import papers", str(Path.home()), "Papers and bibliographies (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;All files (*)"
         )
         if files:
             self.start_import(files)
@@ -251,6 +251,7 @@ class MainWindow(QMainWindow):
         self.last_report = report
         summary = (
             f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s) · {len(report.failed)} failed"
+            + (f" · {len(report.updated)} updated from bibliography" if report.updated else "")
             + (" · cancelled" if report.cancelled else "")
         )
         self.task_label.setText(summary)
