@@ -180,9 +180,8 @@ def test_cite_keys_are_stable_and_unique() -> None:
     assert cite_key(item("adams")) == "adams2023multi"  # "A" is not a significant word
     assert cite_key(item("who")) == "worldcoronavirus"  # no year: nothing in its place
     assert cite_key(item("handbook")) == "rossi2021handbook"  # editors when there is no author
-    assert cite_key(
-        item_from_csl({"id": "o", "author": [{"family": "Ødegård"}], "title": "The art of war"})
-    ) == ("odegard" + "art")
+    undated = item_from_csl({"id": "o", "author": [{"family": "Ødegård"}], "title": "The art of war"})
+    assert cite_key(undated) == "odegardart"  # "Ø" folds to "o"; "The" and "of" are skipped
     # Chinese names fold to nothing: "item" + year + a hash of the title, identical every time.
     zhang = cite_key(item("zhang"))
     assert re.fullmatch(r"item2002[0-9a-f]{6}", zhang) and zhang == cite_key(item("zhang"))
