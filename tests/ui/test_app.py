@@ -114,3 +114,23 @@ def test_plain_paperpilot_without_a_display_explains_instead_of_hanging(paperpil
     r = run_cli([], env, timeout=60)
     assert r.returncode == 1
     assert "no display" in r.stderr and "--screenshot" in r.stderr
+
+
+def test_quitting_after_a_copy_does_not_crash(tmp_path: Path) -> None:
+    """Rich-text copies go through a Qt-made QMimeData: a Python-made one on the clipboard
+    segfaults the process when it quits (PySide6 frees it after the interpreter is gone)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import paperpilot.ui\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from paperpilot.ui.qtcompat import new_mime_data\n"
+        "app = QApplication([])\n"
+        "m = new_mime_data(); m.setText('[1] A. Title.'); m.setHtml('<i>Title</i>')\n"
+        "QApplication.clipboard().setMimeData(m)\n"
+        "assert QApplication.clipboard().mimeData().html() == '<i>Title</i>'\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
