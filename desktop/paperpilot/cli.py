@@ -89,7 +89,27 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("question", nargs="+")
     sp.add_argument("--mode", choices=["auto", "quick", "loop"])
     sp.add_argument("--trace", metavar="FILE.jsonl", help="write every trace event to FILE as JSON lines")
+    sp.add_argument(
+        "--conversation",
+        metavar="ID|new",
+        help="continue conversation ID (follow-up questions are understood in its context) or start a new one",
+    )
     llm_options(sp)
+    sp = add("conversations", "list, search, export, rename or delete saved conversations")
+    sp.add_argument("--search", metavar="TEXT", help="only conversations whose title, questions or answers hold TEXT")
+    sp.add_argument("--export", metavar="ID", help="print conversation ID as Markdown (with formatted references)")
+    sp.add_argument("-o", "--output", metavar="FILE", help="with --export: write the Markdown to FILE")
+    sp.add_argument("--style", help="with --export: citation style (default: from the research profile)")
+    sp.add_argument("--delete", metavar="ID", help="delete conversation ID")
+    sp.add_argument("--rename", nargs=2, metavar=("ID", "TITLE"), help="rename conversation ID")
+    sp = add("profile", "show or change the research profile (fields, keywords, answer language …)")
+    sp.add_argument("action", choices=["show", "set"])
+    sp.add_argument("key", nargs="?", help="with set: " + ", ".join(_profile_keys()))
+    sp.add_argument("value", nargs="?", help="with set: lists comma-separated; keywords as term=syn1,syn2")
+    sp = add("notes", "show or set the Markdown note on a document, or search the notes")
+    sp.add_argument("doc_id", type=int, nargs="?", metavar="DOC_ID")
+    sp.add_argument("--set", dest="set_text", metavar="TEXT", help="replace the note with TEXT ('' deletes it)")
+    sp.add_argument("--search", metavar="TEXT", help="search every note for TEXT")
     sp = add("eval", "evaluate the agent on an IRCoT-style HotpotQA file")
     sp.add_argument("dataset", metavar="DATASET.jsonl")
     sp.add_argument(
@@ -119,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--size", metavar="WxH", help="with --screenshot: window size (default 1400x860)")
     sp.add_argument("--mode", choices=["auto", "quick", "loop"], default="auto", help="mode for --ask")
     return p
+
+
+def _profile_keys() -> tuple[str, ...]:
+    from .core.profile import PROFILE_KEYS
+
+    return PROFILE_KEYS
 
 
 def _style_names() -> tuple[str, ...]:
@@ -373,12 +399,12 @@ def _policy_name(args: argparse.Namespace, settings: Settings) -> str:
     return "llm" if (settings.llm.enabled or args.model or args.base_url) else "offline"
 
 
-def _make_policy(name: str, args: argparse.Namespace, settings: Settings) -> Any:
+def _make_policy(name: str, args: argparse.Namespace, settings: Settings, answer_language: str = "same") -> Any:
     if name == "llm":
         from .core.agent.llm_policy import LLMPolicy
         from .core.llm import LLMClient
 
-        return LLMPolicy(LLMClient(_llm_config(args, settings)))
+        return LLMPolicy(LLMClient(_llm_config(args, settings)), answer_language=answer_language)
     from .core.agent.offline import OfflinePolicy
 
     return OfflinePolicy()
@@ -414,36 +440,89 @@ def _trace_line(ev: Any) -> str | None:
     return None
 
 
+def _profile(paths: AppPaths) -> Any:
+    from .core.profile import load_profile
+
+    profile, warning = load_profile(paths)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return profile
+
+
+def _conversations(paths: AppPaths) -> Any:
+    from .core.conversations import ConversationError, ConversationStore
+
+    try:
+        return ConversationStore(paths)
+    except ConversationError as e:
+        raise CliError(str(e)) from None
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
+    from pydantic import BaseModel
+
     from .core.agent.events import Finished, Result
+    from .core.agent.followup import Rewrite, rewrite_followup
     from .core.agent.loop import AgentOptions, run_agent
+    from .core.profile import expansion_terms
 
     question = " ".join(args.question)
     paths = app_paths(args.home)
     settings = _settings(paths)
-    policy = _make_policy(_policy_name(args, settings), args, settings)
-    options = AgentOptions(
-        max_rounds=args.max_rounds or settings.agent.max_rounds, mode=args.mode or settings.agent.mode
-    )
-    show_trace = not args.json and sys.stderr.isatty()
-    result: Result | None = None
-    trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
+    profile = _profile(paths)
+    policy_name = _policy_name(args, settings)
+    policy = _make_policy(policy_name, args, settings, profile.answer_language)
+    store = _conversations(paths) if args.conversation else None
+    conversation_id: str | None = None
+    rewrite = Rewrite(standalone=" ".join(question.split()))
     try:
-        with Library(paths, settings.imports) as lib:
-            for ev in run_agent(question, lib, policy, options):
-                if trace_file is not None:
-                    trace_file.write(ev.model_dump_json() + "\n")
-                if show_trace and (line := _trace_line(ev)):
-                    print(line, file=sys.stderr)
-                if isinstance(ev, Finished):
-                    result = ev.result
+        if store is not None:
+            if args.conversation == "new":
+                conversation_id = store.create().id
+            else:
+                if store.get(args.conversation) is None:
+                    raise CliError(f"no conversation with id {args.conversation!r} (see: paperpilot conversations)")
+                conversation_id = args.conversation
+                history = store.turns(args.conversation, with_events=False)
+                client = getattr(policy, "client", None)
+                rewrite = rewrite_followup(question, history, policy_name, client)
+        options = AgentOptions(
+            max_rounds=args.max_rounds or settings.agent.max_rounds,
+            mode=args.mode or settings.agent.mode,
+            profile_terms=expansion_terms(profile, rewrite.standalone),
+            prior_evidence=rewrite.reused_evidence,
+            rewritten_from=question if rewrite.is_followup else None,
+        )
+        show_trace = not args.json and sys.stderr.isatty()
+        result: Result | None = None
+        events: list[BaseModel] = []
+        trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
+        try:
+            with Library(paths, settings.imports) as lib:
+                for ev in run_agent(rewrite.standalone, lib, policy, options):
+                    events.append(ev)
+                    if trace_file is not None:
+                        trace_file.write(ev.model_dump_json() + "\n")
+                    if show_trace and (line := _trace_line(ev)):
+                        print(line, file=sys.stderr)
+                    if isinstance(ev, Finished):
+                        result = ev.result
+        finally:
+            if trace_file is not None:
+                trace_file.close()
+        assert result is not None
+        if store is not None and conversation_id is not None:
+            store.add_turn(conversation_id, question, rewrite.standalone, result, events)
     finally:
-        if trace_file is not None:
-            trace_file.close()
-    assert result is not None
+        if store is not None:
+            store.close()
     if args.json:
-        _emit_json(result.to_cli_json())
+        _emit_json(
+            {**result.to_cli_json(), "conversation_id": conversation_id, "standalone_question": rewrite.standalone}
+        )
         return EXIT_OK
+    if rewrite.is_followup and rewrite.standalone != question.strip():
+        print(f"(understood as: {rewrite.standalone})")
     w = _width()
     print(f"{_STATUS_WORDS.get(result.status.value, result.status.value)} · confidence {result.confidence:.2f} · "
           f"{result.steps} round(s) · {result.seconds:.2f} s · {result.mode}/{result.policy}")  # fmt: skip
@@ -461,7 +540,148 @@ def cmd_ask(args: argparse.Namespace) -> int:
             print(f"  - {m}")
     if result.error:
         print(f"\nerror: {result.error}", file=sys.stderr)
+    if conversation_id is not None:
+        print(f"\nconversation: {conversation_id}  (continue with --conversation {conversation_id})")
     return EXIT_OK if result.status.value != "failed" else EXIT_ERROR
+
+
+def cmd_conversations(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .core.config import atomic_write_text
+    from .core.conversations import ConversationError
+
+    paths = app_paths(args.home)
+    store = _conversations(paths)
+    try:
+        if args.delete:
+            store.delete(args.delete)
+            if args.json:
+                _emit_json({"deleted": args.delete})
+            else:
+                print(f"deleted conversation {args.delete}")
+            return EXIT_OK
+        if args.rename:
+            cid, title = args.rename
+            store.rename(cid, title)
+            conv = store.get(cid)
+            assert conv is not None
+            if args.json:
+                _emit_json({"id": conv.id, "title": conv.title})
+            else:
+                print(f"renamed {conv.id}: {conv.title}")
+            return EXIT_OK
+        if args.export:
+            profile = _profile(paths)
+            style = args.style or profile.citation_style
+            if style not in _style_names():
+                raise CliError(f"unknown citation style {style!r}; choose one of: {', '.join(_style_names())}")
+            with Library(paths, _settings(paths).imports) as lib:
+                md = store.export_markdown(args.export, lib, style)
+            if args.output:
+                out = Path(args.output)
+                try:
+                    atomic_write_text(out, md)
+                except OSError as e:
+                    raise CliError(f"cannot write {out}: {e.strerror or e}") from None
+                if args.json:
+                    _emit_json({"id": args.export, "path": str(out.resolve()), "style": style})
+                else:
+                    print(f"Wrote conversation {args.export} to {out}.", file=sys.stderr)
+            elif args.json:
+                _emit_json({"id": args.export, "markdown": md, "style": style})
+            else:
+                sys.stdout.write(md)
+            return EXIT_OK
+        convs = store.list(args.search)
+    except ConversationError as e:
+        raise CliError(str(e)) from None
+    finally:
+        store.close()
+    if args.json:
+        _emit_json({"conversations": [c.to_json() for c in convs]})
+        return EXIT_OK
+    if not convs:
+        print("No conversations." if not args.search else f"No conversation mentions {args.search!r}.")
+        return EXIT_OK
+    w = _width()
+    rows = [[c.id, c.title, str(c.turns), c.updated[:16].replace("T", " ")] for c in convs]
+    print(_table(rows, ["ID", "TITLE", "TURNS", "UPDATED"], [12, max(20, w - 40), 5, 16]))
+    return EXIT_OK
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from .core.profile import ProfileError, save_profile, set_profile_value
+
+    paths = app_paths(args.home)
+    profile = _profile(paths)
+    if args.action == "set":
+        if args.key is None or args.value is None:
+            raise CliError("usage: paperpilot profile set KEY VALUE")
+        try:
+            profile = set_profile_value(profile, args.key, args.value)
+        except ProfileError as e:
+            raise CliError(str(e)) from None
+        try:
+            save_profile(profile, paths)
+        except OSError as e:
+            raise CliError(f"cannot save the research profile: {e.strerror or e}") from None
+    elif args.key is not None:
+        raise CliError("usage: paperpilot profile show")
+    data = profile.model_dump(mode="json")
+    if args.json:
+        _emit_json(data)
+        return EXIT_OK
+    for key, value in data.items():
+        if key == "schema_version":
+            continue
+        if isinstance(value, list):
+            shown = ", ".join(value) or "—"
+        elif isinstance(value, dict):
+            shown = "; ".join(f"{k} = {', '.join(v)}" for k, v in value.items()) or "—"
+        else:
+            shown = str(value)
+        print(f"{key:<20} {shown}")
+    if args.action == "set":
+        print("\nsaved.", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_notes(args: argparse.Namespace) -> int:
+    from .core.notes import get_note, note_updated, search_notes, set_note
+
+    if args.search is not None:
+        with _open(args) as lib:
+            hits = search_notes(lib, args.search)
+        if args.json:
+            _emit_json({"notes": [{"doc_id": h.doc_id, "title": h.title, "snippet": h.snippet} for h in hits]})
+        else:
+            for h in hits:
+                print(f"#{h.doc_id}  {h.title}\n   {h.snippet}")
+            if not hits:
+                print(f"No note mentions {args.search!r}.")
+        return EXIT_OK
+    if args.doc_id is None:
+        raise CliError("give a DOC_ID (or --search TEXT)")
+    with _open(args) as lib:
+        doc = lib.document(args.doc_id)
+        if doc is None or doc.status != "ready":
+            raise CliError(f"no document with id {args.doc_id}")
+        if args.set_text is not None:
+            set_note(lib, args.doc_id, args.set_text)
+        text = get_note(lib, args.doc_id)
+        updated = note_updated(lib, args.doc_id)
+    if args.json:
+        _emit_json({"doc_id": args.doc_id, "title": doc.title, "text": text, "updated": updated})
+        return EXIT_OK
+    if args.set_text is not None:
+        print(f"saved the note on #{args.doc_id} ({doc.title})." if text else f"deleted the note on #{args.doc_id}.",
+              file=sys.stderr)  # fmt: skip
+    if text:
+        print(text)
+    elif args.set_text is None:
+        print(f"No note on #{args.doc_id} ({doc.title}). Add one with: paperpilot notes {args.doc_id} --set TEXT")
+    return EXIT_OK
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -640,6 +860,9 @@ def cmd_gui(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "ask": cmd_ask,
     "cite": cmd_cite,
+    "conversations": cmd_conversations,
+    "notes": cmd_notes,
+    "profile": cmd_profile,
     "export": cmd_export,
     "eval": cmd_eval,
     "gui": cmd_gui,

@@ -613,3 +613,18 @@ def test_economy_mode_takes_mechanical_steps_without_the_model(lib: Library, scr
     assert "PASSAGES READ" in scripted_llm.chat_prompts()[0]  # it saw what was read for it
     assert [i for i in infos(events).get("economy", [])][:2]
     assert result.status is Status.ANSWERED and result.evidence and result.evidence[0].doc_id == dense
+
+
+def test_schema_sent_to_servers_has_no_huge_length_bounds() -> None:
+    """llama.cpp turns maxLength into grammar rules; a 20,000 bound took its server down."""
+    import json as _json
+    import re
+
+    from paperpilot.core.agent.llm_policy import MAX_GRAMMAR_LENGTH, LLMPolicy
+    from paperpilot.core.llm import LLMClient, LLMConfig
+
+    with LLMClient(LLMConfig(base_url="http://127.0.0.1:9/v1", model="m")) as client:
+        policy = LLMPolicy(client)
+        text = _json.dumps(policy._decision_schema) + _json.dumps(policy._answer_schema)
+    bounds = [int(m) for m in re.findall(r'"maxLength": (\d+)', text)]
+    assert all(b <= MAX_GRAMMAR_LENGTH for b in bounds)

@@ -668,6 +668,18 @@ class Library:
                 self._search_cache.popitem(last=False)
             return list(hits)
 
+    def get_note(self, doc_id: int) -> str:
+        """The user's Markdown note on a document ("" when none); see core.notes."""
+        from .notes import get_note
+
+        return get_note(self, doc_id)
+
+    def set_note(self, doc_id: int, text: str) -> None:
+        """Save (or, with an empty text, delete) the note on a document; see core.notes."""
+        from .notes import set_note
+
+        set_note(self, doc_id, text)
+
     def read(self, doc_id: int, segment: int) -> Passage:
         p = self.store.passage(doc_id, segment)
         if p is None:

@@ -14,7 +14,8 @@ from typing import Any
 from .models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
-SCHEMA_VERSION = 2
+# 3: notes (one Markdown note per document, see core.notes).
+SCHEMA_VERSION = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -62,6 +63,11 @@ CREATE TABLE IF NOT EXISTS chunks (
     page    INTEGER NOT NULL DEFAULT 1,
     text    TEXT NOT NULL,
     UNIQUE (doc_id, seq)
+);
+CREATE TABLE IF NOT EXISTS notes (
+    doc_id  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    text    TEXT NOT NULL DEFAULT '',
+    updated TEXT NOT NULL
 );
 """
 
@@ -164,6 +170,12 @@ class Store:
             cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
             if "csl" not in cols:  # v1 → v2
                 c.execute("ALTER TABLE documents ADD COLUMN csl TEXT NOT NULL DEFAULT '{}'")
+            # v2 → v3: per-document notes (the schema script creates the table on open too;
+            # this keeps the step explicit for databases opened by a migration-only path).
+            c.execute(
+                "CREATE TABLE IF NOT EXISTS notes (doc_id INTEGER PRIMARY KEY REFERENCES documents(id)"
+                " ON DELETE CASCADE, text TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL)"
+            )
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
                 " ON CONFLICT(key) DO UPDATE SET value=excluded.value",

@@ -34,6 +34,7 @@ from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,
     Evidence,
+    Info,
     Result,
     RoundStarted,
     RunStarted,
@@ -43,6 +44,8 @@ from ..core.agent.events import (
 from ..core.agent.report import answer_with_references, format_reference, one_line, status_words
 from ..core.citations.styles import Rendered
 from .i18n import tr
+from .qtcompat import new_mime_data
+from .workers import FOLLOWUP_INFO_CODE
 
 # doc ids in bibliography order → their entries in the preferred style (numbered if numeric).
 ReferenceFormatter = Callable[[list[int]], list[Rendered]]
@@ -256,6 +259,7 @@ class _Exchange:
     question: str
     result: Result | None = None
     error: str = ""
+    understood: str = ""  # the standalone question a follow-up was rewritten into
 
 
 class ChatPane(QWidget):
@@ -390,6 +394,12 @@ class ChatPane(QWidget):
 
     def on_event(self, ev: Any) -> None:
         """Show live progress ("Round 2 · searching 'x'…") for one trace event."""
+        if isinstance(ev, Info) and ev.code == FOLLOWUP_INFO_CODE:
+            pending = self._pending()
+            standalone = str(ev.data.get("standalone", "")).strip()
+            if pending is not None and standalone:
+                pending.understood = standalone
+                self._render()
         text = self._progress_text(ev)
         if text:
             self.progress_label.setText(text)
@@ -405,6 +415,34 @@ class ChatPane(QWidget):
         self._last_result = result
         self.copy_button.setEnabled(bool(result.answer.strip()))
         self._render()
+
+    def clear(self) -> None:
+        """Start an empty conversation view (a new conversation)."""
+        self._exchanges = []
+        self._last_result = None
+        self.copy_button.setEnabled(False)
+        self.progress_label.clear()
+        self._render()
+
+    def restore(self, turns: Sequence[Any]) -> None:
+        """Show a saved conversation: each turn's question, how it was understood, its answer.
+
+        ``turns`` are the store's turns (``question``, ``standalone_question``, ``result``).
+        """
+        self._exchanges = []
+        for t in turns:
+            result = getattr(t, "result", None)
+            standalone = str(getattr(t, "standalone_question", "") or "")
+            self._exchanges.append(
+                _Exchange(question=t.question, result=result, understood=standalone)
+            )
+        self._last_result = self._exchanges[-1].result if self._exchanges else None
+        self.copy_button.setEnabled(self._last_result is not None and bool(self._last_result.answer.strip()))
+        self.progress_label.clear()
+        self._render()
+
+    def exchange_count(self) -> int:
+        return len(self._exchanges)
 
     def show_error(self, message: str) -> None:
         ex = self._pending() or self._new_exchange("")
@@ -453,7 +491,7 @@ class ChatPane(QWidget):
         text = answer.strip()
         if entries:
             text += f"\n\n{heading}\n" + "\n".join(r.text for r in entries)
-        mime = QMimeData()
+        mime = new_mime_data()
         mime.setHtml(f"<html><body>{body}</body></html>")
         mime.setText(text + "\n")
         return mime
@@ -463,7 +501,7 @@ class ChatPane(QWidget):
         if result.evidence:
             refs = "".join(f"<p>{html.escape(format_reference(e), quote=False)}</p>" for e in result.evidence)
             body += f"\n<p><b>References</b></p>\n{refs}"
-        mime = QMimeData()
+        mime = new_mime_data()
         mime.setHtml(f"<html><body>{body}</body></html>")
         mime.setText(answer_with_references(result))
         return mime
@@ -609,6 +647,13 @@ class ChatPane(QWidget):
             f'<table width="100%" cellspacing="0" cellpadding="8" bgcolor="{bubble}" style="margin-top:10px">'
             f"<tr><td><b>{html.escape(tr('You'))}</b><br>{escape_multiline(ex.question)}</td></tr></table>"
         ]
+        if ex.understood and " ".join(ex.understood.split()) != " ".join(ex.question.split()):
+            # A follow-up was rewritten: say how, so a wrong reading is visible at once.
+            out.append(
+                f'<p style="color:{muted}; margin-top:4px"><i>'
+                + html.escape(tr("Understood as: {q}").format(q=ex.understood), quote=False)
+                + "</i></p>"
+            )
         if ex.result is not None:
             out.append(self._result_html(ex.result, muted))
         elif ex.error:

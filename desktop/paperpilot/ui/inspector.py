@@ -93,6 +93,11 @@ def highlight_html(text: str, terms: list[str], colour: str = "#ffe08a") -> str:
     return "".join(out)
 
 
+def is_note(e: Evidence) -> bool:
+    """Evidence from the user's notes (the notes tool cites them with section "Notes")."""
+    return e.section.strip().casefold() == "notes"
+
+
 class InspectorPane(QWidget):
     open_source = Signal(int, int, str)  # doc_id, page, passage text
 
@@ -359,7 +364,11 @@ class InspectorPane(QWidget):
         stopped = result.status in (Status.CANCELLED, Status.FAILED)
         for e in result.evidence:
             state = tr("verified") if e.verified else tr("not verified")
-            where = " · ".join(x for x in (f"§ {one_line(e.section)}" if e.section else "", f"p. {e.page}", state) if x)
+            if is_note(e):
+                # The user's own notes, not the paper's text: say so where it is cited.
+                where = " · ".join((tr("Your note on this paper"), state))
+            else:
+                where = " · ".join(x for x in (f"§ {one_line(e.section)}" if e.section else "", f"p. {e.page}", state) if x)
             item = QListWidgetItem(f"[{e.number}] {one_line(e.title) or 'Untitled'}\n{where}")
             item.setData(NUMBER_ROLE, e.number)
             item.setToolTip(
@@ -395,7 +404,8 @@ class InspectorPane(QWidget):
         meta = " · ".join(
             x
             for x in (
-                f"{tr('Section')}: {html.escape(one_line(e.section))}" if e.section else "",
+                html.escape(tr("Your note on this paper")) if is_note(e) else "",
+                f"{tr('Section')}: {html.escape(one_line(e.section))}" if e.section and not is_note(e) else "",
                 tr("Page {n}").format(n=e.page),
                 f"doc {e.doc_id} / seg {e.segment}",
             )

@@ -37,6 +37,7 @@ from .document_viewer import DocumentViewer
 from .i18n import tr
 from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
 from .metadata_dialog import MetadataDialog
+from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
@@ -55,7 +56,7 @@ __all__ = ["EXPORT_FORMATS", "LibraryPane", "MetadataDialog", "plain_citation", 
 
 def references_mime(refs: list[Rendered]) -> QMimeData:
     """References for the clipboard: HTML (keeps the style's italics in Word and mail) and text."""
-    mime = QMimeData()
+    mime = new_mime_data()
     mime.setHtml("<html><body>" + "".join(f"<p>{r.html}</p>" for r in refs) + "</body></html>")
     mime.setText("\n".join(r.text for r in refs))
     return mime
@@ -428,6 +429,7 @@ class LibraryPane(QWidget):
             act = menu.addAction(tr("Show in Folder"), self.on_menu_show_in_folder_triggered)
             act.setEnabled(has_file or Path(doc.source_path).exists())
             menu.addAction(tr("Edit Metadata…"), self.on_menu_edit_metadata_triggered)
+            menu.addAction(tr("Notes…"), self.on_menu_notes_triggered)
             menu.addSeparator()
         if ready:
             one = len(ready) == 1
@@ -478,6 +480,24 @@ class LibraryPane(QWidget):
         doc = self._single_ready()
         if doc is not None:
             self.edit_metadata(doc.doc_id)
+
+    @Slot()
+    def on_menu_notes_triggered(self) -> None:
+        doc = self._single_ready()
+        if doc is not None:
+            self.edit_notes(doc.doc_id)
+
+    def edit_notes(self, doc_id: int) -> bool:
+        """Open the notes editor for one document; True when the notes were saved."""
+        from .notes_editor import NotesDialog
+
+        doc = self.library.document(doc_id)
+        dlg = NotesDialog(self.library, doc_id, doc.title if doc is not None else "", self)
+        saved = bool(dlg.exec())
+        dlg.deleteLater()
+        if saved:
+            self.message.emit(tr("Saved the notes."))
+        return saved
 
     @Slot()
     def on_menu_retry_triggered(self) -> None:

@@ -23,19 +23,23 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
+from ..core.agent.events import EVENT_ADAPTER, Info
 from ..core.agent.loop import AgentOptions
 from ..core.citations.library_meta import format_references, in_text
 from ..core.citations.styles import Rendered
-from ..core.config import Settings, save_settings
+from ..core.config import Settings, atomic_write_text, save_settings
+from ..core.conversations import ConversationStore
 from ..core.library import ImportReport, Library
 from ..core.paths import AppPaths
+from ..core.profile import ResearchProfile, load_profile, save_profile
 from .chat_pane import ChatPane
+from .conversations_pane import ConversationsPane
 from .i18n import tr
 from .inspector import InspectorPane
 from .library_pane import LibraryPane
 from .metadata_dialog import stop_lookups
 from .policies import make_policy
-from .workers import AgentWorker, ImportWorker, WorkerThread
+from .workers import FOLLOWUP_INFO_CODE, AgentWorker, ImportWorker, WorkerThread
 
 
 class MainWindow(QMainWindow):
@@ -48,6 +52,12 @@ class MainWindow(QMainWindow):
         self.import_thread: WorkerThread | None = None
         self.agent_thread: WorkerThread | None = None
         self.last_report: ImportReport | None = None
+        self.profile: ResearchProfile
+        self.profile, self.profile_warning = load_profile(paths)
+        self.conversations = ConversationStore(paths)
+        self.conversation_id: Any = None  # None: a new conversation, created by its first answer
+        self._run_question = ""  # the question as typed, for the turn being researched
+        self._run_standalone = ""  # …and as the agent understood it
         self.setWindowTitle("PaperPilot")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -55,15 +65,25 @@ class MainWindow(QMainWindow):
         self.library_pane = LibraryPane(library, self)
         self.library_pane.set_citation_style(settings.ui.citation_style)
         self.chat_pane = ChatPane(self)
+        self.conversations_pane = ConversationsPane(self.conversations, self)
         self.inspector = InspectorPane(self)
+        # The conversation list sits at the chat's left and can be dragged shut.
+        self.chat_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.chat_splitter.setObjectName("chatSplitter")
+        self.chat_splitter.addWidget(self.conversations_pane)
+        self.chat_splitter.addWidget(self.chat_pane)
+        self.chat_splitter.setCollapsible(1, False)
+        self.chat_splitter.setStretchFactor(0, 0)
+        self.chat_splitter.setStretchFactor(1, 1)
+        self.chat_splitter.setSizes([190, 470])
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
-        for pane in (self.library_pane, self.chat_pane, self.inspector):
+        for pane in (self.library_pane, self.chat_splitter, self.inspector):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(1, 4)
         self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([460, 520, 420])
+        self.splitter.setSizes([400, 620, 380])
         self.setCentralWidget(self.splitter)
 
         self._build_status_bar()
@@ -71,6 +91,9 @@ class MainWindow(QMainWindow):
         self._wire()
         self._restore_geometry()
         self.refresh_library()
+        if self.profile_warning:
+            # Once, at start-up: defaults are in use and the broken file was moved aside.
+            self.statusBar().showMessage(self.profile_warning, 15_000)
 
     # --- construction -------------------------------------------------------------------------
 
@@ -109,6 +132,10 @@ class MainWindow(QMainWindow):
         self.import_folder_action = self._action(tr("Import &Folder…"), self.on_import_folder_triggered, "Ctrl+Shift+O")
         file_menu.addActions([self.import_files_action, self.import_folder_action])
         file_menu.addSeparator()
+        self.new_conversation_action = self._action(tr("&New Conversation"), self.on_conversations_pane_new_requested, QKeySequence.StandardKey.New)
+        self.export_conversation_action = self._action(tr("Export &Conversation as Markdown…"), self.on_export_conversation_triggered)
+        file_menu.addActions([self.new_conversation_action, self.export_conversation_action])
+        file_menu.addSeparator()
         self.export_library_action = self._action(tr("Export &Library…"), self.library_pane.export_library)
         self.export_selection_action = self._action(tr("Export &Selection…"), self.library_pane.export_selection)
         file_menu.addActions([self.export_library_action, self.export_selection_action])
@@ -124,6 +151,8 @@ class MainWindow(QMainWindow):
         edit.addActions([self.copy_references_action, self.copy_in_text_action, self.copy_answer_action])
         edit.addAction(self._action(tr("&Find in Library"), self.library_pane.focus_filter, QKeySequence.StandardKey.Find))
         edit.addSeparator()
+        self.profile_action = self._action(tr("Research &Profile…"), self.on_profile_triggered)
+        edit.addAction(self.profile_action)
         edit.addAction(self._action(tr("&Settings…"), self.on_settings_triggered, QKeySequence.StandardKey.Preferences))
 
         view = mb.addMenu(tr("&View"))
@@ -132,6 +161,10 @@ class MainWindow(QMainWindow):
             act.setCheckable(True)
             act.setChecked(True)
             view.addAction(act)
+        self.show_conversations_action = self._action(tr("Show C&onversations"), self.on_show_conversations_toggled, "Ctrl+4")
+        self.show_conversations_action.setCheckable(True)
+        self.show_conversations_action.setChecked(True)
+        view.addAction(self.show_conversations_action)
         view.addSeparator()
         view.addAction(self._action(tr("Focus &Question Box"), self.chat_pane.focus_input, "Ctrl+L"))
 
@@ -155,6 +188,10 @@ class MainWindow(QMainWindow):
         self.chat_pane.stop_requested.connect(self.on_chat_stop_requested)
         self.chat_pane.citation_clicked.connect(self.inspector.select_evidence)
         self.inspector.open_source.connect(self.library_pane.open_document)
+        self.conversations_pane.conversation_selected.connect(self.on_conversations_pane_conversation_selected)
+        self.conversations_pane.new_requested.connect(self.on_conversations_pane_new_requested)
+        self.conversations_pane.export_requested.connect(self.on_conversations_pane_export_requested)
+        self.conversations_pane.deleted.connect(self.on_conversations_pane_deleted)
         self.cancel_import_button.clicked.connect(self.on_cancel_import_clicked)
         self.failures_button.clicked.connect(self.on_failures_clicked)
 
@@ -165,10 +202,15 @@ class MainWindow(QMainWindow):
         state = self.qsettings.value("splitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)
+        chat_state = self.qsettings.value("chatSplitter")
+        if isinstance(chat_state, QByteArray):
+            self.chat_splitter.restoreState(chat_state)
+            self.show_conversations_action.setChecked(self.chat_splitter.sizes()[0] > 0)
 
     def save_geometry(self) -> None:
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("splitter", self.splitter.saveState())
+        self.qsettings.setValue("chatSplitter", self.chat_splitter.saveState())
         self.qsettings.sync()
 
     # --- library ---------------------------------------------------------------------------
@@ -305,8 +347,15 @@ class MainWindow(QMainWindow):
         except ValueError as e:
             QMessageBox.warning(self, "Language model", str(e))
             return
+        if hasattr(policy, "answer_language"):
+            # make_policy does not know the profile; the model answers in the preferred language.
+            policy.answer_language = self.profile.answer_language
         options = AgentOptions(max_rounds=self.settings.agent.max_rounds, mode=mode)
-        worker = AgentWorker(self.library, policy, question, options)
+        history = self._history()
+        # The worker rewrites a follow-up against ``history`` and adds the profile's terms.
+        worker = AgentWorker(self.library, policy, question, options, history=history, profile=self.profile)
+        self._run_question = question
+        self._run_standalone = question
         worker.event.connect(self.on_agent_event)
         worker.finished.connect(self.on_agent_finished)
         worker.failed.connect(self.on_agent_failed)
@@ -316,8 +365,19 @@ class MainWindow(QMainWindow):
         self.agent_thread = WorkerThread(worker, self)
         self.agent_thread.start()
 
+    def _history(self) -> list[Any]:
+        if self.conversation_id is None:
+            return []
+        try:
+            return list(self.conversations.turns(self.conversation_id))
+        except Exception as e:  # a deleted or unreadable conversation: answer as a new question
+            self.statusBar().showMessage(tr("Could not read the conversation: {e}").format(e=e), 6000)
+            return []
+
     @Slot(object)
     def on_agent_event(self, event: Any) -> None:
+        if isinstance(event, Info) and event.code == FOLLOWUP_INFO_CODE:
+            self._run_standalone = str(event.data.get("standalone") or self._run_question)
         self.inspector.add_event(event)
         self.chat_pane.on_event(event)
 
@@ -333,7 +393,26 @@ class MainWindow(QMainWindow):
         self._agent_done()
         self.chat_pane.show_result(result)
         self.inspector.show_result(result)
+        if result is None:
+            return
         self.task_label.setText(f"Done: {result.status.value.replace('_', ' ')} in {result.seconds:.1f} s")
+        self._save_turn(result)
+
+    def _save_turn(self, result: Any) -> None:
+        """Record the finished run as a turn of the current conversation (a new one if none)."""
+        question = self._run_question or result.question
+        try:
+            if self.conversation_id is None:
+                # Untitled: the store titles a conversation with its first question.
+                self.conversation_id = self.conversations.create().id
+            self.conversations.add_turn(
+                self.conversation_id, question, self._run_standalone or question, result, self.inspector.events()
+            )
+        except Exception as e:  # the answer is on screen either way; say it was not kept
+            self.statusBar().showMessage(tr("Could not save the conversation: {e}").format(e=e), 8000)
+            return
+        self.conversations_pane.set_current(self.conversation_id)
+        self.conversations_pane.refresh()
 
     @Slot(str)
     def on_agent_failed(self, message: str) -> None:
@@ -348,6 +427,117 @@ class MainWindow(QMainWindow):
             if isinstance(worker, AgentWorker):
                 worker.request_stop()
             self.task_label.setText(tr("Stopping…"))
+
+    # --- conversations -----------------------------------------------------------------------
+
+    @Slot(object)
+    def on_conversations_pane_conversation_selected(self, conv_id: Any) -> None:
+        if self.agent_thread is not None:
+            # Switching mid-run would file the answer under the wrong conversation.
+            self.statusBar().showMessage(tr("Wait for the answer (or stop it) before switching conversations."), 5000)
+            self.conversations_pane.set_current(self.conversation_id)
+            return
+        self.open_conversation(conv_id)
+
+    def open_conversation(self, conv_id: Any) -> None:
+        """Show a saved conversation: its turns in the chat, its last run in the inspector."""
+        try:
+            turns = list(self.conversations.turns(conv_id))
+        except Exception as e:
+            QMessageBox.warning(self, tr("Conversations"), tr("Could not read the conversation: {e}").format(e=e))
+            return
+        self.conversation_id = conv_id
+        self.conversations_pane.set_current(conv_id)
+        self.chat_pane.restore(turns)
+        self.inspector.clear()
+        if turns:
+            last = turns[-1]
+            for ev in last.events or []:
+                # Stored events come back as models, or as plain dicts from an older store.
+                self.inspector.add_event(ev if not isinstance(ev, dict) else EVENT_ADAPTER.validate_python(ev))
+            self.inspector.show_result(last.result)
+
+    @Slot()
+    def on_conversations_pane_new_requested(self) -> None:
+        if self.agent_thread is not None:
+            self.statusBar().showMessage(tr("Wait for the answer (or stop it) before switching conversations."), 5000)
+            return
+        self.conversation_id = None
+        self.conversations_pane.set_current(None)
+        self.chat_pane.clear()
+        self.inspector.clear()
+        self.chat_pane.focus_input()
+
+    @Slot(object)
+    def on_conversations_pane_deleted(self, conv_id: Any) -> None:
+        if conv_id == self.conversation_id and self.agent_thread is None:
+            self.conversation_id = None
+            self.chat_pane.clear()
+            self.inspector.clear()
+
+    @Slot()
+    def on_export_conversation_triggered(self) -> None:
+        if self.conversation_id is None:
+            QMessageBox.information(self, tr("Export conversation"), tr("Nothing to export yet: ask a question first."))
+            return
+        self.on_conversations_pane_export_requested(self.conversation_id)
+
+    @Slot(object)
+    def on_conversations_pane_export_requested(self, conv_id: Any) -> None:
+        conv = self.conversations.get(conv_id)
+        title = conv.title if conv is not None else "conversation"
+        stem = "".join(c if c.isalnum() or c in "-_ " else "_" for c in title).strip()[:60] or "conversation"
+        name, _ = QFileDialog.getSaveFileName(
+            self, tr("Export conversation"), str(Path.home() / f"{stem}.md"), "Markdown (*.md)"
+        )
+        if not name:
+            return
+        path = Path(name) if Path(name).suffix else Path(name).with_suffix(".md")
+        try:
+            self.export_conversation_to(conv_id, path)
+        except OSError as e:
+            QMessageBox.warning(self, tr("Export conversation"), f"{path}: {e.strerror or e}")
+            return
+        self.statusBar().showMessage(tr("Exported the conversation to {path}").format(path=path), 6000)
+
+    def export_conversation_to(self, conv_id: Any, path: Path) -> None:
+        """Write a conversation as Markdown, its references in the preferred citation style."""
+        text = self.conversations.export_markdown(conv_id, library=self.library, style=self.library_pane.citation_style())
+        atomic_write_text(path, text)
+
+    @Slot(bool)
+    def on_show_conversations_toggled(self, checked: bool) -> None:
+        sizes = self.chat_splitter.sizes()
+        total = sum(sizes)
+        left = min(190, total // 3) if checked else 0
+        self.chat_splitter.setSizes([left, total - left])
+
+    @Slot()
+    def on_profile_triggered(self) -> None:
+        from .preferences_dialog import PreferencesDialog
+
+        dlg = PreferencesDialog(self.profile, self)
+        if dlg.exec():
+            self.apply_profile(dlg.result_profile())
+        dlg.deleteLater()
+
+    def apply_profile(self, profile: ResearchProfile) -> None:
+        """Save an edited profile and use it from the next question on."""
+        try:
+            save_profile(profile, self.paths)
+        except OSError as e:
+            QMessageBox.warning(self, tr("Research Profile"), tr("Could not save the profile: {e}").format(e=e))
+            return
+        style_changed = profile.citation_style != self.profile.citation_style
+        self.profile = profile
+        if style_changed:
+            # The profile's default style is the one copies and exports use from now on.
+            self.settings = self.settings.model_copy(
+                update={"ui": self.settings.ui.model_copy(update={"citation_style": profile.citation_style})}
+            )
+            save_settings(self.settings, self.paths.settings_file)
+            self.library_pane.set_citation_style(profile.citation_style)
+        self.statusBar().showMessage(tr("Saved the research profile."), 5000)
 
     # --- misc ------------------------------------------------------------------------------
 
@@ -403,4 +593,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_geometry()
         self.shutdown_workers()
+        close = getattr(self.conversations, "close", None)
+        if callable(close):
+            close()
         event.accept()

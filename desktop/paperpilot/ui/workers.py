@@ -9,13 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from ..core.agent.events import Evidence, Warning
+from ..core.agent.followup import rewrite_followup
 from ..core.agent.loop import AgentOptions, run_agent
 from ..core.agent.state import Policy
 from ..core.library import ImportProgress, Library, LibraryBusy
+from ..core.profile import ResearchProfile, expansion_terms
+
+# The code of the Info event the agent loop yields for a rewritten follow-up (its data has
+# "original" and "standalone"); the chat shows it as "Understood as: …".
+FOLLOWUP_INFO_CODE = "followup"
 
 
 class ImportWorker(QObject):
@@ -46,16 +54,30 @@ class ImportWorker(QObject):
 
 
 class AgentWorker(QObject):
+    """One agent run; with ``history`` (a conversation's earlier turns) a follow-up question is
+    first rewritten into a standalone one, here in the worker because it may call the model."""
+
     event = Signal(object)  # one trace event (pydantic model)
     finished = Signal(object)  # Result
     failed = Signal(str)
 
-    def __init__(self, library: Library, policy: Policy, question: str, options: AgentOptions) -> None:
+    def __init__(
+        self,
+        library: Library,
+        policy: Policy,
+        question: str,
+        options: AgentOptions,
+        history: Sequence[Any] | None = None,
+        profile: ResearchProfile | None = None,
+    ) -> None:
         super().__init__()
         self.library = library
         self.policy = policy
         self.question = question
         self.options = options
+        self.history = list(history or [])
+        self.profile = profile
+        self.standalone = question  # what the agent was asked, after any rewrite
         self.cancel = threading.Event()
 
     def request_stop(self) -> None:
@@ -73,11 +95,49 @@ class AgentWorker(QObject):
             with contextlib.suppress(Exception):
                 close()
 
+    def _prepare(self) -> str:
+        """Rewrite a follow-up and add the profile's terms; returns the question to research."""
+        question = self.question
+        if self.history:
+            client = getattr(self.policy, "client", None)
+            kind = "llm" if client is not None else "offline"
+            try:
+                rewrite = rewrite_followup(question, self.history, kind, llm_client=client)
+            except Exception as e:
+                # A failed rewrite must not cost the answer: research the question as typed.
+                self.event.emit(Warning(code="followup", message=f"Could not rewrite the follow-up: {e}"))
+            else:
+                if not rewrite.is_followup:
+                    return self._with_profile(question)  # a new subject: research it as typed
+                question = rewrite.standalone or question
+                reused = self._reused_evidence(rewrite.reused_evidence)
+                if reused:
+                    self.options.prior_evidence = reused
+                # The loop reports the rewrite in the trace (an Info with FOLLOWUP_INFO_CODE).
+                self.options.rewritten_from = self.question
+        return self._with_profile(question)
+
+    def _with_profile(self, question: str) -> str:
+        if self.profile is not None:
+            self.options.profile_terms = expansion_terms(self.profile, question)
+        self.standalone = question
+        return question
+
+    def _reused_evidence(self, reused: Any) -> list[Evidence]:
+        """The evidence to carry over: the rewrite gives a list, or a flag meaning "the last turn's"."""
+        if isinstance(reused, list):
+            return [e for e in reused if isinstance(e, Evidence)]
+        if reused and self.history:
+            last = getattr(self.history[-1], "result", None)
+            return list(getattr(last, "evidence", None) or [])
+        return []
+
     @Slot()
     def run(self) -> None:
         result: Any = None
         try:
-            for ev in run_agent(self.question, self.library, self.policy, self.options, self.cancel):
+            question = self._prepare()
+            for ev in run_agent(question, self.library, self.policy, self.options, self.cancel):
                 self.event.emit(ev)
                 if ev.type == "finished":
                     result = ev.result

@@ -65,7 +65,15 @@ class Answer(_Action):
         return v
 
 
-Action = Annotated[ListDocuments | Search | Read | Answer, Field(discriminator="action")]
+class Notes(_Action):
+    """Read the user's note on a document; with ``text``, write it (only when the user asked to remember)."""
+
+    action: Literal["notes"] = "notes"
+    doc_id: int
+    text: str | None = Field(None, max_length=20000)
+
+
+Action = Annotated[ListDocuments | Search | Read | Notes | Answer, Field(discriminator="action")]
 
 
 class Decision(BaseModel):
@@ -77,7 +85,7 @@ class Decision(BaseModel):
     action: Action
 
 
-ACTION_ADAPTER: TypeAdapter[ListDocuments | Search | Read | Answer] = TypeAdapter(Action)
+ACTION_ADAPTER: TypeAdapter[ListDocuments | Search | Read | Notes | Answer] = TypeAdapter(Action)
 
 
 def decision_json_schema() -> dict[str, Any]:

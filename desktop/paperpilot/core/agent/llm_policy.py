@@ -96,6 +96,8 @@ tried query.
 - read {{"action":"read","doc_id":D,"segments":[S],"also":[{{"doc_id":D2,"segment":S2}}]}}: full passages; \
 ids only from hits shown, several at once.
 - list_documents {{"action":"list_documents"}}
+- notes {{"action":"notes","doc_id":D}}: the user's own note on a document; add "text" only when the user \
+asks to remember or save something.
 - answer {{"action":"answer","text":"...","evidence_ids":["P1"],"missing":[],"confidence":0.7}}: when the \
 passages read suffice, or nothing more can be found.
 
@@ -122,7 +124,7 @@ under PASSAGES, never any other.
 - If the passages do not answer (part of) the question, say so plainly and list what is missing under \
 "missing"; do not guess or use outside knowledge.
 - {INSTRUCTION_RULE}
-- Write in the language of the question. Be concise: a few sentences or a short list.
+- Write in the ANSWER LANGUAGE given below. Be concise: a few sentences or a short list.
 - "confidence" is your estimate in [0, 1] that the answer is right and fully supported.
 
 Reply with JSON only: {{"action":"answer","text":"...","evidence_ids":["P1"],"missing":[],"confidence":0.7}}"""
@@ -288,6 +290,9 @@ def parse_answer(text: str) -> Answer | None:
     return action if isinstance(action, Answer) else None
 
 
+MAX_GRAMMAR_LENGTH = 1000
+
+
 def compact_schema(schema: Any) -> Any:
     """The schema as sent to the server: smaller, and stricter where models go wrong.
 
@@ -303,7 +308,11 @@ def compact_schema(schema: Any) -> Any:
     out = {
         k: compact_schema(v)
         for k, v in schema.items()
-        if not (k == "title" and isinstance(v, str)) and k != "discriminator"
+        if not (k == "title" and isinstance(v, str))
+        and k != "discriminator"
+        # Grammar-constrained servers (llama.cpp) unroll a length bound into that many
+        # grammar rules: a bound of 20,000 crashed the server. pydantic still checks it.
+        and not (k == "maxLength" and isinstance(v, int) and v > MAX_GRAMMAR_LENGTH)
     }
     props = out.get("properties")
     if isinstance(props, dict):
@@ -331,8 +340,11 @@ class LLMPolicy:
         plan: bool = True,
         economy: bool = True,
         cancel: threading.Event | None = None,
+        answer_language: str = "same",
     ) -> None:
         self.client = client
+        # "same" (the question's language), "zh" or "en": from the user's research profile.
+        self.answer_language = answer_language if answer_language in ("same", "zh", "en") else "same"
         self.k = k
         self.plan = plan
         # Economy: the steps that need no judgement (the first search on the question's own
@@ -392,12 +404,17 @@ class LLMPolicy:
     def _economy_step(self, state: AgentState) -> PolicyStep | None:
         if not state.queries_tried:
             query = " ".join(query_terms(state.question)[:6]) or " ".join(state.question.split()[:8])
+            extra = [t for t in state.extra_terms if t.lower() not in query.lower()][:4]
+            infos = [("economy", "first search on the question's keywords, without a model call")]
+            if extra:
+                query = " ".join([query, *extra])
+                infos.append(("profile", f"first query includes profile terms: {', '.join(extra)}"))
             return PolicyStep(
                 Decision(
                     thought="first search: the question's own keywords",
                     action=Search(query=query[:200], k=self.k),
                 ),
-                infos=[("economy", "first search on the question's keywords, without a model call")],
+                infos=infos,
             )
         tried = len(state.queries_tried)
         unread = [h for h in state.last_hits if (h.doc_id, h.segment) not in state.read_keys][: self.k]
@@ -473,6 +490,11 @@ class LLMPolicy:
                 else "none yet"
             )
         )
+        if state.extra_terms:
+            out.append(
+                "USER'S RESEARCH PROFILE TERMS (try them in queries where relevant): "
+                + ", ".join(state.extra_terms[:KEYWORDS_SHOWN])
+            )
         if state.candidate_keywords:
             kws = state.candidate_keywords[-KEYWORDS_SHOWN:]
             out.append("CANDIDATE KEYWORDS (how the documents name things): " + ", ".join(kws))
@@ -516,10 +538,15 @@ class LLMPolicy:
 
     def answer_messages(self, state: AgentState, reason: str) -> list[Message]:
         terms = self._focus_terms(state)
-        lang = detect_language(state.question)
-        language = {"zh": "Chinese (the question is in Chinese)", "en": "English"}.get(
-            lang, "the language of the question"
-        )
+        if self.answer_language == "zh":
+            language = "Chinese (the user's preference), whatever the language of the question"
+        elif self.answer_language == "en":
+            language = "English (the user's preference), whatever the language of the question"
+        else:
+            lang = detect_language(state.question)
+            language = {"zh": "Chinese (the question is in Chinese)", "en": "English"}.get(
+                lang, "the language of the question"
+            )
         passages: list[str] = []
         used = 0
         chosen = self._relevant_passages(state, terms, len(state.passages))

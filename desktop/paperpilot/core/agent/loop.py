@@ -6,13 +6,14 @@ brings nothing new, and verification of every citation before anything is return
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..library import LibraryError
-from .actions import Answer, ListDocuments, Read, Search
+from .actions import Answer, ListDocuments, Notes, Read, Search
 from .events import (
     ActionChosen,
     AnswerDrafted,
@@ -20,6 +21,7 @@ from .events import (
     Finished,
     HitView,
     Info,
+    PassageView,
     Result,
     RoundStarted,
     RunStarted,
@@ -29,7 +31,7 @@ from .events import (
     Warning,
 )
 from .router import QuickPolicy, route
-from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep
+from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, note_pool
 from .verify import coverage, verify_answer
 
 CONVERGENCE_ROUNDS = 2
@@ -39,11 +41,46 @@ OBSERVATION_PASSAGE_CHARS = 700
 Event = RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished
 
 
+# The user asks to keep something: only then may the agent write a note.
+REMEMBER = re.compile(
+    r"\b(remember|memori[sz]e|save (?:this|that|it|the)|note (?:this|that|down)|keep in mind|write down|jot down)\b"
+    r"|记住|记下|保存|记录下|备注",
+    re.IGNORECASE,
+)
+NOTE_SECTION = "Notes"
+NOTE_SEGMENT = -1  # a note is not a segment of the document; evidence with this segment is a note
+
+
+def asks_to_remember(question: str) -> bool:
+    return REMEMBER.search(question) is not None
+
+
 @dataclass
 class AgentOptions:
     max_rounds: int = 6
     mode: str = "auto"  # auto | quick | loop
     k: int = 3
+    # (term, why) from the user's research profile (core.profile.expansion_terms): added to
+    # the first query and shown in the trace.
+    profile_terms: list[tuple[str, str]] = field(default_factory=list)
+    # Evidence of the previous turn a follow-up is about: read again at run start, so the
+    # agent may answer from it (it still searches when the policy wants).
+    prior_evidence: list[Evidence] = field(default_factory=list)
+    # The question as the user typed it, when ``question`` is its standalone rewrite.
+    rewritten_from: str | None = None
+
+
+def add_note_passage(state: AgentState, doc_id: int, title: str, text: str) -> PassageView | None:
+    """Put a document's note into the state as a citable passage (section "Notes")."""
+    key = (doc_id, NOTE_SEGMENT)
+    if key in state.read_keys or not text.strip():
+        return None
+    pid = f"P{len(state.passages) + 1}"
+    view = PassageView(id=pid, doc_id=doc_id, segment=NOTE_SEGMENT, title=title, section=NOTE_SECTION, page=1,
+                       text=text)  # fmt: skip
+    state.passages[pid] = view
+    state.read_keys[key] = pid
+    return view
 
 
 class _Run:
@@ -186,6 +223,95 @@ class _Run:
             warnings,
         )
 
+    def _title(self, doc_id: int) -> str:
+        docs = self.state.documents if self.state.documents is not None else self.pool.list_documents()
+        return next((d.title for d in docs if d.doc_id == doc_id), f"document {doc_id}")
+
+    def do_notes(self, a: Notes) -> tuple[ToolResult, list[Warning | Info]]:
+        st = self.state
+        t = time.perf_counter()
+        notes = note_pool(self.pool)
+        extra: list[Warning | Info] = []
+        read: list[PassageView] = []
+        note = ""
+        if notes is None:
+            st.last_observation = "This library keeps no notes."
+        elif not any(d.doc_id == a.doc_id for d in self.pool.list_documents()):
+            st.last_observation = f"No document with id {a.doc_id}."
+            extra.append(Warning(round=st.round, elapsed_ms=self.ms(), code="bad_notes", message=st.last_observation))
+        elif a.text is not None:
+            if not asks_to_remember(st.question):
+                msg = "Notes are written only when the user asks to remember or save something; not written."
+                st.notices.append(msg)
+                st.last_observation = msg
+                extra.append(Warning(round=st.round, elapsed_ms=self.ms(), code="notes_refused", message=msg))
+            else:
+                old = notes.get_note(a.doc_id)
+                text = a.text.strip()
+                if not old.strip():
+                    new = text
+                elif text in old:
+                    new = old
+                else:
+                    new = f"{old.rstrip()}\n\n{text}"
+                notes.set_note(a.doc_id, new)
+                st.last_observation = f"Saved a note on doc {a.doc_id}: {text[:200]}"
+                extra.append(Info(round=st.round, elapsed_ms=self.ms(), code="note_saved",
+                                  message=f"note saved on doc {a.doc_id} ({self._title(a.doc_id)})",
+                                  data={"doc_id": a.doc_id}))  # fmt: skip
+        else:
+            note = notes.get_note(a.doc_id)
+            if not note.strip():
+                st.last_observation = f"There is no note on doc {a.doc_id}."
+            else:
+                view = add_note_passage(st, a.doc_id, self._title(a.doc_id), note)
+                if view is not None:
+                    read.append(view)
+                    st.last_observation = (
+                        f"[{view.id}] note on doc {a.doc_id} — {view.title}: {note[:OBSERVATION_PASSAGE_CHARS]}"
+                    )
+                else:
+                    st.last_observation = f"The note on doc {a.doc_id} was read already."
+        st.summary.append(f"R{st.round}: notes doc {a.doc_id}" + (" (write)" if a.text is not None else ""))
+        return (
+            ToolResult(round=st.round, elapsed_ms=self.ms(), tool="notes", passages=read,
+                       new_items=len(read) + any(isinstance(e, Info) for e in extra),
+                       tool_ms=(time.perf_counter() - t) * 1000,
+                       note="written" if any(isinstance(e, Info) for e in extra) else ""),
+            extra,
+        )  # fmt: skip
+
+    def start_events(self) -> Iterator[Info]:
+        """Profile terms and reused evidence go into the state before the first round."""
+        st, opts = self.state, self.options
+        if opts.profile_terms:
+            for term, _why in opts.profile_terms:
+                if term not in st.extra_terms:
+                    st.extra_terms.append(term)
+            yield Info(elapsed_ms=self.ms(), code="profile",
+                       message="profile added: " + ", ".join(f"{t} ({why})" for t, why in opts.profile_terms),
+                       data={"terms": [t for t, _ in opts.profile_terms]})  # fmt: skip
+        if opts.prior_evidence:
+            reused: list[PassageView] = []
+            notes = note_pool(self.pool)
+            for e in opts.prior_evidence:
+                view: PassageView | None = None
+                if e.segment == NOTE_SEGMENT:
+                    if notes is not None:
+                        view = add_note_passage(st, e.doc_id, e.title, notes.get_note(e.doc_id))
+                else:
+                    try:
+                        view = st.add_passage(self.pool.read(e.doc_id, e.segment))
+                    except LibraryError:
+                        continue
+                if view is not None:
+                    reused.append(view)
+            if reused:
+                yield Info(elapsed_ms=self.ms(), code="reuse",
+                           message=f"reusing {len(reused)} passage(s) from the previous turn: "
+                           + ", ".join(f"{v.id} {v.title[:40]}" for v in reused),
+                           data={"ids": [v.id for v in reused]})  # fmt: skip
+
     # --- results -----------------------------------------------------------------------------
 
     def step_events(self, step: PolicyStep) -> Iterator[Event]:
@@ -326,9 +452,17 @@ def run_agent(
         active = QuickPolicy(policy, k=opts.k)
         st.max_rounds = min(st.max_rounds, 3)
     yield RunStarted(question=st.question, mode=run.mode, policy=getattr(policy, "name", "?"), max_rounds=st.max_rounds)
+    if opts.rewritten_from and opts.rewritten_from.strip() != st.question:
+        yield Info(elapsed_ms=run.ms(), code="followup", message=f"rewritten as: {st.question}",
+                   data={"original": opts.rewritten_from, "standalone": st.question})  # fmt: skip
     if route_info is not None:
         route_info.elapsed_ms = run.ms()
         yield route_info
+    if st.question:
+        try:
+            yield from run.start_events()
+        except Exception as e:  # a broken note store must not stop the question
+            yield Warning(elapsed_ms=run.ms(), code="start", message=f"{type(e).__name__}: {e}")
     if not st.question:
         yield run.finish(Status.INSUFFICIENT, "Please ask a question.", missing=["a question"])
         return
@@ -377,6 +511,10 @@ def run_agent(
             elif isinstance(action, Read):
                 result, warns = run.do_read(action)
                 yield from warns
+                yield result
+            elif isinstance(action, Notes):
+                result, extra = run.do_notes(action)
+                yield from extra
                 yield result
             if result.new_items == 0:
                 st.stale_rounds += 1

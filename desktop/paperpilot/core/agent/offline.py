@@ -8,7 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ..textutil import STOPWORDS, has_cjk, query_terms, split_sentences
-from .actions import Answer, Decision, PassageRef, Read, Search
+from .actions import Answer, Decision, Notes, PassageRef, Read, Search
 from .events import HitView, PassageView
 from .router import is_complex
 from .state import AgentState, PolicyStep
@@ -182,6 +182,33 @@ def _contexts(state: AgentState) -> list[_Context]:
     return out
 
 
+# --- notes ---------------------------------------------------------------------------------------
+
+_DOC_REF = re.compile(
+    r"\b(?:doc(?:ument)?|paper)\s*(?:#|no\.?\s*)?(\d+)\b|#(\d+)\b|(?:文献|文档|论文)\s*#?(\d+)", re.IGNORECASE
+)
+_NOTES_WORD = re.compile(r"\bnotes?\b|笔记|备注", re.IGNORECASE)
+_REMEMBER_LEAD = re.compile(
+    r"^\s*(?:please\s+)?(?:remember|memori[sz]e|save|note|keep in mind|write down)\s+(?:this|that)?\s*[:,]?\s*"
+    r"|^\s*(?:请)?(?:记住|记下|保存)[：:，,]?\s*",
+    re.IGNORECASE,
+)
+
+
+def named_document(question: str, state: AgentState | None = None) -> int | None:
+    """The document a question names: "doc 3", "paper #3", "文献3", or a known title quoted in full."""
+    m = _DOC_REF.search(question)
+    if m:
+        return int(next(g for g in m.groups() if g is not None))
+    if state is not None and state.documents:
+        low = _norm(question)
+        for d in state.documents:
+            core = title_core(d.title)
+            if len(core) >= 8 and _mentions(core, low):
+                return d.doc_id
+    return None
+
+
 # --- per-run memory ------------------------------------------------------------------------------
 
 
@@ -210,6 +237,8 @@ class _Run:
     # Sentences of what was read, recomputed only when something new was read.
     contexts: list[_Context] = field(default_factory=list)
     contexts_of: tuple[str, ...] = ()
+    notes_done: bool = False  # the notes tool was used (or judged not needed) in this run
+    start_passages: int = 0  # passages given at run start (a follow-up's reused evidence)
 
     def sentences(self) -> list[_Context]:
         key = tuple(self.state.passages)
@@ -283,7 +312,7 @@ class OfflinePolicy:
         with self._lock:
             run = self._runs.get(id(state))
             if run is None or run.state is not state:
-                run = _Run(state)
+                run = _Run(state, start_passages=len(state.passages))
                 self._runs[id(state)] = run
                 while len(self._runs) > 32:
                     self._runs.popitem(last=False)
@@ -305,6 +334,27 @@ class OfflinePolicy:
         return PolicyStep(Decision(thought=thought, action=action), infos=infos)
 
     @staticmethod
+    def _notes_step(state: AgentState) -> PolicyStep | None:
+        """Write a note when the user asks to remember something about a named document;
+        read one when the question is about the notes on a named document; else nothing."""
+        from .loop import asks_to_remember  # the loop enforces the same rule
+
+        doc_id = named_document(state.question, state)
+        if doc_id is None:
+            return None
+        if asks_to_remember(state.question):
+            text = _REMEMBER_LEAD.sub("", state.question, count=1).strip() or state.question
+            return PolicyStep(
+                Decision(thought=f"the user asks to remember this about doc {doc_id}: save a note",
+                         action=Notes(doc_id=doc_id, text=text))
+            )  # fmt: skip
+        if _NOTES_WORD.search(state.question):
+            return PolicyStep(
+                Decision(thought=f"the question is about the notes on doc {doc_id}", action=Notes(doc_id=doc_id))
+            )
+        return None
+
+    @staticmethod
     def _read(pick: list[HitView], thought: str) -> PolicyStep:
         action = Read(
             doc_id=pick[0].doc_id,
@@ -317,10 +367,19 @@ class OfflinePolicy:
 
     def decide(self, state: AgentState) -> PolicyStep:
         run = self._run(state)
-        terms = state.question_terms + [t for t in state.extra_terms if t not in state.question_terms]
+        if not run.notes_done:
+            run.notes_done = True
+            step = self._notes_step(state)
+            if step is not None:
+                return step
+        extra = [t for t in state.extra_terms if t not in state.question_terms]
+        terms = state.question_terms + extra
         if not state.queries_tried:
             q = _fit(" ".join(terms) or state.question)
-            return self._search(run, q, "search the question's keywords; skim many hits")
+            step = self._search(run, q, "search the question's keywords; skim many hits")
+            if extra:
+                step.infos.append(("profile", f"first query includes profile terms: {', '.join(extra)}"))
+            return step
         budget = self.read_budget - len(state.passages)
         rounds_left = state.max_rounds - state.round + 1  # this one included
         if budget <= 0 or (rounds_left <= 1 and state.passages):
@@ -328,7 +387,7 @@ class OfflinePolicy:
         # With nothing read yet, reading in the last round beats answering from nothing: the
         # loop then answers at its round limit with what was read.
         ranked = [(h, v) for h, v in self._rank_unread(state, run) if v >= self.min_score]
-        if not state.passages and ranked:
+        if len(state.passages) <= run.start_passages and ranked:
             # What the first passages mention decides where the rest of the budget goes; keep
             # that budget only while there are rounds to use it (search, read, answer).
             n = budget if rounds_left - 1 < 3 else min(budget, self.first_reads)

@@ -33,6 +33,21 @@ class DocumentPool(Protocol):
     def read(self, doc_id: int, segment: int) -> Passage: ...
 
 
+class NotePool(Protocol):
+    """Optional part of a pool: per-document notes (``core.library.Library`` implements it)."""
+
+    def get_note(self, doc_id: int) -> str: ...
+
+    def set_note(self, doc_id: int, text: str) -> None: ...
+
+
+def note_pool(pool: object) -> NotePool | None:
+    """``pool`` when it keeps notes, else None (a pool need not implement notes)."""
+    if callable(getattr(pool, "get_note", None)) and callable(getattr(pool, "set_note", None)):
+        return pool  # type: ignore[return-value]
+    return None
+
+
 @dataclass
 class PolicyStep:
     """A policy's output for one round."""
