@@ -889,6 +889,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("paperpilot: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`paperpilot ask … | head`): not an error worth a message.
+        # Point stdout at /dev/null so the interpreter's final flush does not raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except Exception as e:  # the last line of defence: one clear line, never a traceback
         if os.environ.get("PAPERPILOT_DEBUG"):
             raise

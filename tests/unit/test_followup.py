@@ -133,3 +133,15 @@ def test_loop_reuses_prior_evidence_and_shows_rewrite(tmp_path: Path) -> None:
     assert any(isinstance(e, ActionChosen) for e in events)
     result = events[-1].result  # type: ignore[attr-defined]
     assert any(e.doc_id == dense and e.segment == seg for e in result.evidence)
+
+
+def test_what_about_keeps_the_verb() -> None:
+    from paperpilot.core.agent.events import Result, Status
+    from paperpilot.core.agent.followup import offline_rewrite
+
+    class Prev:
+        question = "Why did house sparrows decline in the Old Town?"
+        standalone_question = None
+        result = Result(question="q", status=Status.ANSWERED, answer="a")
+
+    assert offline_rewrite("What about swifts?", Prev()).standalone == "Why did swifts decline in the Old Town?"

@@ -146,6 +146,18 @@ def _subject(question: str, titles: Sequence[str] = ()) -> str:
     return " ".join(best)
 
 
+def _noun_part(subject: str) -> str:
+    """The noun phrase of a subject run: up to its last plural noun.
+
+    "house sparrows decline" → "house sparrows", so "what about swifts?" after "Why did house
+    sparrows decline …?" asks why swifts declined instead of dropping the verb. A run with no
+    plural is kept whole.
+    """
+    words = subject.split()
+    plural = [i for i, w in enumerate(words) if len(w) > 3 and w.lower().endswith("s") and not w.lower().endswith("ss")]
+    return " ".join(words[: plural[-1] + 1]) if plural and plural[-1] < len(words) - 1 else subject
+
+
 _QUESTION_WORDS_TEXT = (
     "what which who whom whose why how when where does do did is are was were can could should would "
     "tell explain describe compare summarize summarise list give show main key limitations limitation "
@@ -229,6 +241,7 @@ def offline_rewrite(question: str, previous: TurnLike) -> Rewrite:
         about = _ZH_WHAT_ABOUT.match(q)
     if about is not None and subject:
         target = about.group(1).strip()
+        subject = _noun_part(subject)
         standalone = _replace_subject(prev_q, subject, target)
         return Rewrite(
             standalone=standalone,
