@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -46,7 +46,7 @@ from ..core.citations.model import ITEM_TYPES, CslItem, CslName
 from ..core.citations.styles import bibliography, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
 from .i18n import language, tr
-from .workers import WorkerThread
+from .workers import WorkerThread, adopt_lingering_thread, wait_lingering_threads
 
 ERROR_COLOUR = "#b3261e"
 OK_COLOUR = "#1b7f3b"
@@ -206,55 +206,9 @@ class LookupWorker(QObject):
             self.finished.emit(item)
 
 
-class _LookupReaper(QObject):
-    """Owns lookup threads whose dialog closed while a request was still in the network, until
-    the request returns; a QThread destroyed while running would abort the process."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.threads: set[WorkerThread] = set()
-
-    def adopt(self, thread: WorkerThread) -> None:
-        thread.setParent(None)
-        self.threads.add(thread)
-        thread.finished.connect(self.on_thread_finished)
-        app = QCoreApplication.instance()
-        if app is not None and len(self.threads) == 1:
-            app.aboutToQuit.connect(self.on_app_about_to_quit, Qt.ConnectionType.UniqueConnection)
-        # It may have ended before the connection existed.
-        self.on_thread_finished()
-
-    @Slot()
-    def on_thread_finished(self) -> None:
-        for t in [t for t in self.threads if t.isFinished()]:
-            self.threads.discard(t)
-            t.deleteLater()
-
-    @Slot()
-    def on_app_about_to_quit(self) -> None:
-        self.wait_all()
-
-    def wait_all(self, timeout_ms: int | None = None) -> None:
-        limit = timeout_ms if timeout_ms is not None else int(LOOKUP.timeout * 1000) + 2000
-        for t in list(self.threads):
-            t.wait(limit)
-        self.on_thread_finished()
-
-
-_reaper: _LookupReaper | None = None
-
-
-def _adopt_lingering(thread: WorkerThread) -> None:
-    global _reaper
-    if _reaper is None:
-        _reaper = _LookupReaper()
-    _reaper.adopt(thread)
-
-
 def stop_lookups(timeout_ms: int | None = None) -> None:
     """Wait for lookups that outlived their dialog (called when the main window shuts down)."""
-    if _reaper is not None:
-        _reaper.wait_all(timeout_ms)
+    wait_lingering_threads(timeout_ms if timeout_ms is not None else int(LOOKUP.timeout * 1000) + 2000)
 
 
 # --- the name list -------------------------------------------------------------------------------
@@ -918,7 +872,7 @@ class MetadataDialog(QDialog):
         if thread.stop(100):
             thread.deleteLater()
         else:
-            _adopt_lingering(thread)
+            adopt_lingering_thread(thread)
 
     def _update_name_tabs(self) -> None:
         self.names_tabs.setTabText(0, tr("Authors ({n})").format(n=len(self.authors.names())))

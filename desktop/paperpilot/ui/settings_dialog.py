@@ -12,7 +12,7 @@ import contextlib
 import threading
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -35,7 +35,7 @@ from ..core.keystore import KeyStoreError, delete_api_key, has_api_key, save_api
 from ..core.paths import AppPaths
 from .i18n import LANGUAGES, tr
 from .policies import resolve_api_key
-from .workers import WorkerThread
+from .workers import WorkerThread, adopt_lingering_thread
 
 PRESETS: tuple[tuple[str, str], ...] = (
     ("Ollama", "http://127.0.0.1:11434/v1"),
@@ -163,43 +163,6 @@ class ConnectionTestWorker(QObject):
             self.finished.emit(False, explain_connection_error(message), models)
 
 
-class _Reaper(QObject):
-    """Owns test threads that outlived their dialog (a request still blocked in the network)
-    until they end; a QThread destroyed while running would abort the process."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.threads: set[WorkerThread] = set()
-
-    def adopt(self, thread: WorkerThread) -> None:
-        thread.setParent(None)
-        self.threads.add(thread)
-        thread.finished.connect(self.on_thread_finished)
-        app = QCoreApplication.instance()
-        if app is not None and len(self.threads) == 1:
-            app.aboutToQuit.connect(self.on_app_about_to_quit, Qt.ConnectionType.UniqueConnection)
-
-    @Slot()
-    def on_thread_finished(self) -> None:
-        for t in [t for t in self.threads if t.isFinished()]:
-            self.threads.discard(t)
-            t.deleteLater()
-
-    @Slot()
-    def on_app_about_to_quit(self) -> None:
-        for t in list(self.threads):
-            t.wait(int(TEST_TIMEOUT_S * 1000) + 1000)
-        self.on_thread_finished()
-
-
-_reaper: _Reaper | None = None
-
-
-def _adopt_lingering(thread: WorkerThread) -> None:
-    global _reaper
-    if _reaper is None:
-        _reaper = _Reaper()
-    _reaper.adopt(thread)
 
 
 class SettingsDialog(QDialog):
@@ -488,7 +451,7 @@ class SettingsDialog(QDialog):
         if thread.stop(100):
             thread.deleteLater()
         else:
-            _adopt_lingering(thread)
+            adopt_lingering_thread(thread)
 
     def _select_preset_for(self, url: str) -> None:
         self._updating_url = True

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
 from ..core.agent.events import Evidence, Warning
 from ..core.agent.followup import rewrite_followup
@@ -164,3 +164,57 @@ class WorkerThread(QThread):
         self.requestInterruption()
         self.quit()
         return self.wait(timeout_ms)
+
+
+class _ThreadReaper(QObject):
+    """Owns worker threads whose dialog closed while they were still blocked in the network
+    (a lookup, a connection test) until they end: a QThread destroyed while running aborts
+    the process, and waiting for it would freeze the dialog's close."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[WorkerThread] = set()
+
+    def adopt(self, thread: WorkerThread) -> None:
+        thread.setParent(None)
+        self.threads.add(thread)
+        thread.finished.connect(self.on_thread_finished)
+        app = QCoreApplication.instance()
+        if app is not None and len(self.threads) == 1:
+            app.aboutToQuit.connect(self.on_app_about_to_quit, Qt.ConnectionType.UniqueConnection)
+        # It may have ended before the connection existed.
+        self.on_thread_finished()
+
+    @Slot()
+    def on_thread_finished(self) -> None:
+        for t in [t for t in self.threads if t.isFinished()]:
+            self.threads.discard(t)
+            t.deleteLater()
+
+    @Slot()
+    def on_app_about_to_quit(self) -> None:
+        self.wait_all(LINGER_WAIT_MS)
+
+    def wait_all(self, timeout_ms: int) -> None:
+        for t in list(self.threads):
+            t.wait(timeout_ms)
+        self.on_thread_finished()
+
+
+# Long enough for a network request to hit its own timeout (lookups 10 s, connection tests 20 s).
+LINGER_WAIT_MS = 22_000
+_reaper: _ThreadReaper | None = None
+
+
+def adopt_lingering_thread(thread: WorkerThread) -> None:
+    """Keep ``thread`` alive after its owner closed, until it finishes on its own."""
+    global _reaper
+    if _reaper is None:
+        _reaper = _ThreadReaper()
+    _reaper.adopt(thread)
+
+
+def wait_lingering_threads(timeout_ms: int = LINGER_WAIT_MS) -> None:
+    """Wait for adopted threads (the main window calls this when it shuts down)."""
+    if _reaper is not None:
+        _reaper.wait_all(timeout_ms)
