@@ -391,8 +391,8 @@ def _skip_spaces(s: str, i: int) -> int:
     return i
 
 
-def _group_end(s: str, i: int) -> int:
-    """Index just past the brace group opening at s[i] (or len(s) if unbalanced)."""
+def _find_group_end(s: str, i: int) -> int | None:
+    """Index just past the brace group opening at s[i]; None if it is never closed."""
     depth = 0
     while i < len(s):
         c = s[i]
@@ -406,7 +406,13 @@ def _group_end(s: str, i: int) -> int:
             if depth == 0:
                 return i + 1
         i += 1
-    return len(s)
+    return None
+
+
+def _group_end(s: str, i: int) -> int:
+    """Index just past the brace group opening at s[i] (or len(s) if unbalanced)."""
+    end = _find_group_end(s, i)
+    return len(s) if end is None else end
 
 
 def _argument(s: str, i: int) -> tuple[str, int]:
@@ -761,19 +767,9 @@ class _Entry:
             self.i += 1
 
     def _braced_end(self, field: str) -> int:
-        s, i, depth = self.s, self.i, 0
-        while i < len(s):
-            c = s[i]
-            if c == "\\":
-                i += 2
-                continue
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-            i += 1
+        end = _find_group_end(self.s, self.i)
+        if end is not None:
+            return end
         raise _BibError(self.i, f"unbalanced braces in field '{field}' (the '{{' here is never closed)")
 
     def _quoted_end(self, field: str) -> int:
