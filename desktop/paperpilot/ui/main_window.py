@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core.agent.events import EVENT_ADAPTER, Info
+from ..core.agent.events import EVENT_ADAPTER
 from ..core.agent.loop import AgentOptions
 from ..core.citations.library_meta import format_references, in_text
 from ..core.citations.styles import Rendered
@@ -39,7 +39,7 @@ from .inspector import InspectorPane
 from .library_pane import LibraryPane
 from .metadata_dialog import stop_lookups
 from .policies import make_policy
-from .workers import FOLLOWUP_INFO_CODE, AgentWorker, ImportWorker, WorkerThread
+from .workers import AgentWorker, ImportWorker, WorkerThread
 
 
 class MainWindow(QMainWindow):
@@ -56,8 +56,6 @@ class MainWindow(QMainWindow):
         self.profile, self.profile_warning = load_profile(paths)
         self.conversations = ConversationStore(paths)
         self.conversation_id: Any = None  # None: a new conversation, created by its first answer
-        self._run_question = ""  # the question as typed, for the turn being researched
-        self._run_standalone = ""  # …and as the agent understood it
         self.setWindowTitle("PaperPilot")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
@@ -353,10 +351,18 @@ class MainWindow(QMainWindow):
         options = AgentOptions(max_rounds=self.settings.agent.max_rounds, mode=mode)
         history = self._history()
         # The worker rewrites a follow-up against ``history`` and adds the profile's terms.
-        worker = AgentWorker(self.library, policy, question, options, history=history, profile=self.profile)
-        self._run_question = question
-        self._run_standalone = question
+        worker = AgentWorker(
+            self.library,
+            policy,
+            question,
+            options,
+            history=history,
+            profile=self.profile,
+            conversations=self.conversations,
+            conversation_id=self.conversation_id,
+        )
         worker.event.connect(self.on_agent_event)
+        worker.saved.connect(self.on_agent_saved)
         worker.finished.connect(self.on_agent_finished)
         worker.failed.connect(self.on_agent_failed)
         self.inspector.clear()
@@ -376,8 +382,6 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def on_agent_event(self, event: Any) -> None:
-        if isinstance(event, Info) and event.code == FOLLOWUP_INFO_CODE:
-            self._run_standalone = str(event.data.get("standalone") or self._run_question)
         self.inspector.add_event(event)
         self.chat_pane.on_event(event)
 
@@ -396,22 +400,16 @@ class MainWindow(QMainWindow):
         if result is None:
             return
         self.task_label.setText(f"Done: {result.status.value.replace('_', ' ')} in {result.seconds:.1f} s")
-        self._save_turn(result)
 
-    def _save_turn(self, result: Any) -> None:
-        """Record the finished run as a turn of the current conversation (a new one if none)."""
-        question = self._run_question or result.question
-        try:
-            if self.conversation_id is None:
-                # Untitled: the store titles a conversation with its first question.
-                self.conversation_id = self.conversations.create().id
-            self.conversations.add_turn(
-                self.conversation_id, question, self._run_standalone or question, result, self.inspector.events()
-            )
-        except Exception as e:  # the answer is on screen either way; say it was not kept
-            self.statusBar().showMessage(tr("Could not save the conversation: {e}").format(e=e), 8000)
+    @Slot(str, str)
+    def on_agent_saved(self, conversation_id: str, error: str) -> None:
+        """The worker kept the run as a turn of the current conversation (a new one if none)."""
+        if conversation_id:
+            self.conversation_id = conversation_id
+        if error:  # the answer is on screen either way; say it was not kept
+            self.statusBar().showMessage(tr("Could not save the conversation: {e}").format(e=error), 8000)
             return
-        self.conversations_pane.set_current(self.conversation_id)
+        self.conversations_pane.set_current(conversation_id)
         self.conversations_pane.refresh()
 
     @Slot(str)

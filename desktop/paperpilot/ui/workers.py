@@ -18,6 +18,7 @@ from ..core.agent.events import Evidence, Warning
 from ..core.agent.followup import rewrite_followup
 from ..core.agent.loop import AgentOptions, run_agent
 from ..core.agent.state import Policy
+from ..core.conversations import ConversationStore
 from ..core.library import ImportProgress, Library, LibraryBusy
 from ..core.profile import ResearchProfile, expansion_terms
 
@@ -58,6 +59,7 @@ class AgentWorker(QObject):
     first rewritten into a standalone one, here in the worker because it may call the model."""
 
     event = Signal(object)  # one trace event (pydantic model)
+    saved = Signal(str, str)  # conversation id, error ("" when the turn was kept)
     finished = Signal(object)  # Result
     failed = Signal(str)
 
@@ -69,8 +71,14 @@ class AgentWorker(QObject):
         options: AgentOptions,
         history: Sequence[Any] | None = None,
         profile: ResearchProfile | None = None,
+        conversations: ConversationStore | None = None,
+        conversation_id: str | None = None,
     ) -> None:
         super().__init__()
+        # Saving the turn (JSON of every event, a SQLite commit) happens here, not on the GUI
+        # thread, where it showed up as a 100 ms stall at the end of a run.
+        self.conversations = conversations
+        self.conversation_id = conversation_id
         self.library = library
         self.policy = policy
         self.question = question
@@ -135,16 +143,33 @@ class AgentWorker(QObject):
     @Slot()
     def run(self) -> None:
         result: Any = None
+        events: list[Any] = []
         try:
             question = self._prepare()
             for ev in run_agent(question, self.library, self.policy, self.options, self.cancel):
+                events.append(ev)
                 self.event.emit(ev)
                 if ev.type == "finished":
                     result = ev.result
         except Exception as e:
             self.failed.emit(f"The agent failed: {type(e).__name__}: {e}")
             return
+        if result is not None and self.conversations is not None:
+            self._save(result, events)
         self.finished.emit(result)
+
+    def _save(self, result: Any, events: list[Any]) -> None:
+        try:
+            if self.conversation_id is None:
+                # Untitled: the store titles a conversation with its first question.
+                self.conversation_id = self.conversations.create().id  # type: ignore[union-attr]
+            self.conversations.add_turn(  # type: ignore[union-attr]
+                self.conversation_id, self.question, self.standalone, result, events
+            )
+        except Exception as e:  # the answer is on screen either way; say it was not kept
+            self.saved.emit(self.conversation_id or "", str(e) or type(e).__name__)
+            return
+        self.saved.emit(self.conversation_id, "")
 
 
 class WorkerThread(QThread):
