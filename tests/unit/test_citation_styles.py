@@ -629,3 +629,39 @@ def test_chicago_in_text() -> None:
     assert cite([item("hinton")], [1]) == "(Hinton 2007)"
     assert cite([item("doe")], [1]) == "(Doe n.d.)"
     assert cite([item("zhang"), item("hinton")], [1, 2]) == "(张伯伟 2002; Hinton 2007)"
+
+
+def test_reference_lists_are_alphabetical_in_author_date_styles_only() -> None:
+    from paperpilot.core.citations.model import item_from_csl
+    from paperpilot.core.citations.styles import in_list_order
+
+    zhang = item_from_csl(
+        {
+            "id": "z",
+            "title": "Z",
+            "author": [{"family": "Zhang", "given": "Wei"}],
+            "issued": {"date-parts": [[2019]]},
+        }
+    )
+    adams_new = item_from_csl(
+        {
+            "id": "a2",
+            "title": "B",
+            "author": [{"family": "Adams", "given": "Ann"}],
+            "issued": {"date-parts": [[2021]]},
+        }
+    )
+    adams_old = item_from_csl(
+        {
+            "id": "a1",
+            "title": "C",
+            "author": [{"family": "Adams", "given": "Ann"}],
+            "issued": {"date-parts": [[2015]]},
+        }
+    )
+    anonymous = item_from_csl({"id": "n", "title": "Manual of Birds"})
+    cited = [zhang, adams_new, anonymous, adams_old]
+    for style in ("apa", "mla", "chicago-author-date", "gbt7714-2015-author-date"):
+        assert [i.id for i in in_list_order(cited, style)] == ["a1", "a2", "n", "z"], style
+    for style in ("ieee", "gbt7714-2015-numeric"):
+        assert [i.id for i in in_list_order(cited, style)] == ["z", "a2", "n", "a1"], style

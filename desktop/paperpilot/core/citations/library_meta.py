@@ -34,7 +34,7 @@ from ..models import Chunk, DocumentInfo, ImportFailure, Metadata
 from .formats import ParseError, ParseResult
 from .lookup import has_cjk, name_from_string, normalize_arxiv, normalize_doi
 from .model import CslItem, item_from_csl
-from .styles import Rendered, bibliography, get_style
+from .styles import Rendered, bibliography, get_style, in_list_order
 
 ExportFormat = Literal["bibtex", "ris", "csl-json"]
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "ris", "csl-json")
@@ -558,12 +558,13 @@ def export_items(library: Library, doc_ids: Sequence[int] | None, fmt: ExportFor
 
 
 def format_references(library: Library, doc_ids: Sequence[int], style: str) -> list[Rendered]:
-    """Bibliography entries for ``doc_ids`` in the given order ("[n] " first in numeric styles).
+    """The reference list for ``doc_ids``: in the given (citation) order for numeric styles,
+    with "[n] " first; alphabetical by first author for author-date styles.
 
     Raises ValueError for an unknown style, LibraryError for an unknown document.
     """
     get_style(style)  # an unknown style fails before any document is read
-    return bibliography(items_for_documents(library, doc_ids), style)
+    return bibliography(in_list_order(items_for_documents(library, doc_ids), style), style)
 
 
 def in_text(

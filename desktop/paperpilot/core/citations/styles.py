@@ -68,6 +68,24 @@ def bibliography(items: Sequence[CslItem], style_name: str) -> list[Rendered]:
     return out
 
 
+def sort_key(item: CslItem) -> tuple[str, int, str]:
+    """Where an item goes in an author-date reference list: first author, then year, then title.
+
+    Author-date styles (APA, MLA, Chicago, GB/T author-date) list references alphabetically by
+    first author (by title when there is none), oldest first for the same author.
+    """
+    first = item.author[0] if item.author else None
+    name = (first.literal or first.family or first.given) if first is not None else ""
+    return ((name or item.title).casefold(), item.year or 0, item.title.casefold())
+
+
+def in_list_order(items: Sequence[CslItem], style_name: str) -> list[CslItem]:
+    """Items in reference-list order: as given (citation order) for numeric styles, else sorted."""
+    if get_style(style_name).numeric:
+        return list(items)
+    return sorted(items, key=sort_key)
+
+
 def _load_builtin() -> None:
     if len(STYLES) >= len(STYLE_NAMES):
         return
