@@ -213,3 +213,12 @@ def test_quick_mode_is_one_search(lib: Library) -> None:
     assert evs[0].mode == "quick"
     assert [e.tool for e in evs if e.type == "tool_result"] == ["search", "read"]
     assert evs[-1].result.status == Status.ANSWERED
+
+
+def test_quick_path_search_includes_profile_terms(lib: Library) -> None:
+    final = Answer(text="Suspension bridges carry loads through cables [P1].", evidence_ids=["P1"], confidence=0.9)
+    opts = AgentOptions(mode="quick", profile_terms=[("cables", "synonym of wires")])
+    evs = list(run_agent("suspension bridges", lib, Script([], final), opts))
+    search = next(e for e in evs if e.type == "action_chosen")
+    assert search.action["query"] == "suspension bridges cables"
+    assert any(e.type == "info" and e.code == "profile" and "cables" in e.message for e in evs)

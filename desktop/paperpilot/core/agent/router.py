@@ -70,7 +70,13 @@ class QuickPolicy:
     def decide(self, state: AgentState) -> PolicyStep:
         if not state.queries_tried:
             q = " ".join(query_terms(state.question)) or state.question
-            return PolicyStep(Decision(thought="quick path: one search", action=Search(query=q, k=self.k)))
+            # The user's profile terms (synonyms they care about) join the one search too.
+            extra = [t for t in state.extra_terms if t.lower() not in q.lower()]
+            infos = [("profile", f"first query includes profile terms: {', '.join(extra)}")] if extra else []
+            q = " ".join([q, *extra])[:300]
+            return PolicyStep(
+                Decision(thought="quick path: one search", action=Search(query=q, k=self.k)), infos=infos
+            )
         unread = [h for h in state.last_hits if (h.doc_id, h.segment) not in state.read_keys]
         if unread and not state.passages:
             first, rest = unread[0], unread[1:]
