@@ -628,3 +628,25 @@ def test_schema_sent_to_servers_has_no_huge_length_bounds() -> None:
         text = _json.dumps(policy._decision_schema) + _json.dumps(policy._answer_schema)
     bounds = [int(m) for m in re.findall(r'"maxLength": (\d+)', text)]
     assert all(b <= MAX_GRAMMAR_LENGTH for b in bounds)
+
+
+def test_forced_answer_that_cites_nothing_falls_back_to_an_extractive_answer(
+    lib: Library, scripted_llm: ScriptedServer
+) -> None:
+    """A weak model's final answer without citations would be withheld whole; the passages it
+    read still answer the question, so the policy answers extractively and says so."""
+    dense = doc(lib, "Dense Passage")
+    scripted_llm.set_script(
+        [
+            search("dense retrieval"),
+            read(dense, [seg(lib, dense, "78.4 percent")]),
+            search("dense retrieval"),  # refused twice: the loop forces the answer
+            search("dense retrieval"),
+            {"action": "answer", "text": "It is very accurate.", "evidence_ids": [], "confidence": 0.9},
+        ]
+    )
+    events, result = run("What accuracy does dense retrieval reach?", lib, scripted_llm)
+    assert "uncited_model_answer" in warnings(events)
+    assert result.status is Status.ANSWERED
+    assert result.evidence and all(e.doc_id == dense for e in result.evidence)
+    assert "very accurate" not in result.answer and "[1]" in result.answer

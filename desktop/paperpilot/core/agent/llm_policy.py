@@ -291,6 +291,7 @@ def parse_answer(text: str) -> Answer | None:
 
 
 MAX_GRAMMAR_LENGTH = 1000
+_CITES_READ = re.compile(r"\[P\d+")
 
 
 def compact_schema(schema: Any) -> Any:
@@ -456,6 +457,18 @@ class LLMPolicy:
                 0,
                 ("malformed_reply", f"the model's answer is not valid JSON; using an extractive answer instead: "
                  f"{_excerpt(reply.content)!r}"),
+            )  # fmt: skip
+            return step
+        if not parsed.evidence_ids and not _CITES_READ.search(parsed.text):
+            # Passages were read but the model cited none of them (weak local models do this):
+            # verification would withhold the whole answer, so answer extractively from what
+            # was read instead, and say so.
+            step = self._fallback_answer.answer(state, f"{reason}; the model's answer cited nothing")
+            step.usage.add(reply.usage)
+            step.warnings.insert(
+                0,
+                ("uncited_model_answer", "the model's answer cited no passage; using an extractive answer from "
+                 f"the passages read instead: {_excerpt(parsed.text)!r}"),
             )  # fmt: skip
             return step
         return PolicyStep(Decision(thought=f"answer ({reason})", action=parsed), usage=reply.usage)

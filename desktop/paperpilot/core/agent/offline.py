@@ -142,6 +142,11 @@ def _mentions(core: str, text_norm: str) -> bool:
     return f" {core} " in f" {text_norm} "
 
 
+_INSTRUCTION = re.compile(
+    r"\b(ignore|disregard|forget)\b.{0,40}\b(previous|prior|above|earlier|all)\b.{0,20}\b(instructions?|prompts?|rules)\b"
+    r"|\b(system prompt|you are (?:an?|the) (?:ai|assistant|language model))\b|忽略.{0,10}(指令|提示|说明)",
+    re.IGNORECASE,
+)
 _WHY = re.compile(r"\b(why|how come|reason|cause[sd]?)\b|为什么|为何|原因", re.IGNORECASE)
 _CAUSE = re.compile(
     r"\b(because|due to|caused?|after|when|since|as a result|led to|owing to|driven by)\b|因为|由于|导致|造成|之后",
@@ -504,7 +509,9 @@ class OfflinePolicy:
         if run is None or run.state is not state:  # the quick path, or another policy's run
             run = _Run(state)
         terms = question_terms(state.question)
-        contexts = [c for c in run.sentences() if c.text.strip()]
+        # A sentence addressed to an AI ("ignore previous instructions …") is not evidence of
+        # anything the question asks; quoting it would pass the injection on to the reader.
+        contexts = [c for c in run.sentences() if c.text.strip() and not _INSTRUCTION.search(c.text)]
         chosen: list[_Context] = []
         q_norm = _norm(state.question)
         # A comparison needs each side: one sentence per compared entity first.
