@@ -630,8 +630,16 @@ def test_schema_sent_to_servers_has_no_huge_length_bounds() -> None:
     assert all(b <= MAX_GRAMMAR_LENGTH for b in bounds)
 
 
+@pytest.mark.parametrize(
+    "final",
+    [
+        {"action": "answer", "text": "It is very accurate.", "evidence_ids": [], "confidence": 0.9},
+        {"action": "answer", "text": "It is very accurate [P7].", "evidence_ids": ["P7"], "confidence": 0.9},
+    ],
+    ids=["no-citation", "only-unread-ids"],
+)
 def test_forced_answer_that_cites_nothing_falls_back_to_an_extractive_answer(
-    lib: Library, scripted_llm: ScriptedServer
+    lib: Library, scripted_llm: ScriptedServer, final: dict[str, Any]
 ) -> None:
     """A weak model's final answer without citations would be withheld whole; the passages it
     read still answer the question, so the policy answers extractively and says so."""
@@ -642,7 +650,7 @@ def test_forced_answer_that_cites_nothing_falls_back_to_an_extractive_answer(
             read(dense, [seg(lib, dense, "78.4 percent")]),
             search("dense retrieval"),  # refused twice: the loop forces the answer
             search("dense retrieval"),
-            {"action": "answer", "text": "It is very accurate.", "evidence_ids": [], "confidence": 0.9},
+            final,
         ]
     )
     events, result = run("What accuracy does dense retrieval reach?", lib, scripted_llm)

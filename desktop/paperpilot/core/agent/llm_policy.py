@@ -291,7 +291,7 @@ def parse_answer(text: str) -> Answer | None:
 
 
 MAX_GRAMMAR_LENGTH = 1000
-_CITES_READ = re.compile(r"\[P\d+")
+_CITES_READ = re.compile(r"(?<=\[)P\d+|(?<=, )P\d+(?=[,\]])")
 
 
 def compact_schema(schema: Any) -> Any:
@@ -459,7 +459,8 @@ class LLMPolicy:
                  f"{_excerpt(reply.content)!r}"),
             )  # fmt: skip
             return step
-        if not parsed.evidence_ids and not _CITES_READ.search(parsed.text):
+        cited = {i.strip() for i in parsed.evidence_ids} | set(_CITES_READ.findall(parsed.text))
+        if not cited & set(state.passages):
             # Passages were read but the model cited none of them (weak local models do this):
             # verification would withhold the whole answer, so answer extractively from what
             # was read instead, and say so.
