@@ -222,3 +222,20 @@ def test_quick_path_search_includes_profile_terms(lib: Library) -> None:
     search = next(e for e in evs if e.type == "action_chosen")
     assert search.action["query"] == "suspension bridges cables"
     assert any(e.type == "info" and e.code == "profile" and "cables" in e.message for e in evs)
+
+
+def test_evidence_listed_without_inline_markers_cites_the_whole_answer(lib: Library) -> None:
+    sid = doc_id(lib, "Urban Sparrows")
+    script = Script(
+        [
+            Search(query="sparrow population"),
+            Read(doc_id=sid, segments=[0]),
+            Answer(text="Their population fell by half since 1990.", evidence_ids=["P1", "P5"], confidence=0.7),
+        ]
+    )
+    evs = events(lib, script)
+    result = evs[-1].result
+    assert result.status == Status.ANSWERED
+    assert result.answer == "Their population fell by half since 1990 [1]."
+    assert [e.title for e in result.evidence] == ["Urban Sparrows"]
+    assert any(e.type == "warning" and e.code == "invented_citation" and "P5" in e.message for e in evs)
