@@ -239,3 +239,15 @@ def test_evidence_listed_without_inline_markers_cites_the_whole_answer(lib: Libr
     assert result.answer == "Their population fell by half since 1990 [1]."
     assert [e.title for e in result.evidence] == ["Urban Sparrows"]
     assert any(e.type == "warning" and e.code == "invented_citation" and "P5" in e.message for e in evs)
+
+
+def test_listed_evidence_without_markers_gives_one_marker_group() -> None:
+    from paperpilot.core.agent.events import PassageView
+    from paperpilot.core.agent.verify import verify_answer
+
+    ps = {
+        "P1": PassageView(id="P1", doc_id=1, segment=0, title="T", text="a"),
+        "P3": PassageView(id="P3", doc_id=1, segment=2, title="T", text="b"),
+    }
+    v = verify_answer(Answer(text="The Old Town lost 57%.", evidence_ids=["P1", "P3"]), ps)
+    assert v.text == "The Old Town lost 57% [1][2]."

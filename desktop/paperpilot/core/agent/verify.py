@@ -61,7 +61,7 @@ def verify_answer(answer: Answer, passages: dict[str, PassageView]) -> Verified:
     if answer.evidence_ids and text.strip() and not _CITE.search(text):
         # Evidence listed but no inline marker (weak models do this): the listed passages
         # cite the answer as a whole, from its last sentence, and are checked like any other.
-        text = text.rstrip() + " " + "".join(f"[{_canon(r)}]" for r in dict.fromkeys(answer.evidence_ids))
+        text = text.rstrip() + " [" + ", ".join(_canon(r) for r in dict.fromkeys(answer.evidence_ids)) + "]"
     for para in text.split("\n"):
         if not para.strip():
             out_sentences.append(para)
