@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -483,3 +484,27 @@ def test_reads_from_another_thread_while_importing(lib: Library, tmp_path: Path)
     assert not errors
     assert seen and len(lib.list_documents()) == 25
     assert len(lib.search("attention", k=5)) == 5
+
+
+def test_large_pdf_imports_extract_in_worker_processes(lib: Library, tmp_path: Path) -> None:
+    """Five or more PDFs go through the process pool: same results, in order, codes intact."""
+    from paperpilot.core import library as library_module
+
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen2").mkdir()
+    paper = pdfs.make_paper_pdf(tmp_path / "gen")
+    for i in range(4):
+        (folder / f"p{i}.pdf").write_bytes(paper.read_bytes() + f"\n% copy {i}\n".encode())
+    pdfs.make_encrypted_pdf(tmp_path / "gen2").rename(folder / "p9-encrypted.pdf")
+    files = library_module.expand_paths([folder])
+    assert library_module._PdfPrefetcher.for_files(files) is not None or (os.cpu_count() or 1) < 2
+    report = lib.import_paths([folder])
+    assert [Path(d.path).name for d in report.imported] == ["p0.pdf", "p1.pdf", "p2.pdf", "p3.pdf"]
+    assert [d.doc_id for d in report.imported] == sorted(d.doc_id for d in report.imported)
+    failed = {d.file_name: d for d in lib.all_documents() if d.status == "failed"}
+    assert "password" in failed["p9-encrypted.pdf"].error.lower()
+    with sqlite3.connect(lib.paths.database) as c:
+        code = c.execute("SELECT error_code FROM documents WHERE file_name='p9-encrypted.pdf'").fetchone()[0]
+    assert code == "encrypted"  # the failure's code survived the trip between processes

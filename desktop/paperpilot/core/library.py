@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import multiprocessing
 import os
 import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +130,62 @@ def _looks_like_csl_json(path: Path) -> bool:
     from .citations.library_meta import looks_like_csl_json
 
     return looks_like_csl_json(path)
+
+
+def _extract_pdf_path(path: str) -> Extracted:
+    return extract_pdf(Path(path))
+
+
+class _PdfPrefetcher:
+    """Extracts the PDFs of a large import in worker processes, a few files ahead.
+
+    Extraction (PDFium plus layout analysis) is most of an import's time and PDFium is not
+    thread-safe, so a second process is what uses the second core; SQLite and index writes stay
+    in this process, one file at a time, in order. Small imports skip the start-up cost.
+    """
+
+    MIN_FILES = 4
+    AHEAD = 4
+
+    def __init__(self, pdfs: list[Path], workers: int) -> None:
+        # spawn, not fork: the caller may be a thread of a Qt application.
+        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        self.queue = list(pdfs)
+        self.futures: dict[Path, Future[Extracted]] = {}
+        self.broken = False
+        self._fill()
+
+    @classmethod
+    def for_files(cls, files: list[Path]) -> _PdfPrefetcher | None:
+        pdfs = [f for f in files if f.suffix.lower() in PDF_EXT]
+        workers = min(2, os.cpu_count() or 1)
+        if len(pdfs) < cls.MIN_FILES or workers < 2:
+            return None
+        return cls(pdfs, workers)
+
+    def _fill(self) -> None:
+        while self.queue and len(self.futures) < self.AHEAD:
+            path = self.queue.pop(0)
+            self.futures[path] = self.pool.submit(_extract_pdf_path, str(path))
+
+    def result(self, path: Path) -> Extracted:
+        future = self.futures.pop(path, None)
+        if future is None or self.broken:  # not prefetched, or the pool is gone: do it here
+            self.queue = [p for p in self.queue if p != path]
+            self._fill()
+            return extract_pdf(path)
+        self._fill()
+        try:
+            return future.result()
+        except BrokenProcessPool:
+            # A worker died (PDFium crashed on a hostile file): this file fails, and the rest
+            # of the batch is extracted here.
+            self.broken = True
+            self.close()
+            raise ImportFailure("The PDF could not be read: the text extractor crashed on it.", "corrupt") from None
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 class Library:
@@ -324,6 +383,7 @@ class Library:
         """Import files and folders one file at a time; one bad file never stops the batch."""
         files = expand_paths(paths)
         report = ImportReport()
+        prefetch = _PdfPrefetcher.for_files(files)
         try:
             for i, f in enumerate(files, 1):
                 if cancel is not None and cancel.is_set():
@@ -331,16 +391,24 @@ class Library:
                     break
                 if progress is not None:
                     progress(ImportProgress(i, len(files), str(f)))
-                self._import_one(f, report, cancel)
+                self._import_one(f, report, cancel, prefetch)
                 with self._thread_lock:
                     if self._file_lock.is_locked:
                         self._maybe_flush()
         finally:
+            if prefetch is not None:
+                prefetch.close()
             with self._thread_lock:
                 self._flush_and_unlock()
         return report
 
-    def _import_one(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
+    def _import_one(
+        self,
+        path: Path,
+        report: ImportReport,
+        cancel: threading.Event | None,
+        prefetch: _PdfPrefetcher | None = None,
+    ) -> None:
         src = str(path.resolve()) if path.exists() else str(path)
         try:
             ext = path.suffix.lower()
@@ -397,7 +465,10 @@ class Library:
             report.duplicates.append((src, dup))
             return
         try:
-            extracted = extract_pdf(path) if ext in PDF_EXT else extract_text_file(path)
+            if ext in PDF_EXT:
+                extracted = prefetch.result(path) if prefetch is not None else extract_pdf(path)
+            else:
+                extracted = extract_text_file(path)
             self._store_extracted(
                 extracted,
                 report,

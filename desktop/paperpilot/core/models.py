@@ -13,6 +13,10 @@ class ImportFailure(Exception):
         self.reason = reason
         self.code = code
 
+    def __reduce__(self) -> tuple[type[ImportFailure], tuple[str, str]]:
+        # Keeps ``code`` when the failure crosses a process boundary (parallel extraction).
+        return (ImportFailure, (self.reason, self.code))
+
 
 @dataclass
 class Page:
