@@ -10,10 +10,11 @@ import html
 import re
 import unicodedata
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
-import httpx
+if TYPE_CHECKING:  # httpx is imported when a lookup runs: not at start-up (~0.1 s)
+    import httpx
 
 from ... import __version__
 from .model import CslItem, CslName, item_from_csl
@@ -151,6 +152,8 @@ def _get(
     timeout: float,
     client: httpx.Client | None,
 ) -> httpx.Response:
+    import httpx
+
     headers = {"User-Agent": USER_AGENT}
     try:
         if client is not None:
