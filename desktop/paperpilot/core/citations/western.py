@@ -279,6 +279,16 @@ def _arxiv(item: CslItem) -> str:
     return re.sub(r"^arxiv:\s*", "", item.arxiv.strip(), flags=re.I)
 
 
+def _web_link(item: CslItem, *, arxiv: bool) -> str:
+    """The DOI as a link, else the URL, else (when ``arxiv``) the arXiv abstract page."""
+    doi = _doi(item)
+    if doi:
+        return f"https://doi.org/{doi}"
+    if item.URL.strip():
+        return item.URL.strip()
+    return f"https://arxiv.org/abs/{_arxiv(item)}" if arxiv and _arxiv(item) else ""
+
+
 PageFormat = Literal["expanded", "minimal-two", "chicago"]
 _RANGE_SEP = re.compile(r"\s*(?:-{1,3}|–|—)\s*")
 
@@ -490,12 +500,8 @@ class ApaStyle:
 
     @staticmethod
     def _link(item: CslItem) -> str:
-        doi = _doi(item)
-        if doi:
-            return f"https://doi.org/{doi}"
-        if item.URL.strip():
-            return item.URL.strip()
-        return f"https://arxiv.org/abs/{_arxiv(item)}" if item.type == "article" and _arxiv(item) else ""
+        # APA links an arXiv id only for preprints; a published version has its own DOI or URL.
+        return _web_link(item, arxiv=item.type == "article")
 
     def entry(self, item: CslItem) -> Rendered:
         authors = _names(item.author)
@@ -931,12 +937,7 @@ class ChicagoAuthorDateStyle:
 
     @staticmethod
     def _link(item: CslItem) -> str:
-        doi = _doi(item)
-        if doi:
-            return f"https://doi.org/{doi}"
-        if item.URL.strip():
-            return item.URL.strip()
-        return f"https://arxiv.org/abs/{_arxiv(item)}" if _arxiv(item) else ""
+        return _web_link(item, arxiv=True)
 
     def entry(self, item: CslItem) -> Rendered:
         t = item.type
