@@ -55,6 +55,8 @@ _ZH: dict[str, str] = {
     "Confidence": "置信度",
     "Still missing": "仍然缺少",
     "Sources": "来源",
+    "Read before you stopped ({n})": "停止前已读的段落（{n}）",
+    "Read before the failure ({n})": "失败前已读的段落（{n}）",
     "Starting…": "正在开始…",
     "Round {n}": "第 {n} 轮",
     "Round {n} · thinking…": "第 {n} 轮 · 思考中…",
