@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -139,6 +140,7 @@ class ScriptedServer:
         self.stalls = 0  # requests that reached a hang / trickle step
         self.listed_models: list[str] = [model]
         self.models_steps: list[Step] = []  # when set, GET /v1/models takes these first
+        self.proxied: list[str] = []  # absolute URLs of requests that came as to a proxy
         self._script: list[Step] = list(script)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -238,6 +240,15 @@ class ScriptedServer:
 class _Handler(BaseHTTPRequestHandler):
     owner: ScriptedServer
     protocol_version = "HTTP/1.0"  # one request per connection: nothing lingers after a test
+
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        if ok and self.path.startswith(("http://", "https://")):
+            # A client using this server as its HTTP proxy sends the absolute URL: record it
+            # and serve the path, so tests can stand a proxy in front of the "model".
+            self.owner.proxied.append(self.path)
+            self.path = urlsplit(self.path).path or "/"
+        return ok
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

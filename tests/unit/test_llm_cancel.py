@@ -154,3 +154,40 @@ def test_quick_check_trusts_the_model_list_and_names_a_missing_model(scripted_ll
     with client_for(scripted_llm.url) as client:
         ok, message = client.test_connection(chat=False)
     assert not ok and "no model 'scripted-model'" in message and "other-model" in message
+
+
+def test_a_plain_http_proxy_from_the_environment_is_used_and_cancellable(
+    scripted_llm: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The scripted server stands in for the proxy: the model's host does not even resolve.
+    for name in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("http_proxy", f"http://127.0.0.1:{scripted_llm.port}")
+    scripted_llm.add("through the proxy", hang())
+    cancel = threading.Event()
+    with client_for("http://model.invalid/v1") as client:
+        assert client.chat(MSGS).content == "through the proxy"
+        watcher, stamp = cancel_when(lambda: scripted_llm.stalls >= 1, cancel)
+        with pytest.raises(LLMCancelled):
+            client.chat(MSGS, cancel=cancel)
+        ended = time.monotonic()
+        watcher.join()
+    assert scripted_llm.proxied == ["http://model.invalid/v1/chat/completions"] * 2
+    assert ended - stamp[0] < STOP_BOUND_S
+    # NO_PROXY still wins: a bypassed host is reached directly.
+    monkeypatch.setenv("no_proxy", "model.invalid")
+    with client_for("http://model.invalid/v1", max_retries=0) as client, pytest.raises(LLMError, match="Cannot reach"):
+        client.chat(MSGS)
+
+
+def test_proxies_it_cannot_interrupt_are_left_to_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperpilot.core.cancellable_http import CancellableTransport, transport_for
+
+    for name in ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    assert isinstance(transport_for("https://api.example.com/v1"), CancellableTransport)
+    monkeypatch.setenv("https_proxy", "socks5://127.0.0.1:1080")
+    assert transport_for("https://api.example.com/v1") is None  # httpx's transport honours it
+    monkeypatch.setenv("https_proxy", "127.0.0.1:3128")  # no scheme: a plain HTTP proxy
+    assert isinstance(transport_for("https://api.example.com/v1"), CancellableTransport)
+    assert transport_for("not a url") is not None  # the request reports the bad URL, not the set-up

@@ -13,8 +13,9 @@ alive for ever either.
 The cancel event and deadline reach the sockets through a context variable set around one
 request (``cancel_scope``): httpcore's synchronous stack runs entirely in the calling thread,
 and a pooled connection serves requests of different runs, so the event cannot belong to the
-connection. Requests that go through a proxy from the environment use httpx's own transport
-and are interrupted only between attempts.
+connection. A plain HTTP proxy from the environment (``HTTP(S)_PROXY``, ``NO_PROXY``) is used
+the same way; behind an HTTPS or SOCKS proxy ``transport_for`` gives None, so httpx's own
+transport is used and a request is interrupted only between attempts.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import socket
 import ssl
 import threading
 import time
+import urllib.request
 from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -323,12 +325,37 @@ class _Body(httpx.SyncByteStream):
 
 
 class CancellableTransport(httpx.BaseTransport):
-    """A direct-connection httpx transport whose requests end promptly on their scope's cancel."""
+    """An httpx transport (direct, or through a plain HTTP proxy) whose requests end promptly
+    when their scope's cancel event is set."""
 
-    def __init__(self, *, verify: ssl.SSLContext | bool = True, limits: httpx.Limits | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        verify: ssl.SSLContext | bool = True,
+        limits: httpx.Limits | None = None,
+        proxy: str | None = None,
+    ) -> None:
         limits = limits or httpx.Limits()
         context = verify if isinstance(verify, ssl.SSLContext) else httpx.create_ssl_context(verify=verify)
-        self._pool = httpcore.ConnectionPool(
+        self._pool: httpcore.ConnectionPool
+        if proxy is None:
+            self._pool = httpcore.ConnectionPool(
+                ssl_context=context,
+                max_connections=limits.max_connections,
+                max_keepalive_connections=limits.max_keepalive_connections,
+                keepalive_expiry=limits.keepalive_expiry,
+                network_backend=_Backend(),
+            )
+            return
+        via = httpx.Proxy(proxy)
+        if via.url.scheme != "http":
+            raise ValueError(f"only plain http:// proxies are supported here, not {via.url.scheme}://")
+        self._pool = httpcore.HTTPProxy(
+            proxy_url=httpcore.URL(
+                scheme=via.url.raw_scheme, host=via.url.raw_host, port=via.url.port, target=via.url.raw_path
+            ),
+            proxy_auth=via.raw_auth,
+            proxy_headers=via.headers.raw,
             ssl_context=context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
@@ -364,3 +391,29 @@ class CancellableTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self._pool.close()
+
+
+def environment_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``*_PROXY``, minus ``NO_PROXY``), if any."""
+    try:
+        parts = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return None  # the request itself will say what is wrong with the URL
+    proxies = urllib.request.getproxies()
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if not proxy or urllib.request.proxy_bypass(parts.host):
+        return None
+    return proxy
+
+
+def transport_for(url: str) -> CancellableTransport | None:
+    """The cancellable transport for requests to ``url``; None behind a proxy it cannot use
+    (HTTPS or SOCKS), where httpx's own transport, which honours the environment, must be."""
+    proxy = environment_proxy(url)
+    if proxy is None:
+        return CancellableTransport()
+    if "://" not in proxy:
+        proxy = f"http://{proxy}"  # "host:port", as some set HTTP_PROXY
+    if proxy.lower().startswith("http://"):
+        return CancellableTransport(proxy=proxy)
+    return None

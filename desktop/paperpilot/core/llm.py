@@ -23,7 +23,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from .agent.events import Usage
-from .cancellable_http import CancellableTransport, RequestCancelled, cancel_scope
+from .cancellable_http import RequestCancelled, cancel_scope, transport_for
 
 StructuredMode = Literal["auto", "json_schema", "json_object_schema", "tools", "json_object", "text"]
 # json_object_schema is llama.cpp's dialect: {"type": "json_object", "schema": …} constrains the
@@ -116,7 +116,8 @@ class LLMClient:
 
     def __init__(self, config: LLMConfig, transport: httpx.BaseTransport | None = None) -> None:
         """``transport`` replaces the default one, whose requests a ``cancel`` event interrupts
-        within a fraction of a second whatever the server does (see ``cancellable_http``)."""
+        within a fraction of a second whatever the server does (see ``cancellable_http``; behind
+        an HTTPS or SOCKS proxy, httpx's own transport is used and only retry waits are)."""
         self.config = config
         self._base = config.base_url.rstrip("/")
         headers = {"Accept": "application/json"}
@@ -125,7 +126,7 @@ class LLMClient:
         self._http = httpx.Client(
             timeout=httpx.Timeout(config.timeout_s, connect=config.connect_timeout_s),
             headers=headers,
-            transport=transport if transport is not None else CancellableTransport(),
+            transport=transport if transport is not None else transport_for(self._base),
             follow_redirects=True,
         )
         # What the server accepted last time; "auto" starts from here instead of json_schema.
