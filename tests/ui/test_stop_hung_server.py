@@ -113,3 +113,27 @@ def test_stop_while_the_server_hangs_ends_cancelled_and_shows_the_evidence(
     assert len(stops) == 1 and "while the model was deciding" in stops[0].message
     # Back to idle, ready for the next question.
     assert pane.send_button.isVisible() and pane.input.isEnabled()
+
+
+def test_closing_the_window_while_the_server_hangs_is_quick(
+    qtbot: QtBot, library: Library, paths: AppPaths, scripted_llm: ScriptedServer
+) -> None:
+    settings = Settings()
+    settings.llm.enabled = True
+    settings.llm.base_url = scripted_llm.url
+    settings.llm.model = scripted_llm.model
+    scripted_llm.add(hang())
+    w = build_window(qtbot, library, paths, settings)
+    w.chat_pane.set_mode("loop")
+    w.chat_pane.input.setPlainText(QUESTION)
+    qtbot.mouseClick(w.chat_pane.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: scripted_llm.stalls >= 1, timeout=10_000)
+    thread = w.agent_thread
+    assert thread is not None and thread.isRunning()
+    t0 = time.perf_counter()
+    assert w.close()
+    elapsed = time.perf_counter() - t0
+    assert elapsed < STOP_BOUND_S, f"closing took {elapsed:.2f} s"  # it used to wait out the 60 s timeout
+    assert w.agent_thread is None and thread.isFinished()
+    w.deleteLater()
+    QApplication.processEvents()
