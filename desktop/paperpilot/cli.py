@@ -8,8 +8,10 @@ import logging
 import os
 import re
 import shutil
+import signal
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +21,7 @@ from .core.library import ImportProgress, Library, LibraryBusy, LibraryError
 from .core.paths import AppPaths, app_paths
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # as a shell reports a program ended by Ctrl+C
 
 
 class CliError(Exception):
@@ -458,6 +461,28 @@ def _conversations(paths: AppPaths) -> Any:
         raise CliError(str(e)) from None
 
 
+def _first_interrupt_stops(cancel: threading.Event) -> Callable[[], None]:
+    """Until the returned function is called, the first Ctrl+C stops the run as the GUI's Stop
+    does (it ends cancelled within a fraction of a second, and what was read is printed); a
+    second one quits at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        # os.write, not print: the handler may run while the main thread is inside a print.
+        os.write(sys.stderr.fileno(), b"paperpilot: stopping (press Ctrl+C again to quit at once)\n")
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+
+    def restore() -> None:
+        signal.signal(signal.SIGINT, previous)
+
+    return restore
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     from pydantic import BaseModel
 
@@ -475,6 +500,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     store = _conversations(paths) if args.conversation else None
     conversation_id: str | None = None
     rewrite = Rewrite(standalone=" ".join(question.split()))
+    cancel = threading.Event()
+    restore_ctrl_c = _first_interrupt_stops(cancel)
     try:
         if store is not None:
             if args.conversation == "new":
@@ -485,7 +512,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 conversation_id = args.conversation
                 history = store.turns(args.conversation, with_events=False)
                 client = getattr(policy, "client", None)
-                rewrite = rewrite_followup(question, history, policy_name, client)
+                rewrite = rewrite_followup(question, history, policy_name, client, cancel=cancel)
         options = AgentOptions(
             max_rounds=args.max_rounds or settings.agent.max_rounds,
             mode=args.mode or settings.agent.mode,
@@ -499,7 +526,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
         try:
             with Library(paths, settings.imports) as lib:
-                for ev in run_agent(rewrite.standalone, lib, policy, options):
+                for ev in run_agent(rewrite.standalone, lib, policy, options, cancel):
                     events.append(ev)
                     if trace_file is not None:
                         trace_file.write(ev.model_dump_json() + "\n")
@@ -514,13 +541,15 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if store is not None and conversation_id is not None:
             store.add_turn(conversation_id, question, rewrite.standalone, result, events)
     finally:
+        restore_ctrl_c()
         if store is not None:
             store.close()
+    stopped = result.status.value == "cancelled"
     if args.json:
         _emit_json(
             {**result.to_cli_json(), "conversation_id": conversation_id, "standalone_question": rewrite.standalone}
         )
-        return EXIT_OK
+        return EXIT_INTERRUPTED if stopped else EXIT_OK
     if rewrite.is_followup and rewrite.standalone != question.strip():
         print(f"(understood as: {rewrite.standalone})")
     w = _width()
@@ -530,7 +559,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for line in result.answer.splitlines() or [""]:
         print(textwrap.fill(line, w, subsequent_indent="  ") if line.strip() else "")
     if result.evidence:
-        print("\nSources:")
+        print("\nRead before the stop:" if stopped else "\nSources:")
         for e in result.evidence:
             where = f"p. {e.page}" + (f", {e.section}" if e.section else "")
             print(f"  [{e.number}] {e.title} ({where}; doc {e.doc_id}, segment {e.segment})")
@@ -542,6 +571,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"\nerror: {result.error}", file=sys.stderr)
     if conversation_id is not None:
         print(f"\nconversation: {conversation_id}  (continue with --conversation {conversation_id})")
+    if stopped:
+        return EXIT_INTERRUPTED
     return EXIT_OK if result.status.value != "failed" else EXIT_ERROR
 
 
@@ -888,7 +919,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("paperpilot: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`paperpilot ask … | head`): not an error worth a message.
         # Point stdout at /dev/null so the interpreter's final flush does not raise again.

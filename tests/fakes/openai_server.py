@@ -8,7 +8,14 @@ POST /v1/chat/completions takes the next step of the script:
 - a ``str``: raw message content (for malformed replies);
 - ``reply(obj_or_text, usage=..., with_usage=...)``, ``http_error(status, body, headers)``,
   ``delay(seconds, then)``, ``die()``;
+- a server that hangs: ``hang()`` (takes the request, never answers), ``headers_then_hang()``
+  (sends the status line and headers, then nothing), ``trickle(step, interval)`` (sends the
+  reply one byte per ``interval`` seconds); each holds its connection open until the server
+  stops, and ``stalls`` counts the requests that reached the hanging part;
 - a callable ``f(request_json) -> step`` for replies that depend on the request.
+
+GET /v1/models lists ``listed_models`` (default: the one model), unless ``models_steps`` holds
+steps: then each GET takes the next one (``hang()``, ``http_error(404)`` …).
 
 Every request is recorded (body, headers, arrival time) so tests can assert on prompts,
 temperature and response_format. ``reject`` lists structured-output modes the server answers
@@ -24,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -43,6 +51,8 @@ class Reply:
     delay: float = 0.0
     die: bool = False
     then: Reply | None = None  # after a delay
+    hang: str = ""  # "" | "before_headers" | "after_headers" | "trickle"
+    trickle_interval: float = 0.0
 
 
 Step = Reply | dict[str, Any] | str | Callable[[dict[str, Any]], Any]
@@ -66,6 +76,23 @@ def delay(seconds: float, then: Step | None = None) -> Reply:
 def die() -> Reply:
     """Shut the whole server down without answering this request."""
     return Reply(die=True)
+
+
+def hang() -> Reply:
+    """Accept the request and never answer (until the server stops)."""
+    return Reply(hang="before_headers")
+
+
+def headers_then_hang() -> Reply:
+    """Send "200 OK" and headers promising a body, then nothing."""
+    return Reply(hang="after_headers")
+
+
+def trickle(then: Step | None = None, interval: float = 0.5) -> Reply:
+    """Send the reply (``then``, default a short note) one byte every ``interval`` seconds."""
+    inner = _as_reply(then, {}) if then is not None else Reply(content={"note": "slow reply"})
+    return Reply(content=inner.content, usage=inner.usage, with_usage=inner.with_usage,
+                 hang="trickle", trickle_interval=interval)  # fmt: skip
 
 
 def _as_reply(step: Step, request: dict[str, Any]) -> Reply:
@@ -110,6 +137,10 @@ class ScriptedServer:
         self.modes: list[str] = []
         self.usage_sent: list[tuple[int, int]] = []
         self.unexpected: list[str] = []  # requests that found the script empty
+        self.stalls = 0  # requests that reached a hang / trickle step
+        self.listed_models: list[str] = [model]
+        self.models_steps: list[Step] = []  # when set, GET /v1/models takes these first
+        self.proxied: list[str] = []  # absolute URLs of requests that came as to a proxy
         self._script: list[Step] = list(script)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -210,14 +241,37 @@ class _Handler(BaseHTTPRequestHandler):
     owner: ScriptedServer
     protocol_version = "HTTP/1.0"  # one request per connection: nothing lingers after a test
 
+    def parse_request(self) -> bool:
+        ok = super().parse_request()
+        if ok and self.path.startswith(("http://", "https://")):
+            # A client using this server as its HTTP proxy sends the absolute URL: record it
+            # and serve the path, so tests can stand a proxy in front of the "model".
+            self.owner.proxied.append(self.path)
+            self.path = urlsplit(self.path).path or "/"
+        return ok
+
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
-        if self.path.rstrip("/") == "/v1/models":
-            self._send(200, {"object": "list", "data": [{"id": self.owner.model, "object": "model"}]})
-        else:
+        if self.path.rstrip("/") != "/v1/models":
             self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        owner = self.owner
+        listing = {"object": "list", "data": [{"id": m, "object": "model"} for m in owner.listed_models]}
+        with owner._lock:
+            step = _as_reply(owner.models_steps.pop(0), {}) if owner.models_steps else None
+        if step is None:
+            self._send(200, listing)
+            return
+        if step.delay and owner._stop.wait(step.delay):
+            return
+        if step.hang:
+            self._hang(step, json.dumps(listing).encode())
+        elif step.status != 200 or step.body is not None:
+            self._send(step.status, step.body, step.headers)
+        else:
+            self._send(200, listing)
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -249,6 +303,9 @@ class _Handler(BaseHTTPRequestHandler):
             owner._kill_from_handler()
             self.close_connection = True
             return  # no response at all: the client sees the connection drop
+        if step.hang:
+            self._hang(step, json.dumps(self._completion(body, mode, step)).encode())
+            return
         if step.status != 200 or step.body is not None:
             self._send(step.status, step.body, step.headers)
             return
@@ -287,6 +344,30 @@ class _Handler(BaseHTTPRequestHandler):
             with self.owner._lock:
                 self.owner.usage_sent.append((prompt, completion))
         return out
+
+    def _hang(self, step: Reply, data: bytes) -> None:
+        """Hold the connection: before or after the headers, or trickling ``data``."""
+        owner = self.owner
+        try:
+            if step.hang != "before_headers":
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.flush()
+            with owner._lock:
+                owner.stalls += 1
+            if step.hang == "trickle":
+                for i in range(len(data)):
+                    if owner._stop.wait(step.trickle_interval):
+                        return
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                return
+            owner._stop.wait()
+        except OSError:
+            pass  # the client gave up and closed the connection: that is the point
+        self.close_connection = True
 
     def _send(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         data = (

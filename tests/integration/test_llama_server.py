@@ -122,3 +122,28 @@ def test_loop_stays_correct_around_a_real_weak_model(llama_server: str, tmp_path
         assert result.usage.prompt_tokens > 0 and result.usage.completion_tokens > 0
     finally:
         lib.close()
+
+
+def test_cancel_ends_a_real_generation_at_once(llama_server: str) -> None:
+    """Stop while a real model is busy writing a long reply: the request ends within 2 s."""
+    import threading
+
+    from paperpilot.core.llm import LLMCancelled, LLMClient, LLMConfig
+
+    cancel = threading.Event()
+    with LLMClient(LLMConfig(base_url=llama_server, model="smollm2", timeout_s=120, max_retries=0)) as client:
+        timer = threading.Timer(0.5, cancel.set)
+        timer.start()
+        t0 = time.monotonic()
+        try:
+            with pytest.raises(LLMCancelled):
+                client.chat(
+                    [{"role": "user", "content": "Write a very long story about a sparrow, in many chapters."}],
+                    cancel=cancel,
+                    max_tokens=100,  # ~3 s of work for this model here; the server finishes it after we left
+                    temperature=0.8,
+                )
+        finally:
+            timer.cancel()
+        elapsed = time.monotonic() - t0
+    assert elapsed < 0.5 + 2.0, f"cancel took {elapsed - 0.5:.2f} s after Stop"

@@ -16,6 +16,21 @@ from paperpilot.core.library import Library
 from paperpilot.core.paths import app_paths
 
 
+@pytest.fixture(autouse=True)
+def no_running_worker_threads(qapp: QApplication) -> Iterator[None]:
+    """Fail a test that leaves a worker QThread running (the Python-thread check cannot see
+    QThreads). A thread may take a moment to end after its worker reported."""
+    from paperpilot.ui.workers import running_worker_threads
+
+    yield
+    deadline = time.monotonic() + 2.0
+    while running_worker_threads() and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+    left = [type(t.worker).__name__ for t in running_worker_threads()]
+    assert not left, f"test left worker threads running: {left}"
+
+
 @pytest.fixture
 def library(paperpilot_home: Path) -> Iterator[Library]:
     lib = Library(app_paths())

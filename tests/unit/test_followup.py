@@ -145,3 +145,22 @@ def test_what_about_keeps_the_verb() -> None:
         result = Result(question="q", status=Status.ANSWERED, answer="a")
 
     assert offline_rewrite("What about swifts?", Prev()).standalone == "Why did swifts decline in the Old Town?"
+
+
+
+def test_stop_during_a_hung_llm_rewrite_falls_back_at_once(scripted_llm: ScriptedServer) -> None:
+    import threading
+    import time
+
+    from tests.fakes.openai_server import hang
+    from tests.unit.test_llm_cancel import STOP_BOUND_S, cancel_when
+
+    scripted_llm.set_script([hang()])
+    cancel = threading.Event()
+    with LLMClient(LLMConfig(base_url=scripted_llm.url, model=scripted_llm.model, timeout_s=60)) as client:
+        watcher, stamp = cancel_when(lambda: scripted_llm.stalls >= 1, cancel)
+        r = rewrite_followup("And the second paper's limitations?", _history(), "llm", client, cancel=cancel)
+        ended = time.monotonic()
+        watcher.join()
+    assert ended - stamp[0] < STOP_BOUND_S
+    assert "the model's rewrite failed: LLMCancelled" in r.how and SPARSE in r.standalone

@@ -23,6 +23,7 @@ import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from .agent.events import Usage
+from .cancellable_http import RequestCancelled, cancel_scope, transport_for
 
 StructuredMode = Literal["auto", "json_schema", "json_object_schema", "tools", "json_object", "text"]
 # json_object_schema is llama.cpp's dialect: {"type": "json_object", "schema": …} constrains the
@@ -36,7 +37,7 @@ class LLMError(Exception):
 
 
 class LLMCancelled(LLMError):
-    """The caller's cancel event was set while the client was waiting to retry."""
+    """The caller's cancel event was set while the client waited for the server or to retry."""
 
 
 class LLMConfig(BaseModel):
@@ -114,6 +115,9 @@ class LLMClient:
     """Synchronous chat client. One instance per configured server; safe to reuse across runs."""
 
     def __init__(self, config: LLMConfig, transport: httpx.BaseTransport | None = None) -> None:
+        """``transport`` replaces the default one, whose requests a ``cancel`` event interrupts
+        within a fraction of a second whatever the server does (see ``cancellable_http``; behind
+        an HTTPS or SOCKS proxy, httpx's own transport is used and only retry waits are)."""
         self.config = config
         self._base = config.base_url.rstrip("/")
         headers = {"Accept": "application/json"}
@@ -122,7 +126,7 @@ class LLMClient:
         self._http = httpx.Client(
             timeout=httpx.Timeout(config.timeout_s, connect=config.connect_timeout_s),
             headers=headers,
-            transport=transport,
+            transport=transport if transport is not None else transport_for(self._base),
             follow_redirects=True,
         )
         # What the server accepted last time; "auto" starts from here instead of json_schema.
@@ -195,10 +199,18 @@ class LLMClient:
             raise LLMError(f"The server at {self._base} answered /models with something unexpected.")
         return [str(i.get("id")) for i in items if isinstance(i, dict) and i.get("id")]
 
-    def test_connection(self) -> tuple[bool, str]:
-        """For the settings dialog: can we reach the server, and does it know the model?"""
+    def test_connection(self, cancel: threading.Event | None = None, *, chat: bool = True) -> tuple[bool, str]:
+        """For the settings dialog: can we reach the server, and does it know the model?
+
+        ``chat=False`` is the quick check: a server that lists the model is taken at its word
+        (a first chat may have to load the model, which can take longer than anyone waits for
+        a settings dialog); only a server without a model list gets the tiny chat. Raises
+        LLMCancelled when ``cancel`` is set.
+        """
         try:
-            models = self.list_models()
+            models = self.list_models(cancel)
+        except LLMCancelled:
+            raise
         except LLMError as e:
             if "not found" not in str(e):
                 return False, str(e)
@@ -209,11 +221,15 @@ class LLMClient:
                 False,
                 f"Connected to {self._base}, but it has no model {self.config.model!r} (it has: {shown}).",
             )
+        name = self.config.model or (models[0] if models else "the default model")
+        if not chat and models:
+            return True, f"Connected to {self._base}; it offers {name}."
         try:
-            self.chat([{"role": "user", "content": "Reply with the word OK."}], max_tokens=4)
+            self.chat([{"role": "user", "content": "Reply with the word OK."}], cancel=cancel, max_tokens=4)
+        except LLMCancelled:
+            raise
         except LLMError as e:
             return False, str(e)
-        name = self.config.model or (models[0] if models else "the default model")
         return True, f"Connected to {self._base}; {name} answered."
 
     # --- request building ------------------------------------------------------------------------
@@ -315,12 +331,18 @@ class LLMClient:
         attempts = 1 + self.config.max_retries
         failures: list[str] = []
         kind = ""
+        # Per-read timeouts never fire while a server trickles a byte now and then; this bounds
+        # the whole exchange.
+        total = self.config.connect_timeout_s + self.config.timeout_s
         for attempt in range(attempts):
             if cancel is not None and cancel.is_set():
                 raise LLMCancelled("Cancelled while waiting for the model.")
             delay: float | None = None
             try:
-                resp = self._http.request(method, url, json=body)
+                with cancel_scope(cancel, total):
+                    resp = self._http.request(method, url, json=body)
+            except RequestCancelled:
+                raise LLMCancelled("Cancelled while waiting for the model.") from None
             except httpx.TimeoutException as e:
                 kind = "timeout"
                 failures.append(self._timeout_message(e))

@@ -681,12 +681,19 @@ class ChatPane(QWidget):
         if r.missing and not stopped:
             out.append(f"<p><b>{html.escape(tr('Still missing'))}</b></p>")
             out.append("<ul>" + "".join(f"<li>{html.escape(one_line(m))}</li>" for m in r.missing) + "</ul>")
-        cited = [] if stopped else [e for e in r.evidence if e.verified]
-        if cited:
-            out.append(f'<p style="margin-bottom:0"><b>{html.escape(tr("Sources"))}</b></p>')
+        # A stopped or failed run keeps every passage it read: list them all (click to read),
+        # the ones its extract cites first.
+        shown = r.evidence if stopped else [e for e in r.evidence if e.verified]
+        if shown:
+            heading = tr("Sources")
+            if r.status is Status.CANCELLED:
+                heading = tr("Read before you stopped ({n})").format(n=len(shown))
+            elif r.status is Status.FAILED:
+                heading = tr("Read before the failure ({n})").format(n=len(shown))
+            out.append(f'<p style="margin-bottom:0"><b>{html.escape(heading)}</b></p>')
             out.append(
                 f'<p style="color:{muted}; margin-top:2px">'
-                + "<br>".join(_reference_html(e) for e in cited)
+                + "<br>".join(_reference_html(e) for e in shown)
                 + "</p>"
             )
         return "\n".join(out)

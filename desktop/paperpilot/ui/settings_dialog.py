@@ -8,12 +8,12 @@ as dots unless the user types a new one.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -59,6 +61,9 @@ CITATION_STYLES: tuple[tuple[str, str], ...] = (
 OK_COLOUR = "#1b7f3b"
 ERROR_COLOUR = "#b3261e"
 TEST_TIMEOUT_S = 20.0
+# Saving checks the model quickly: a server that lists it is taken at its word.
+SAVE_CHECK_TIMEOUT_S = 5.0
+CANCELLED_MESSAGE = "Test cancelled."
 
 
 def explain_connection_error(message: str) -> str:
@@ -80,29 +85,29 @@ def explain_connection_error(message: str) -> str:
 
 
 class ConnectionTestWorker(QObject):
-    """Lists the server's models and sends one tiny chat, off the GUI thread."""
+    """Lists the server's models and sends one tiny chat, off the GUI thread.
+
+    ``quick`` (the check before saving) trusts a model list that names the model and sends no
+    chat. ``abort`` ends the test within a fraction of a second, however the server behaves:
+    the client checks the cancel event while it waits on the network.
+    """
 
     finished = Signal(bool, str, list)  # ok, message in plain words, model names
 
-    def __init__(self, base_url: str, model: str, api_key: str | None, timeout_s: float) -> None:
+    def __init__(
+        self, base_url: str, model: str, api_key: str | None, timeout_s: float, *, quick: bool = False
+    ) -> None:
         super().__init__()
         self.base_url = base_url
         self.model = model
         self.timeout_s = timeout_s
+        self.quick = quick
         self.cancel = threading.Event()
         self._secret = api_key or ""
-        self._client: Any = None
-        self._lock = threading.Lock()
 
     def abort(self) -> None:
-        """Called from the GUI thread: stop retries and close the client (which may end a request)."""
+        """Called from the GUI thread; the worker then reports "Test cancelled."."""
         self.cancel.set()
-        with self._lock:
-            client = self._client
-        if client is not None:
-            # Already closed, or closed mid-request: the worker reports either way.
-            with contextlib.suppress(Exception):
-                client.close()
 
     @Slot()
     def run(self) -> None:
@@ -110,22 +115,17 @@ class ConnectionTestWorker(QObject):
             self._run()
         except Exception as e:
             if self.cancel.is_set():
-                self.finished.emit(False, "Test cancelled.", [])
+                self.finished.emit(False, CANCELLED_MESSAGE, [])
                 return
             text = f"The test failed: {type(e).__name__}: {e}"
             if self._secret:
                 text = text.replace(self._secret, "***")
             self.finished.emit(False, text, [])
-        finally:
-            with self._lock:
-                client, self._client = self._client, None
-            if client is not None:
-                client.close()
 
     def _run(self) -> None:
         # Imported and built here, in the worker thread: importing httpx the first time takes
         # long enough to be felt in the GUI.
-        from ..core.llm import LLMClient, LLMConfig, LLMError
+        from ..core.llm import LLMCancelled, LLMClient, LLMConfig, LLMError
 
         # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
         config = LLMConfig(
@@ -136,15 +136,19 @@ class ConnectionTestWorker(QObject):
             connect_timeout_s=min(5.0, self.timeout_s),
             max_retries=0,
         )
-        client = LLMClient(config)
-        with self._lock:
-            self._client = client
-        if self.cancel.is_set():
-            return
+        with LLMClient(config) as client:
+            try:
+                self._test(client, LLMError)
+            except LLMCancelled:
+                self.finished.emit(False, CANCELLED_MESSAGE, [])
+
+    def _test(self, client: Any, llm_error: type[Exception]) -> None:
         models: list[str] = []
         try:
             models = client.list_models(cancel=self.cancel)
-        except LLMError as e:
+        except llm_error as e:
+            if self.cancel.is_set():
+                raise
             if "not found" not in str(e).lower():
                 self.finished.emit(False, explain_connection_error(str(e)), [])
                 return
@@ -155,14 +159,12 @@ class ConnectionTestWorker(QObject):
             else:
                 self.finished.emit(False, "Connected, but the server lists no models: type the model name.", [])
             return
-        ok, message = client.test_connection()
+        ok, message = client.test_connection(self.cancel, chat=not self.quick)
         if ok:
             count = f" The server offers {len(models)} model(s)." if models else ""
             self.finished.emit(True, f"OK. {message}{count}", models)
         else:
             self.finished.emit(False, explain_connection_error(message), models)
-
-
 
 
 class SettingsDialog(QDialog):
@@ -175,6 +177,14 @@ class SettingsDialog(QDialog):
         self._forget_key = False
         self._test_thread: WorkerThread | None = None
         self._test_worker: ConnectionTestWorker | None = None
+        # The check before saving a model connection (see accept), and its warning.
+        self._check_thread: WorkerThread | None = None
+        self._check_worker: ConnectionTestWorker | None = None
+        self.unreachable_box: QMessageBox | None = None
+        self._keep_button: QAbstractButton | None = None
+        # (url, model, key) a test or check found working: saving them needs no second check.
+        self._verified: tuple[str, str, str] | None = None
+        self._tested: tuple[str, str, str] | None = None
         self._updating_url = False
 
         layout = QVBoxLayout(self)
@@ -193,12 +203,14 @@ class SettingsDialog(QDialog):
         )
         layout.addWidget(self.buttons)
 
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.preset_combo.currentIndexChanged.connect(self.on_preset_combo_changed)
         self.url_edit.textEdited.connect(self.on_url_edit_edited)
         self.offline_check.toggled.connect(self.on_offline_check_toggled)
         self.test_button.clicked.connect(self.on_test_button_clicked)
+        self.cancel_test_button.clicked.connect(self.on_cancel_test_button_clicked)
         self.forget_button.clicked.connect(self.on_forget_button_clicked)
         self._load(self._settings)
         self.setMinimumWidth(560)
@@ -240,20 +252,29 @@ class SettingsDialog(QDialog):
         self.key_env_edit.setPlaceholderText("e.g. OPENAI_API_KEY (optional)")
         self.test_button = QPushButton(tr("Test connection"), self.llm_fields)
         self.test_button.setObjectName("testConnectionButton")
+        self.cancel_test_button = QPushButton(tr("Cancel test"), self.llm_fields)
+        self.cancel_test_button.setObjectName("cancelTestButton")
+        self.cancel_test_button.setVisible(False)
+        # Its own full-width row, word-wrapped: a server's message can be long (a URL, a list
+        # of models). Beside the button, the row kept its one-line height and cut the rest off;
+        # a row of its own passes the label's height-for-width on, and the dialog grows.
         self.test_label = QLabel(self.llm_fields)
         self.test_label.setObjectName("testResult")
         self.test_label.setWordWrap(True)
         self.test_label.setTextFormat(Qt.TextFormat.PlainText)
         self.test_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.test_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
-        test_row.addWidget(self.test_label, 1)
+        test_row.addWidget(self.cancel_test_button)
+        test_row.addStretch(1)
         form.addRow(tr("Preset"), self.preset_combo)
         form.addRow(tr("Server URL"), self.url_edit)
         form.addRow(tr("Model"), self.model_combo)
         form.addRow(tr("API key"), key_row)
         form.addRow(tr("Key from environment variable"), self.key_env_edit)
         form.addRow(test_row)
+        form.addRow(self.test_label)
         outer.addWidget(self.llm_fields)
         return box
 
@@ -334,9 +355,19 @@ class SettingsDialog(QDialog):
         return Settings.model_validate(s.model_dump())
 
     def accept(self) -> None:
+        """Save, after a quick check (in a worker) that a newly chosen model can be reached; when
+        it cannot, a warning offers to keep the settings anyway."""
+        if self._check_thread is not None or self.unreachable_box is not None:
+            return  # a check or its warning is already on screen
         if not self.offline_check.isChecked() and not self.model_combo.currentText().strip():
             self._show_error(tr("Enter a model name, or turn on offline mode."))
             return
+        if self._needs_check():
+            self._start_check()
+            return
+        self._finish_accept()
+
+    def _finish_accept(self) -> None:
         key = self.key_edit.text().strip()
         try:
             if key:
@@ -353,10 +384,12 @@ class SettingsDialog(QDialog):
     def reject(self) -> None:
         self.key_edit.clear()
         self._stop_test()
+        self._stop_check()
         super().reject()
 
     def done(self, result: int) -> None:
         self._stop_test()
+        self._stop_check()
         super().done(result)
 
     # --- slots -----------------------------------------------------------------------------------
@@ -390,23 +423,36 @@ class SettingsDialog(QDialog):
         if not url:
             self._set_test_message(False, "Enter the server URL first.")
             return
-        typed = self.key_edit.text().strip()
-        values = self.result_settings().llm
-        key = typed or (None if self._forget_key else resolve_api_key(values, self._paths))
+        key = self._key_to_test()
         timeout = min(TEST_TIMEOUT_S, self._settings.llm.timeout_s)
         worker = ConnectionTestWorker(url, self.model_combo.currentText().strip(), key, timeout)
         worker.finished.connect(self.on_test_worker_finished)
         self._test_worker = worker
         self._test_thread = WorkerThread(worker, self)
+        self._tested = self._connection_values()
         self.test_button.setEnabled(False)
         self.test_button.setText(tr("Testing…"))
+        self.cancel_test_button.setText(tr("Cancel test"))
+        self.cancel_test_button.setEnabled(True)
+        self.cancel_test_button.setVisible(True)
         self.test_label.setStyleSheet("")
         self.test_label.setText("")
         self._test_thread.start()
 
+    @Slot()
+    def on_cancel_test_button_clicked(self) -> None:
+        """The worker notices within a fraction of a second and reports "Test cancelled."."""
+        if self._test_worker is None:
+            return
+        self._test_worker.abort()
+        self.cancel_test_button.setEnabled(False)
+        self.cancel_test_button.setText(tr("Cancelling…"))
+
     @Slot(bool, str, list)
     def on_test_worker_finished(self, ok: bool, message: str, models: list[str]) -> None:
         self._finish_test_thread()
+        if ok:
+            self._verified = self._tested
         self._set_test_message(ok, message)
         if models:
             current = self.model_combo.currentText()
@@ -419,6 +465,9 @@ class SettingsDialog(QDialog):
     def is_testing(self) -> bool:
         return self._test_thread is not None
 
+    def is_checking(self) -> bool:
+        return self._check_thread is not None
+
     def _set_test_message(self, ok: bool, message: str) -> None:
         self.test_label.setStyleSheet(f"color: {OK_COLOUR if ok else ERROR_COLOUR};")
         self.test_label.setText(message)
@@ -426,6 +475,96 @@ class SettingsDialog(QDialog):
     def _show_error(self, message: str) -> None:
         self.error_label.setText(message)
         self.error_label.setVisible(True)
+
+    def _key_to_test(self) -> str | None:
+        typed = self.key_edit.text().strip()
+        return typed or (None if self._forget_key else resolve_api_key(self.result_settings().llm, self._paths))
+
+    def _connection_values(self) -> tuple[str, str, str]:
+        return (
+            self.url_edit.text().strip().rstrip("/"),
+            self.model_combo.currentText().strip(),
+            self._key_to_test() or "",
+        )
+
+    def _needs_check(self) -> bool:
+        """A model connection that is new (another server, model or key) and not yet tested."""
+        if self.offline_check.isChecked():
+            return False
+        old = self._settings.llm
+        changed = (
+            not old.enabled
+            or old.base_url.strip().rstrip("/") != self.url_edit.text().strip().rstrip("/")
+            or old.model.strip() != self.model_combo.currentText().strip()
+            or old.api_key_env != self.key_env_edit.text().strip()
+            or bool(self.key_edit.text().strip())
+            or self._forget_key
+        )
+        return changed and self._verified != self._connection_values()
+
+    def _start_check(self) -> None:
+        url, model, _key = self._connection_values()
+        worker = ConnectionTestWorker(url, model, self._key_to_test(), SAVE_CHECK_TIMEOUT_S, quick=True)
+        worker.finished.connect(self.on_check_worker_finished)
+        self._check_worker = worker
+        self._check_thread = WorkerThread(worker, self)
+        self._tested = self._connection_values()
+        if self.ok_button is not None:
+            self.ok_button.setEnabled(False)
+        self.test_label.setStyleSheet("")
+        self.test_label.setText(tr("Checking that {model} can be reached before saving…").format(model=model))
+        self._check_thread.start()
+
+    @Slot(bool, str, list)
+    def on_check_worker_finished(self, ok: bool, message: str, models: list[str]) -> None:
+        thread = self._check_thread
+        self._check_thread = None
+        self._check_worker = None
+        if thread is not None:
+            thread.stop(2000)  # its worker has reported: the thread ends at once
+            thread.deleteLater()
+        if self.ok_button is not None:
+            self.ok_button.setEnabled(True)
+        self._set_test_message(ok, message)
+        if ok:
+            self._verified = self._tested
+            self._finish_accept()
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, tr("Model not reachable"), tr(
+            "The model could not be reached with these settings:"
+        ), QMessageBox.StandardButton.NoButton, self)  # fmt: skip
+        box.setObjectName("unreachableModelBox")
+        box.setInformativeText(message)
+        self._keep_button = box.addButton(tr("Keep anyway"), QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.buttonClicked.connect(self.on_unreachable_box_button_clicked)
+        self.unreachable_box = box
+        box.open()  # window-modal and non-blocking: the GUI thread keeps running its loop
+
+    @Slot(QAbstractButton)
+    def on_unreachable_box_button_clicked(self, button: QAbstractButton) -> None:
+        keep = button is self._keep_button
+        box, self.unreachable_box, self._keep_button = self.unreachable_box, None, None
+        if box is not None:
+            box.deleteLater()
+        if keep:
+            self._finish_accept()
+
+    def _stop_check(self) -> None:
+        thread, worker = self._check_thread, self._check_worker
+        self._check_thread = None
+        self._check_worker = None
+        if self.ok_button is not None:
+            self.ok_button.setEnabled(True)
+        if thread is None or worker is None:
+            return
+        worker.finished.disconnect(self.on_check_worker_finished)
+        worker.abort()
+        if thread.stop(100):
+            thread.deleteLater()
+        else:
+            adopt_lingering_thread(thread)
 
     def _finish_test_thread(self) -> None:
         """The worker has reported: its run is over, so the thread ends at once."""
@@ -436,6 +575,7 @@ class SettingsDialog(QDialog):
         self._test_worker = None
         self.test_button.setEnabled(True)
         self.test_button.setText(tr("Test connection"))
+        self.cancel_test_button.setVisible(False)
 
     def _stop_test(self) -> None:
         """The dialog is closing mid-test: never wait for a slow server on the GUI thread."""
@@ -444,6 +584,7 @@ class SettingsDialog(QDialog):
         self._test_worker = None
         self.test_button.setEnabled(True)
         self.test_button.setText(tr("Test connection"))
+        self.cancel_test_button.setVisible(False)
         if thread is None or worker is None:
             return
         worker.finished.disconnect(self.on_test_worker_finished)

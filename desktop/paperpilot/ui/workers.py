@@ -2,13 +2,14 @@
 
 Each long operation is a QObject worker moved to its own QThread. Results reach the GUI thread
 through signals connected to bound methods of GUI-thread objects (queued connections); the
-workers never touch a widget. Cancellation is a threading.Event checked between steps.
+workers never touch a widget. Cancellation is a threading.Event checked between steps and, by
+the model client, while a request waits on the network.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -89,19 +90,12 @@ class AgentWorker(QObject):
         self.cancel = threading.Event()
 
     def request_stop(self) -> None:
-        """Called from the GUI thread: stop between steps, and cut a model request short.
+        """Called from the GUI thread: the run ends ``cancelled`` within a fraction of a second.
 
-        A synchronous HTTP request cannot be interrupted from inside; closing the policy's
-        client aborts it, the policy reports a failure and the loop, seeing the cancel flag,
-        ends the run as cancelled. The policy is built per question, so nothing reuses it.
+        The loop checks the flag between steps, and the model client checks it while it waits
+        on the network (a hung server included); the loop then reports what was read.
         """
         self.cancel.set()
-        client = getattr(self.policy, "client", None)
-        close = getattr(client, "close", None)
-        if callable(close):
-            # Best effort: the cancel flag alone still stops the loop at the next step.
-            with contextlib.suppress(Exception):
-                close()
 
     def _prepare(self) -> str:
         """Rewrite a follow-up and add the profile's terms; returns the question to research."""
@@ -110,7 +104,7 @@ class AgentWorker(QObject):
             client = getattr(self.policy, "client", None)
             kind = "llm" if client is not None else "offline"
             try:
-                rewrite = rewrite_followup(question, self.history, kind, llm_client=client)
+                rewrite = rewrite_followup(question, self.history, kind, llm_client=client, cancel=self.cancel)
             except Exception as e:
                 # A failed rewrite must not cost the answer: research the question as typed.
                 self.event.emit(Warning(code="followup", message=f"Could not rewrite the follow-up: {e}"))
@@ -180,6 +174,7 @@ class WorkerThread(QThread):
         self.worker = worker
         worker.moveToThread(self)
         self.started.connect(worker.run)  # type: ignore[attr-defined]
+        _all_threads.add(self)
 
     def stop(self, timeout_ms: int = 5000) -> bool:
         """Ask the worker to stop, then wait for the thread; True when it ended in time."""
@@ -189,6 +184,22 @@ class WorkerThread(QThread):
         self.requestInterruption()
         self.quit()
         return self.wait(timeout_ms)
+
+
+# Every WorkerThread made, so the test suite can check that none is left running.
+_all_threads: weakref.WeakSet[WorkerThread] = weakref.WeakSet()
+
+
+def running_worker_threads() -> list[WorkerThread]:
+    """The worker threads still running (deleted ones have ended: Qt aborts on deleting a running one)."""
+    out = []
+    for t in list(_all_threads):
+        try:
+            if t.isRunning():
+                out.append(t)
+        except RuntimeError:
+            continue
+    return out
 
 
 class _ThreadReaper(QObject):

@@ -15,6 +15,7 @@ to the offline rewrite. Which evidence is reused is decided offline in both case
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -301,7 +302,9 @@ def _replace_pronouns(q: str, subject: str) -> str:
     return _PRONOUN_EN.sub(en, q)
 
 
-def _llm_rewrite(question: str, history: Sequence[TurnLike], client: LLMClient) -> str | None:
+def _llm_rewrite(
+    question: str, history: Sequence[TurnLike], client: LLMClient, cancel: threading.Event | None = None
+) -> str | None:
     from .llm_policy import parse_json_object
 
     lines: list[str] = []
@@ -320,7 +323,7 @@ def _llm_rewrite(question: str, history: Sequence[TurnLike], client: LLMClient) 
         {"role": "user", "content": "CONVERSATION:\n" + "\n".join(lines) + f"\n\nFOLLOW-UP: {question}"},
     ]
     schema = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}
-    reply = client.chat(messages, schema, "rewrite", max_tokens=200)
+    reply = client.chat(messages, schema, "rewrite", cancel=cancel, max_tokens=200)
     data = parse_json_object(reply.content)
     if not data or not isinstance(data.get("question"), str):
         return None
@@ -333,12 +336,13 @@ def rewrite_followup(
     history: Sequence[TurnLike],
     policy_kind: str = "offline",
     llm_client: LLMClient | None = None,
+    cancel: threading.Event | None = None,
 ) -> Rewrite:
     """Rewrite ``question`` to stand alone, given the conversation so far (oldest turn first).
 
     A question that is not a follow-up (or has no history) comes back unchanged with
     ``is_followup`` False. With ``policy_kind == "llm"`` and a client, a model writes the
-    standalone question; on any error the offline rewrite is used.
+    standalone question; on any error (or a Stop: ``cancel`` set) the offline rewrite is used.
     """
     q = " ".join(question.split())
     if not history or not is_followup(q):
@@ -347,7 +351,7 @@ def rewrite_followup(
     if policy_kind != "llm" or llm_client is None:
         return offline
     try:
-        text = _llm_rewrite(q, history, llm_client)
+        text = _llm_rewrite(q, history, llm_client, cancel)
     except Exception as e:  # the model is optional here: any failure → the offline rewrite
         offline.how = f"{offline.how} (the model's rewrite failed: {type(e).__name__})"
         return offline

@@ -30,6 +30,7 @@ from .events import (
     Usage,
     Warning,
 )
+from .offline import OfflinePolicy
 from .router import QuickPolicy, route
 from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, note_pool
 from .verify import coverage, verify_answer
@@ -342,16 +343,65 @@ class _Run:
         )
         return Finished(round=self.state.round, elapsed_ms=self.ms(), result=result)
 
-    def partial(self, status: Status, message: str, error: str = "") -> Finished:
-        """Finish without an answer (cancelled / failed), keeping what was read as evidence."""
-        ev = [
+    def _unverified(self, passages: list[PassageView], first: int) -> list[Evidence]:
+        return [
             Evidence(
-                number=i + 1, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
+                number=first + i, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
                 segment=p.segment, text=p.text, verified=False,
             )
-            for i, p in enumerate(self.state.passages.values())
+            for i, p in enumerate(passages)
         ]  # fmt: skip
+
+    def partial(self, status: Status, message: str, error: str = "") -> Finished:
+        """Finish without an answer (failed), keeping what was read as evidence."""
+        ev = self._unverified(list(self.state.passages.values()), 1)
         return self.finish(status, message, evidence=ev, missing=[self.state.question], error=error)
+
+    def stopped(self, during: str) -> Iterator[Event]:
+        """The user's Stop: say so in the trace and end ``cancelled``, keeping every passage read.
+
+        When something was read, an extract from it (the offline policy's extractive answer, no
+        model call, verified like any answer) says what the passages hold; it stays a cancelled
+        run with a low confidence, never an answer.
+        """
+        st = self.state
+        n = len(st.passages)
+        kept = f"keeping the {n} passage(s) read so far" if n else "nothing had been read yet"
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="cancelled",
+                   message=f"stopped by the user {during}; {kept}", data={"passages": n})  # fmt: skip
+        if not n:
+            yield self.finish(Status.CANCELLED, "Stopped before anything was read.", missing=[st.question])
+            return
+        cited: list[Evidence] = []
+        text = ""
+        try:
+            draft = OfflinePolicy().answer(st, "stopped by the user").decision.action
+            if isinstance(draft, Answer) and draft.text.strip():
+                verified = verify_answer(draft, st.passages)
+                cited, text = verified.evidence, verified.text
+        except Exception as e:  # an extract is a courtesy; the passages are what must not be lost
+            yield Warning(round=st.round, elapsed_ms=self.ms(), code="extract_failed",
+                          message=f"no extract of what was read: {type(e).__name__}: {e}")  # fmt: skip
+            cited, text = [], ""
+        cited_ids = {e.id for e in cited}
+        rest = [p for p in st.passages.values() if p.id not in cited_ids]
+        evidence = cited + self._unverified(rest, len(cited) + 1)
+        if cited and text:
+            cov, uncovered = coverage(st.question, cited)
+            missing = [f"nothing read mentions “{t}”" for t in uncovered] or ["a full answer (the run was stopped)"]
+            docs = {e.doc_id for e in cited}
+            conf = 0.5 * (0.6 * cov + 0.4 * min(1.0, (len(cited) + len(docs) - 1) / 3))
+            notes = ["stopped by the user: an extract of what was read, not a full answer (×0.5)",
+                     f"question terms covered by evidence {cov:.0%}"]  # fmt: skip
+            answer = (
+                f"Stopped before the answer was finished. What the {n} passage(s) read so far say "
+                f"(an extract, not a full answer):\n\n{text}"
+            )
+            yield self.finish(Status.CANCELLED, answer, evidence=evidence, missing=missing, confidence=conf,
+                              notes=notes)  # fmt: skip
+            return
+        answer = f"Stopped before an answer was written. The {n} passage(s) read so far are listed below."
+        yield self.finish(Status.CANCELLED, answer, evidence=evidence, missing=[st.question])
 
     def finalize(self, answer: Answer, forced_reason: str | None, truncated: bool) -> Iterator[Event]:
         st = self.state
@@ -409,14 +459,14 @@ class _Run:
     def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
         st = self.state
         if self.cancelled():
-            yield self.partial(Status.CANCELLED, "Stopped before an answer was written.")
+            yield from self.stopped("before the answer was written")
             return
         yield Info(round=st.round, elapsed_ms=self.ms(), code="force_answer", message=reason)
         try:
             step = self.policy.answer(st, reason)
         except PolicyFailure as e:
             if self.cancelled():
-                yield self.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                yield from self.stopped("while the answer was being written")
             else:
                 yield self.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
             return
@@ -427,6 +477,10 @@ class _Run:
                           message="the policy was asked for an answer and chose another action")  # fmt: skip
             action = Answer(text="", evidence_ids=[], missing=[st.question], confidence=0.0)
         yield from self.finalize(action, reason, truncated)
+
+
+def _policy_word(policy: Policy) -> str:
+    return "model" if getattr(policy, "name", "") == "llm" else "policy"
 
 
 def run_agent(
@@ -469,7 +523,7 @@ def run_agent(
     try:
         while st.round < st.max_rounds:
             if run.cancelled():
-                yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                yield from run.stopped(f"before round {st.round + 1}")
                 return
             st.round += 1
             yield RoundStarted(round=st.round, elapsed_ms=run.ms())
@@ -478,7 +532,7 @@ def run_agent(
                 step = active.decide(st)
             except PolicyFailure as e:
                 if run.cancelled():
-                    yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                    yield from run.stopped(f"in round {st.round}, while the {_policy_word(active)} was deciding")
                 else:
                     yield run.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
                 return
@@ -495,7 +549,7 @@ def run_agent(
             )
             st.notices.clear()
             if run.cancelled():
-                yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+                yield from run.stopped(f"in round {st.round}, before its {action.action} ran")
                 return
             if isinstance(action, Answer):
                 yield from run.finalize(action, None, truncated=False)
@@ -526,7 +580,7 @@ def run_agent(
             else:
                 st.stale_rounds = 0
         if run.cancelled():
-            yield run.partial(Status.CANCELLED, "Stopped before an answer was written.")
+            yield from run.stopped("after the last round")
             return
         yield from run.forced_answer(f"round limit ({st.max_rounds}) reached", truncated=True)
     except Exception as e:  # the loop never crashes its caller: a bug becomes a failed run
