@@ -31,3 +31,13 @@ def no_leaked_threads() -> Iterator[None]:
         t.join(timeout=2.0)
     still = [t.name for t in leaked if t.is_alive()]
     assert not still, f"test left threads running: {still}"
+
+
+@pytest.fixture(autouse=True)
+def no_registered_secrets() -> Iterator[None]:
+    """Keys registered for masking are per process; one test's key must not mask another's output."""
+    from paperpilot.core.redaction import forget_secrets
+
+    forget_secrets()
+    yield
+    forget_secrets()

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from .config import atomic_write_text
 from .paths import AppPaths
+from .redaction import InvalidAPIKey, clean_api_key
 
 log = logging.getLogger(__name__)
 
@@ -67,13 +68,19 @@ def _keyring() -> Any | None:
 
 
 def save_api_key(paths: AppPaths, key: str) -> Backend:
-    """Store ``key`` (an empty key deletes it); returns where it went."""
-    key = key.strip()
-    if not key:
+    """Store ``key`` (an empty key deletes it); returns where it went.
+
+    Surrounding whitespace is dropped; a key with a space, a control or a non-ASCII character
+    inside raises KeyStoreError with a plain sentence (no part of the key in it).
+    """
+    try:
+        cleaned = clean_api_key(key, "you entered")
+    except InvalidAPIKey as e:
+        raise KeyStoreError(str(e)) from None
+    if cleaned is None:
         delete_api_key(paths)
         return "file"
-    if "\n" in key or "\r" in key:
-        raise KeyStoreError("An API key cannot contain line breaks.")
+    key = cleaned
     kr = _keyring()
     if kr is not None:
         try:
@@ -93,7 +100,11 @@ def save_api_key(paths: AppPaths, key: str) -> Backend:
 
 
 def load_api_key(paths: AppPaths) -> str | None:
-    """The stored key, or None when there is none (or the file is unsafe and cannot be repaired)."""
+    """The stored key, or None when there is none (or the file is unsafe and cannot be repaired).
+
+    Raises InvalidAPIKey (a ValueError with a plain sentence) when the stored key holds a
+    character no HTTP header can carry: sending it would fail with a library's message.
+    """
     kr = _keyring()
     if kr is not None:
         try:
@@ -102,8 +113,8 @@ def load_api_key(paths: AppPaths) -> str | None:
             log.warning("could not read the API key from the system keyring (%s)", type(e).__name__)
             value = None
         if value:
-            return str(value)
-    return _load_file(paths)
+            return clean_api_key(str(value), "saved in the system keyring")
+    return clean_api_key(_load_file(paths), f"saved in {key_file(paths)}")
 
 
 def delete_api_key(paths: AppPaths) -> None:
@@ -116,7 +127,10 @@ def delete_api_key(paths: AppPaths) -> None:
 
 
 def has_api_key(paths: AppPaths) -> bool:
-    return load_api_key(paths) is not None
+    try:
+        return load_api_key(paths) is not None
+    except InvalidAPIKey:
+        return True  # a key is saved, unusable as it is: the user replaces it
 
 
 def _remove_file(paths: AppPaths) -> None:
@@ -151,8 +165,9 @@ def _load_file(paths: AppPaths) -> str | None:
                 return None
             log.warning("%s was readable by other users; made it private (0600)", path)
     try:
-        value = path.read_text(encoding="utf-8").strip()
+        # Not stripped here: clean_api_key does it for every source alike.
+        value = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         log.warning("cannot read %s: %s", path, type(e).__name__)
         return None
-    return value or None
+    return value if value.strip() else None
