@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from paperpilot.cli import main
 from paperpilot.core.agent.actions import (
     MAX_QUERY_CHARS,
     MAX_QUESTION_CHARS,
@@ -146,3 +148,17 @@ def test_question_length_limit_is_a_plain_message(lib: Library) -> None:
     assert result.status is Status.FAILED
     assert "the limit is 20,000" in result.answer and result.answer.count("\n") == 0
     no_library_text(result.answer)
+
+
+def test_cli_runs_the_long_question_and_refuses_an_endless_one(
+    lib: Library, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lib.close()
+    assert main(["ask", LONG_QUESTION, "--json"]) == 0
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["status"] != "failed" and data["evidence"]
+    no_library_text(out + err)
+    assert main(["ask", "x" * (MAX_QUESTION_CHARS + 1)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "20,001 characters long; the limit is 20,000" in err

@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
+# The agent's round limit, as the settings, the Settings dialog and `--max-rounds` accept it.
+MIN_ROUNDS, MAX_ROUNDS = 1, 30
 
 
 class ImportSettings(BaseModel):
@@ -41,7 +43,7 @@ class LLMSettings(BaseModel):
 class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    max_rounds: int = Field(6, ge=1, le=30)
+    max_rounds: int = Field(6, ge=MIN_ROUNDS, le=MAX_ROUNDS)
     mode: str = "auto"
 
 
