@@ -47,3 +47,30 @@ def test_broken_settings_fall_back_to_defaults(tmp_path: Path, content: str) -> 
     loaded, warning = load_settings(f)
     assert loaded == Settings()
     assert warning is not None and "using defaults" in warning
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        ('{"llm": {"temperature": "hot", "model": "qwen"}, "agent": {"max_rounds": "many"}}',
+         "wrong type or value for llm.temperature, agent.max_rounds"),
+        ('{"imports": 5}', "wrong type or value for imports"),
+        ('{"agent": {"max_rounds": 1e400}}', "wrong type or value for agent.max_rounds"),
+        ('{"agent": {"max_rounds": 0}}', "wrong type or value for agent.max_rounds"),
+        ("{broken", "not valid JSON at line 1, column 2"),
+    ],
+)  # fmt: skip
+def test_settings_of_the_wrong_types_are_set_aside_with_one_plain_line(
+    tmp_path: Path, content: str, why: str
+) -> None:
+    f = tmp_path / "settings.json"
+    f.write_text(content)
+    loaded, warning = load_settings(f)
+    assert loaded == Settings()
+    assert warning is not None and warning.count("\n") == 0
+    assert f"Settings file {f} is invalid ({why}" in warning and "using defaults" in warning
+    for library_text in ("validation error", "pydantic", "type=", "input_value", "Input should"):
+        assert library_text not in warning
+    aside = list(tmp_path.glob("settings.json.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_text() == content and not f.exists()
+    assert load_settings(f) == (Settings(), None)
