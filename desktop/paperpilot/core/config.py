@@ -8,9 +8,9 @@ import os
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +25,23 @@ class ImportSettings(BaseModel):
     chunk_min_chars: int = Field(300, ge=50, le=5000)
     chunk_max_chars: int = Field(800, ge=100, le=20000)
     max_file_mb: float = Field(200.0, gt=0)
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Self:
+        # The chunker cannot honour both; checked here so every import does not fail on it.
+        if self.chunk_min_chars > self.chunk_max_chars:
+            raise ValueError(chunk_range_problem(self.chunk_min_chars, self.chunk_max_chars))
+        return self
+
+
+def chunk_range_problem(min_chars: int, max_chars: int) -> str | None:
+    """A plain sentence when the smallest chunk size is above the largest, else None."""
+    if min_chars <= max_chars:
+        return None
+    return (
+        f"The smallest chunk ({min_chars} characters) is larger than the largest ({max_chars}); "
+        "make the smallest at most the largest."
+    )
 
 
 class LLMSettings(BaseModel):
