@@ -19,6 +19,9 @@ def paperpilot_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Every test gets its own PaperPilot home; nothing touches the real user's library."""
     home = tmp_path / "pp-home"
     monkeypatch.setenv("PAPERPILOT_HOME", str(home))
+    # Nor a developer's real keyring (keyring is a dependency): tests of the keyring path
+    # remove this and register an in-memory backend.
+    monkeypatch.setenv("PAPERPILOT_NO_KEYRING", "1")
     return home
 
 
