@@ -231,3 +231,18 @@ def test_cli_ask_with_a_wrong_typed_profile_warns_once_and_answers(tmp_path: Pat
     out, err = capsys.readouterr()
     assert code == 0 and json.loads(out)["status"] == "answered"
     assert err.count("\n") == 1 and err.startswith("warning: The research profile") and "TypeError" not in err
+
+
+def test_a_current_profile_without_schema_version_is_not_migrated_away(tmp_path: Path) -> None:
+    paths = app_paths(tmp_path / "home").ensure()
+    content = '{"fields_of_research": ["medical imaging"], "keywords": {"segmentation": ["delineation"]}}'
+    profile_path(paths).write_text(content, encoding="utf-8")
+    profile, warning = load_profile(paths)
+    assert warning is None
+    assert profile.fields_of_research == ["medical imaging"]
+    assert profile.keywords == {"segmentation": ["delineation"]}
+    assert profile_path(paths).read_text(encoding="utf-8") == content  # not rewritten
+    profile_path(paths).write_text('{"fields_of_research": 5}', encoding="utf-8")
+    profile, warning = load_profile(paths)
+    assert profile == ResearchProfile() and warning is not None and "fields_of_research" in warning
+    assert list(profile_path(paths).parent.glob("profile.json.corrupt-*"))

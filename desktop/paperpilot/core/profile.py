@@ -127,7 +127,7 @@ def migrate_profile(data: dict[str, Any]) -> dict[str, Any]:
     "synonyms": {term: [...]}, "language": "zh"|"en"|"auto", "style": "apa", "venues": [...],
     "length": ..., "tone": ...}``.
     """
-    version = data.get("schema_version", data.get("version", 1))
+    version = data.get("schema_version", data.get("version", _unversioned(data)))
     try:
         version = int(version)
     except (TypeError, ValueError, OverflowError):
@@ -152,6 +152,16 @@ def migrate_profile(data: dict[str, Any]) -> dict[str, Any]:
         if data.get(old):
             out[new] = data[old]
     return out
+
+
+# Keys only the current schema has: a hand-written profile that uses them but omits
+# schema_version is a current one, not version 1 (migrating it would drop those keys).
+_CURRENT_ONLY_KEYS = frozenset({"fields_of_research", "answer_language", "citation_style", "trusted_venues",
+                                "answer_length"})  # fmt: skip
+
+
+def _unversioned(data: dict[str, Any]) -> int:
+    return PROFILE_SCHEMA_VERSION if _CURRENT_ONLY_KEYS & data.keys() else 1
 
 
 def load_profile(paths: AppPaths) -> tuple[ResearchProfile, str | None]:
