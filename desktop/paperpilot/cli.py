@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import re
 import shutil
@@ -16,19 +15,68 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .core.config import Settings, load_settings
+from .core.config import MAX_ROUNDS, MIN_ROUNDS, Settings, load_settings
 from .core.library import ImportProgress, Library, LibraryBusy, LibraryError
-from .core.paths import AppPaths, app_paths
+from .core.paths import HOME_ENV, AppPaths, app_paths
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a program ended by Ctrl+C
+MAX_HITS = 100
 
 
 class CliError(Exception):
     """A one-line message for stderr and a non-zero exit."""
 
 
+class UsageError(CliError):
+    """An argument that cannot be used as given (exit status 2, like argparse's own errors)."""
+
+
 # --- argument parsing -------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: the usage block is for --help, not for every typo."""
+
+    def error(self, message: str) -> Any:
+        self.exit(EXIT_USAGE, f"{self.prog}: {message} (see: {self.prog} --help)\n")
+
+
+def _whole(text: str, what: str, low: int | None = None, high: int | None = None) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
+    if (low is not None and value < low) or (high is not None and value > high):
+        if high is None:
+            raise argparse.ArgumentTypeError(f"{what} must be {low} or more, not {value}")
+        raise argparse.ArgumentTypeError(f"{what} must be between {low} and {high}, not {value}")
+    return value
+
+
+def _doc_id(text: str) -> int:
+    return _whole(text, "a document id", 1)
+
+
+def _segment(text: str) -> int:
+    return _whole(text, "a segment number", 0)
+
+
+def _hits(text: str) -> int:
+    return _whole(text, "the number of hits", 1, MAX_HITS)
+
+
+def _rounds(text: str) -> int:
+    # The same range as the settings (AgentSettings.max_rounds) and the Settings dialog.
+    return _whole(text, "the number of rounds", MIN_ROUNDS, MAX_ROUNDS)
+
+
+def _positive(text: str) -> int:
+    return _whole(text, "the number", 1)
+
+
+def _year(text: str) -> int:
+    return _whole(text, "a year", 0, 9999)
 
 
 def _common(parser: argparse.ArgumentParser, top: bool) -> None:
@@ -47,7 +95,7 @@ def _common(parser: argparse.ArgumentParser, top: bool) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="paperpilot",
         description="PaperPilot: a local research assistant. Import papers, search them, ask questions.",
     )
@@ -68,22 +116,24 @@ def build_parser() -> argparse.ArgumentParser:
     add("list", "list the documents in the library")
     sp = add("search", "full-text search over the library")
     sp.add_argument("query", nargs="+")
-    sp.add_argument("-k", type=int, default=5, help="number of hits (default 5)")
+    sp.add_argument("-k", type=_hits, default=5, help=f"number of hits, 1 to {MAX_HITS} (default 5)")
     sp.add_argument(
-        "--doc", type=int, action="append", dest="doc_ids", metavar="DOC_ID", help="only these documents"
+        "--doc", type=_doc_id, action="append", dest="doc_ids", metavar="DOC_ID", help="only these documents"
     )
-    sp.add_argument("--year-from", type=int)
-    sp.add_argument("--year-to", type=int)
+    sp.add_argument("--year-from", type=_year)
+    sp.add_argument("--year-to", type=_year)
     sp = add("read", "print one segment (chunk) of a document")
-    sp.add_argument("doc_id", type=int)
-    sp.add_argument("segment", type=int)
-    sp = add("remove", "remove documents from the library")
-    sp.add_argument("doc_ids", type=int, nargs="+", metavar="DOC_ID")
+    sp.add_argument("doc_id", type=_doc_id)
+    sp.add_argument("segment", type=_segment)
+    sp = add("remove", "remove documents from the library (all of them, or none when an id is wrong)")
+    sp.add_argument("doc_ids", type=_doc_id, nargs="+", metavar="DOC_ID")
     add("reindex", "rebuild the search index from the library database")
 
     def llm_options(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--policy", choices=["offline", "llm"], help="offline (no model) or llm (default: from settings)")
-        sp.add_argument("--max-rounds", type=int, metavar="N")
+        sp.add_argument(
+            "--max-rounds", type=_rounds, metavar="N", help=f"{MIN_ROUNDS} to {MAX_ROUNDS} (default: from settings)"
+        )
         sp.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1")
         sp.add_argument("--model", help="model name on that endpoint")
         sp.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
@@ -110,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("key", nargs="?", help="with set: " + ", ".join(_profile_keys()))
     sp.add_argument("value", nargs="?", help="with set: lists comma-separated; keywords as term=syn1,syn2")
     sp = add("notes", "show or set the Markdown note on a document, or search the notes")
-    sp.add_argument("doc_id", type=int, nargs="?", metavar="DOC_ID")
+    sp.add_argument("doc_id", type=_doc_id, nargs="?", metavar="DOC_ID")
     sp.add_argument("--set", dest="set_text", metavar="TEXT", help="replace the note with TEXT ('' deletes it)")
     sp.add_argument("--search", metavar="TEXT", help="search every note for TEXT")
     sp = add("eval", "evaluate the agent on an IRCoT-style HotpotQA file")
@@ -118,10 +168,10 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--mode", action="append", choices=["auto", "quick", "loop"], help="mode(s) to compare (default: quick and loop)"
     )
-    sp.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
+    sp.add_argument("--limit", type=_positive, metavar="N", help="only the first N questions")
     llm_options(sp)
     sp = add("cite", "format references for documents, or for the items of a CSL-JSON file")
-    sp.add_argument("doc_ids", type=int, nargs="*", metavar="DOC_ID")
+    sp.add_argument("doc_ids", type=_doc_id, nargs="*", metavar="DOC_ID")
     sp.add_argument("--style", help="citation style (default: from settings); one of: " + ", ".join(_style_names()))
     sp.add_argument(
         "--format",
@@ -133,7 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--csl-json", metavar="FILE", help="cite the items of this CSL-JSON array instead of documents")
     sp.add_argument("--in-text", action="store_true", help="print the in-text citation marker instead")
     sp = add("export", "export references of documents (default: the whole library) as BibTeX, RIS or CSL-JSON")
-    sp.add_argument("doc_ids", type=int, nargs="*", metavar="DOC_ID")
+    sp.add_argument("doc_ids", type=_doc_id, nargs="*", metavar="DOC_ID")
     sp.add_argument("--format", dest="fmt", choices=["bibtex", "ris", "csl-json"], default="bibtex")
     sp.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     sp = add("gui", "open the desktop window (also what `paperpilot` with no command does)")
@@ -160,6 +210,11 @@ def _style_names() -> tuple[str, ...]:
 
 
 def _emit_json(data: object) -> None:
+    from .core.redaction import has_secrets, redact_data
+
+    # Masked before encoding: JSON escapes would hide a key holding a quote from the stream's mask.
+    if has_secrets():
+        data = redact_data(data)
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
@@ -286,6 +341,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("the search query is empty; give one or more words")
     with _open(args) as lib:
         hits = lib.search(query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to)
     if args.json:
@@ -351,11 +408,27 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
+    # Every id is checked before anything goes: `remove 5 999 4` removes nothing, rather than
+    # #5 and then an error. A repeated id is removed once.
+    wanted = list(dict.fromkeys(args.doc_ids))
     removed: list[dict[str, object]] = []
-    with _open(args) as lib:
-        for doc_id in args.doc_ids:
-            d = lib.remove(doc_id)
-            removed.append({"doc_id": d.doc_id, "title": d.title})
+    try:
+        with _open(args) as lib:
+            missing = [i for i in wanted if lib.document(i) is None]
+            if missing:
+                ids = ", ".join(str(i) for i in missing)
+                raise CliError(
+                    f"no document with id {ids}; nothing was removed (see: paperpilot list)"
+                    if len(missing) == 1
+                    else f"no documents with ids {ids}; nothing was removed (see: paperpilot list)"
+                )
+            for doc_id in wanted:
+                d = lib.remove(doc_id)
+                removed.append({"doc_id": d.doc_id, "title": d.title})
+    except (CliError, LibraryError, LibraryBusy) as e:
+        if args.json:
+            _emit_json({"removed": removed, "error": str(e)})
+        raise
     if args.json:
         _emit_json({"removed": removed})
     else:
@@ -377,10 +450,14 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 def _llm_config(args: argparse.Namespace, settings: Settings) -> Any:
     from .core.llm import LLMConfig
+    from .core.redaction import InvalidAPIKey, clean_api_key
 
     s = settings.llm
     key_env = args.api_key_env or s.api_key_env
-    api_key = os.environ.get(key_env, "") if key_env else ""
+    try:
+        api_key = clean_api_key(os.environ.get(key_env), f"from the environment variable {key_env}") if key_env else None
+    except InvalidAPIKey as e:
+        raise CliError(str(e)) from None
     if key_env and not api_key:
         raise CliError(f"the environment variable {key_env} is not set (it should hold the API key)")
     model = args.model or s.model
@@ -483,15 +560,43 @@ def _first_interrupt_stops(cancel: threading.Event) -> Callable[[], None]:
     return restore
 
 
+def _trace_path(value: str) -> Any:
+    from pathlib import Path
+
+    if not value.strip():
+        raise UsageError("--trace needs a file name, such as trace.jsonl")
+    path = Path(value).expanduser()
+    if path.is_dir():
+        raise UsageError(f"--trace {value} is a folder; give a file name, such as {path / 'trace.jsonl'}")
+    # Checked before the run, so a long run does not end in "cannot write the trace".
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise UsageError(f"--trace {value}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"--trace {value}: you cannot write there")
+    return path
+
+
+def _open_trace(path: Any) -> Any:
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as e:
+        raise CliError(f"cannot write the trace to {path}: {e.strerror or type(e).__name__}") from None
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
     from pydantic import BaseModel
 
-    from .core.agent.events import Finished, Result
+    from .core.agent.actions import question_too_long
+    from .core.agent.events import Finished, Result, event_to_json
     from .core.agent.followup import Rewrite, rewrite_followup
     from .core.agent.loop import AgentOptions, run_agent
     from .core.profile import expansion_terms
 
     question = " ".join(args.question)
+    if (too_long := question_too_long(question)) is not None:
+        raise UsageError(too_long)
+    trace_path = _trace_path(args.trace) if args.trace else None
     paths = app_paths(args.home)
     settings = _settings(paths)
     profile = _profile(paths)
@@ -523,13 +628,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
         show_trace = not args.json and sys.stderr.isatty()
         result: Result | None = None
         events: list[BaseModel] = []
-        trace_file = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
+        trace_file = _open_trace(trace_path) if trace_path is not None else None
         try:
             with Library(paths, settings.imports) as lib:
                 for ev in run_agent(rewrite.standalone, lib, policy, options, cancel):
                     events.append(ev)
                     if trace_file is not None:
-                        trace_file.write(ev.model_dump_json() + "\n")
+                        trace_file.write(event_to_json(ev) + "\n")
                     if show_trace and (line := _trace_line(ev)):
                         print(line, file=sys.stderr)
                     if isinstance(ev, Finished):
@@ -545,11 +650,12 @@ def cmd_ask(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     stopped = result.status.value == "cancelled"
+    code = EXIT_INTERRUPTED if stopped else EXIT_OK if result.status.value != "failed" else EXIT_ERROR
     if args.json:
         _emit_json(
             {**result.to_cli_json(), "conversation_id": conversation_id, "standalone_question": rewrite.standalone}
         )
-        return EXIT_INTERRUPTED if stopped else EXIT_OK
+        return code
     if rewrite.is_followup and rewrite.standalone != question.strip():
         print(f"(understood as: {rewrite.standalone})")
     w = _width()
@@ -571,9 +677,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         print(f"\nerror: {result.error}", file=sys.stderr)
     if conversation_id is not None:
         print(f"\nconversation: {conversation_id}  (continue with --conversation {conversation_id})")
-    if stopped:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if result.status.value != "failed" else EXIT_ERROR
+    return code
 
 
 def cmd_conversations(args: argparse.Namespace) -> int:
@@ -906,31 +1010,136 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
 }
 
 
+# Arguments that name files: surrogates there are bytes of a non-UTF-8 file name.
+_PATH_ARGS = {"paths": "file", "home": "--home", "trace": "--trace", "output": "--output",
+              "dataset": "dataset", "csl_json": "--csl-json", "screenshot": "--screenshot"}  # fmt: skip
+_TEXT_ARGS = {"question": "question", "query": "search query", "set_text": "note", "search": "search text",
+              "rename": "title", "value": "value", "key": "profile key", "ask": "question", "model": "model name",
+              "base_url": "base URL", "api_key_env": "variable name", "conversation": "conversation id",
+              "export": "conversation id", "delete": "conversation id", "style": "style"}  # fmt: skip
+
+
+def _shown(text: str) -> str:
+    """``text`` printable whatever it holds: undecodable bytes as \\xNN."""
+    return os.fsencode(text).decode("utf-8", "backslashreplace") if _has_surrogates(text) else text
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _check_text(args: argparse.Namespace) -> None:
+    """Refuse arguments that are not valid UTF-8 (Python hands them over with surrogates)."""
+    for dest, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            if not isinstance(v, str) or not _has_surrogates(v):
+                continue
+            if dest in _PATH_ARGS:
+                raise UsageError(
+                    f"the {_PATH_ARGS[dest]} name {_shown(v)} is not valid UTF-8; PaperPilot keeps file names "
+                    "as text: rename it"
+                )
+            what = _TEXT_ARGS.get(dest, dest.replace("_", " "))
+            raise UsageError(
+                f"the {what} '{_shown(v)}' is not valid UTF-8 text; check the terminal's encoding and type it again"
+            )
+
+
+def _check_home(args: argparse.Namespace) -> None:
+    """``--home`` (or $PAPERPILOT_HOME) must name a folder, or a place where one can be made."""
+    from pathlib import Path
+
+    if args.home is not None:
+        value, name = args.home, "--home"
+    else:
+        value, name = os.environ.get(HOME_ENV), HOME_ENV
+        if not value:
+            return  # unset or empty: the platform's default folders
+    if not value.strip():
+        raise UsageError(f"{name} is empty; give a folder, or leave it out to use the default location")
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{name} {value} is a file, not a folder")
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise UsageError(f"{name} {value} cannot be made: {parent} is a file, not a folder")
+            break
+
+
+def _paths_for_log(args: argparse.Namespace) -> AppPaths | None:
+    try:
+        return app_paths(args.home)
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _say(message: str) -> None:
+    print(f"paperpilot: {_shown(message)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from .core.logsetup import configure_logging, log_crash, reset_logging
+    from .core.redaction import RedactingStream
+
     parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version, or a usage error already printed in one line
+        return e.code if isinstance(e.code, int) else EXIT_OK if e.code is None else EXIT_USAGE
     if args.command is None:
         args.command = "gui"  # no command: the desktop app, as when launched from a menu
     try:
+        _check_text(args)
+        _check_home(args)
+    except UsageError as e:
+        _say(str(e))
+        return EXIT_USAGE
+    paths = _paths_for_log(args)
+    configure_logging(paths)
+    # Everything printed goes through the key mask: a server's error text can quote the key.
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactingStream(out), RedactingStream(err)  # type: ignore[assignment]
+    try:
         return COMMANDS[args.command](args)
+    except UsageError as e:
+        _say(str(e))
+        return EXIT_USAGE
     except (LibraryBusy, LibraryError, CliError) as e:
-        print(f"paperpilot: {e}", file=sys.stderr)
+        _say(str(e))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print("paperpilot: interrupted", file=sys.stderr)
+        _say("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`paperpilot ask … | head`): not an error worth a message.
         # Point stdout at /dev/null so the interpreter's final flush does not raise again.
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, out.fileno())
         return EXIT_OK
+    except OSError as e:
+        # The file system said no (a folder that is a file, no permission, a full disk): the
+        # user can act on that sentence; the traceback goes to the log for a bug hiding here.
+        where = log_crash(paths, e, args.command)
+        what = f"{e.filename}: " if e.filename else ""
+        hint = f" (details in {where})" if where else ""
+        _say(f"{what}{e.strerror or type(e).__name__}{hint}")
+        return EXIT_ERROR
     except Exception as e:  # the last line of defence: one clear line, never a traceback
         if os.environ.get("PAPERPILOT_DEBUG"):
             raise
-        print(f"paperpilot: unexpected error: {type(e).__name__}: {e}", file=sys.stderr)
+        where = log_crash(paths, e, args.command)
+        details = f"the details are in {where}" if where else "run it again with PAPERPILOT_DEBUG=1 for the details"
+        _say(f"an unexpected error stopped `{args.command}` ({type(e).__name__}); this is a bug: {details}")
         return EXIT_ERROR
+    finally:
+        sys.stdout, sys.stderr = out, err
+        reset_logging()
 
 
 if __name__ == "__main__":

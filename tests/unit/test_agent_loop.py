@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -184,11 +185,14 @@ def test_cancel_between_steps(lib: Library) -> None:
     assert sum(e.type == "round_started" for e in seen) == 1
 
 
-def test_policy_failure_and_bugs_end_as_failed(lib: Library) -> None:
+def test_policy_failure_and_bugs_end_as_failed(lib: Library, caplog: pytest.LogCaptureFixture) -> None:
     r = run_to_result("q", lib, Script([PolicyFailure("Cannot reach the language model")]), AgentOptions(mode="loop"))
     assert r.status == Status.FAILED and "Cannot reach" in r.answer
-    r = run_to_result("q", lib, Script([RuntimeError("boom")]), AgentOptions(mode="loop"))
-    assert r.status == Status.FAILED and "boom" in r.error
+    with caplog.at_level(logging.ERROR):
+        r = run_to_result("q", lib, Script([RuntimeError("boom")]), AgentOptions(mode="loop"))
+    # The user reads plain words; the bug's own message and traceback go to the log.
+    assert r.status == Status.FAILED and "RuntimeError" in r.error and "internal error" in r.answer
+    assert "boom" in caplog.text and "Traceback" in caplog.text
 
 
 def test_bad_read_is_a_warning_not_a_crash(lib: Library) -> None:

@@ -131,4 +131,5 @@ def test_console_script_no_traceback(tmp_path: Path) -> None:
         env=env,
         timeout=60,
     )
-    assert r.returncode == 2 and "invalid int value" in r.stderr
+    assert r.returncode == 2 and "must be a whole number, not 'notanumber'" in r.stderr
+    assert r.stderr.count("\n") == 1  # one line, no usage block

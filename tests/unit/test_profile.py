@@ -177,3 +177,72 @@ def test_profile_terms_in_trace_and_first_query(tmp_path: Path) -> None:
         assert any(e.title.startswith("U-Net") for e in result.evidence)
     finally:
         lib.close()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"keywords": 5, "fields_of_research": "x"}',
+        '{"schema_version": 2, "keywords": 5, "fields_of_research": "x"}',
+        '{"schema_version": 2, "keywords": {"segmentation": 5}}',
+        '{"schema_version": 2, "keywords": {"segmentation": [1, {"a": 2}]}, "topics": 7}',
+        '{"schema_version": 2, "answer_length": ["long"], "tone": 3}',
+        '{"schema_version": 1, "field": 5, "synonyms": [1], "language": 5}',
+    ],
+)
+def test_valid_json_of_the_wrong_types_is_set_aside_like_a_broken_file(tmp_path: Path, content: str) -> None:
+    paths, lib = make_library(tmp_path / "lib")
+    lib.close()
+    profile_path(paths).write_text(content, encoding="utf-8")
+    profile, warning = load_profile(paths)
+    assert profile == ResearchProfile()
+    assert warning is not None and warning.count("\n") == 0
+    assert f"The research profile {profile_path(paths)} is invalid (" in warning and "corrupt-" in warning
+    for library_text in ("validation error", "pydantic", "type=", "input_value", "Input should"):
+        assert library_text not in warning
+    aside = list(profile_path(paths).parent.glob("profile.json.corrupt-*"))
+    assert len(aside) == 1 and aside[0].read_text(encoding="utf-8") == content
+    assert not profile_path(paths).exists()
+    # The next load is clean, and the agent's use of the profile works.
+    assert load_profile(paths) == (ResearchProfile(), None)
+    assert expansion_terms(profile, "segmentation") == []
+
+
+def test_wrong_type_warnings_name_the_field(tmp_path: Path) -> None:
+    paths = app_paths(tmp_path / "home").ensure()
+    profile_path(paths).write_text('{"schema_version": 2, "keywords": 5}', encoding="utf-8")
+    _, warning = load_profile(paths)
+    assert warning is not None and "(wrong type or value for keywords)" in warning
+    profile_path(paths).write_text('{"schema_version": 2, "keywords": {"seg": 5}}', encoding="utf-8")
+    _, warning = load_profile(paths)
+    assert warning is not None and "the synonyms of keyword 'seg' are not a list" in warning
+    profile_path(paths).write_text('{"schema_version": 2, "topics": [', encoding="utf-8")
+    _, warning = load_profile(paths)
+    assert warning is not None and "not valid JSON at line 1, column" in warning
+
+
+def test_cli_ask_with_a_wrong_typed_profile_warns_once_and_answers(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from paperpilot.cli import main
+
+    paths, lib = make_library(tmp_path / "lib")
+    lib.close()
+    profile_path(paths).write_text('{"schema_version": 2, "keywords": {"segmentation": 5}}', encoding="utf-8")
+    code = main(["--home", str(paths.data_dir.parent), "ask", "What does BM25 rank by?", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out)["status"] == "answered"
+    assert err.count("\n") == 1 and err.startswith("warning: The research profile") and "TypeError" not in err
+
+
+def test_a_current_profile_without_schema_version_is_not_migrated_away(tmp_path: Path) -> None:
+    paths = app_paths(tmp_path / "home").ensure()
+    content = '{"fields_of_research": ["medical imaging"], "keywords": {"segmentation": ["delineation"]}}'
+    profile_path(paths).write_text(content, encoding="utf-8")
+    profile, warning = load_profile(paths)
+    assert warning is None
+    assert profile.fields_of_research == ["medical imaging"]
+    assert profile.keywords == {"segmentation": ["delineation"]}
+    assert profile_path(paths).read_text(encoding="utf-8") == content  # not rewritten
+    profile_path(paths).write_text('{"fields_of_research": 5}', encoding="utf-8")
+    profile, warning = load_profile(paths)
+    assert profile == ResearchProfile() and warning is not None and "fields_of_research" in warning
+    assert list(profile_path(paths).parent.glob("profile.json.corrupt-*"))

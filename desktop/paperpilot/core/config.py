@@ -6,14 +6,17 @@ import json
 import logging
 import os
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
+# The agent's round limit, as the settings, the Settings dialog and `--max-rounds` accept it.
+MIN_ROUNDS, MAX_ROUNDS = 1, 30
 
 
 class ImportSettings(BaseModel):
@@ -22,6 +25,23 @@ class ImportSettings(BaseModel):
     chunk_min_chars: int = Field(300, ge=50, le=5000)
     chunk_max_chars: int = Field(800, ge=100, le=20000)
     max_file_mb: float = Field(200.0, gt=0)
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Self:
+        # The chunker cannot honour both; checked here so every import does not fail on it.
+        if self.chunk_min_chars > self.chunk_max_chars:
+            raise ValueError(chunk_range_problem(self.chunk_min_chars, self.chunk_max_chars))
+        return self
+
+
+def chunk_range_problem(min_chars: int, max_chars: int) -> str | None:
+    """A plain sentence when the smallest chunk size is above the largest, else None."""
+    if min_chars <= max_chars:
+        return None
+    return (
+        f"The smallest chunk ({min_chars} characters) is larger than the largest ({max_chars}); "
+        "make the smallest at most the largest."
+    )
 
 
 class LLMSettings(BaseModel):
@@ -41,7 +61,7 @@ class LLMSettings(BaseModel):
 class AgentSettings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    max_rounds: int = Field(6, ge=1, le=30)
+    max_rounds: int = Field(6, ge=MIN_ROUNDS, le=MAX_ROUNDS)
     mode: str = "auto"
 
 
@@ -64,21 +84,63 @@ class Settings(BaseModel):
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:
-    """Read the settings file; a missing file gives defaults, a broken one defaults plus a warning."""
+    """Read the settings file; a missing file gives defaults, a broken one defaults plus a warning.
+
+    A file that is not JSON, or holds values of the wrong type, is renamed to
+    ``settings.json.corrupt-<timestamp>`` (so the next save cannot destroy what the user wrote)
+    and named in the one-line warning; pydantic's own text never reaches the user.
+    """
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return Settings(), None
-    except OSError as e:
-        return Settings(), f"Could not read settings {path}: {e}; using defaults."
+    except (OSError, UnicodeDecodeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else "it is not UTF-8 text"
+        return Settings(), f"Could not read settings {path} ({why}); using defaults."
     try:
         data = json.loads(raw)
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
         return Settings.model_validate(data), None
-    except (ValueError, ValidationError) as e:
-        first = str(e).splitlines()[0]
-        return Settings(), f"Settings file {path} is invalid ({first}); using defaults."
+    except Exception as e:  # any bad content: wrong JSON, wrong types, values out of range
+        why = describe_invalid(e)
+    aside = move_aside(path)
+    where = f"; it was moved to {aside.name}" if aside is not None else ""
+    return Settings(), f"Settings file {path} is invalid ({why}){where}; using defaults."
+
+
+def describe_invalid(e: BaseException) -> str:
+    """Why a settings or profile file was refused, in plain words (never pydantic's text)."""
+    if isinstance(e, json.JSONDecodeError):
+        return f"not valid JSON at line {e.lineno}, column {e.colno}"
+    if isinstance(e, ValidationError):
+        ours: list[str] = []
+        fields: list[str] = []
+        for err in e.errors():
+            cause = (err.get("ctx") or {}).get("error")
+            if err.get("type") == "value_error" and cause is not None:
+                text = str(cause).rstrip(".")  # our validators' own sentences
+                ours.append(text[:1].lower() + text[1:])
+                continue
+            name = ".".join(str(x) for x in err.get("loc", ()) if isinstance(x, str))
+            if name and name not in fields:
+                fields.append(name)
+        parts = ours + ([f"wrong type or value for {', '.join(fields)}"] if fields else [])
+        return "; ".join(parts) or "values of the wrong type"
+    if isinstance(e, ValueError) and not isinstance(e, UnicodeError) and str(e):
+        return str(e)  # raised by our own loading code: already plain
+    return "values of the wrong type"
+
+
+def move_aside(path: Path) -> Path | None:
+    """Rename a broken file to ``<name>.corrupt-<timestamp>``; None when it cannot be moved."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        path.replace(aside)
+    except OSError:
+        return None
+    return aside
 
 
 def save_settings(settings: Settings, path: Path) -> None:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from .agent.events import Result, event_from_json
 from .paths import AppPaths
+from .redaction import redact, redacted_json
 
 if TYPE_CHECKING:
     from .library import Library
@@ -251,10 +252,14 @@ class ConversationStore:
         result: Result,
         events: Sequence[BaseModel] = (),
     ) -> Turn:
-        """Append a turn; the first question titles a conversation created without a title."""
+        """Append a turn; the first question titles a conversation created without a title.
+
+        Everything stored is masked for API keys first: a failed run's error can quote one.
+        """
         now = _now()
-        standalone = (standalone or "").strip() or question.strip()
-        trace = "\n".join(e.model_dump_json() for e in events)
+        question = redact(question)
+        standalone = redact((standalone or "").strip()) or question.strip()
+        trace = "\n".join(redacted_json(e) for e in events)
         with self._tx() as c:
             row = c.execute("SELECT title FROM conversations WHERE id=?", (conversation_id,)).fetchone()
             if row is None:
@@ -272,8 +277,8 @@ class ConversationStore:
                     seq,
                     question,
                     standalone,
-                    result.answer,
-                    result.model_dump_json(),
+                    redact(result.answer),
+                    redacted_json(result),
                     trace,
                     now,
                 ),
@@ -337,7 +342,7 @@ class ConversationStore:
                 refs = self._references(t.result, library, style)
                 if refs:
                     lines += ["**References**", ""] + [f"- {r}" for r in refs] + [""]
-        return "\n".join(lines).rstrip() + "\n"
+        return redact("\n".join(lines).rstrip() + "\n")
 
     @staticmethod
     def _references(result: Result, library: Library | None, style: str) -> builtins.list[str]:

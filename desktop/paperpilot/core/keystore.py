@@ -1,8 +1,11 @@
 """Where the language-model API key lives: the system keyring when there is one, else a private file.
 
-The key never goes into ``settings.json``, a log line, a trace or a repr. Headless Linux boxes
-have no keyring backend (``keyring`` raises ``NoKeyringError``), so the fallback is a file
-under the config dir, written atomically with mode 0600 and checked on every load.
+``keyring`` (a dependency) reaches the Secret Service (GNOME Keyring, KWallet), the macOS
+Keychain or the Windows Credential Locker. Headless Linux boxes have no backend (``keyring``
+selects its "fail" or an empty chainer backend, or raises ``NoKeyringError``), so the fallback
+is a file under the config dir, written atomically with mode 0600 and checked on every load.
+The key never goes into ``settings.json``, a log line, a trace or a repr; every key that enters
+is cleaned and registered for masking (``redaction.clean_api_key``).
 """
 
 from __future__ import annotations
@@ -11,11 +14,14 @@ import contextlib
 import logging
 import os
 import stat
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from .config import atomic_write_text
 from .paths import AppPaths
+from .redaction import InvalidAPIKey, clean_api_key
 
 log = logging.getLogger(__name__)
 
@@ -41,8 +47,8 @@ def _account(paths: AppPaths) -> str:
     return f"api_key@{paths.config_dir}"
 
 
-def _keyring() -> Any | None:
-    """The ``keyring`` module when it is installed and has a backend that can store secrets."""
+def _usable_backend() -> tuple[Any, Any] | None:
+    """``(keyring module, backend)`` when keyring is installed and has a store for secrets."""
     if os.environ.get(NO_KEYRING_ENV) == "1":
         return None
     try:
@@ -52,10 +58,10 @@ def _keyring() -> Any | None:
         return None
     try:
         backend = keyring.get_keyring()
-    except Exception:
+    except Exception:  # NoKeyringError, or a backend that failed to initialise
         return None
-    # The "fail" backend and priority ≤ 0 (e.g. the null/chainer with nothing inside) are what
-    # keyring selects when no real store exists; writing to them raises or silently drops.
+    # The "fail" backend and priority ≤ 0 (the null backend, a chainer with nothing inside)
+    # are what keyring selects when no real store exists; writing to them raises or drops.
     if isinstance(backend, fail.Keyring):
         return None
     try:
@@ -63,17 +69,100 @@ def _keyring() -> Any | None:
             return None
     except Exception:
         return None
-    return keyring
+    return keyring, backend
+
+
+def _keyring() -> Any | None:
+    """The ``keyring`` module when it has a backend that can store secrets, else None."""
+    found = _usable_backend()
+    return found[0] if found is not None else None
+
+
+def warm_up() -> threading.Thread:
+    """Import keyring and find its backend in the background (it takes ~0.5 s, once), so the
+    GUI thread never waits for it when Settings opens or a run starts."""
+    t = threading.Thread(target=_usable_backend, name="keyring-warm-up", daemon=True)
+    t.start()
+    return t
+
+
+# Friendly names for the stores keyring ships backends for, by backend module.
+_BACKEND_NAMES = {
+    "keyring.backends.SecretService": "GNOME Keyring / Secret Service",
+    "keyring.backends.libsecret": "GNOME Keyring / Secret Service (libsecret)",
+    "keyring.backends.kwallet": "KDE Wallet",
+    "keyring.backends.macOS": "the macOS Keychain",
+    "keyring.backends.Windows": "the Windows Credential Locker",
+}
+
+
+def describe_backend(backend: Any) -> str:
+    """A name a user recognises for a keyring backend object."""
+    inner = getattr(backend, "backends", None)
+    if isinstance(inner, list | tuple) and inner:  # a chainer: the first store is written to
+        return describe_backend(inner[0])
+    module = type(backend).__module__
+    if module in _BACKEND_NAMES:
+        return _BACKEND_NAMES[module]
+    name = getattr(backend, "name", "") or type(backend).__name__
+    return f"the system keyring ({name})"
+
+
+@dataclass(frozen=True)
+class KeyLocation:
+    """Where the key is (or a new one would go): ``backend`` and words for the Settings dialog."""
+
+    backend: Backend
+    description: str  # "GNOME Keyring / Secret Service", or the file's path
+    path: Path | None = None  # the file, for the file backend
+
+    def stored_in(self) -> str:
+        """The sentence template for the Settings dialog, with ``{where}`` to fill in."""
+        if self.backend == "keyring":
+            return "Stored in: {where}"
+        return "Stored in a file only you can read: {where}"
+
+
+def storage_target(paths: AppPaths) -> KeyLocation:
+    """Where ``save_api_key`` would put a key now."""
+    found = _usable_backend()
+    if found is not None:
+        return KeyLocation("keyring", describe_backend(found[1]))
+    return KeyLocation("file", str(key_file(paths)), key_file(paths))
+
+
+def key_location(paths: AppPaths) -> KeyLocation | None:
+    """Where the saved key is, or None when no key is saved."""
+    found = _usable_backend()
+    if found is not None:
+        kr, backend = found
+        try:
+            value = kr.get_password(SERVICE, _account(paths))
+        except Exception:
+            value = None
+        if value:
+            return KeyLocation("keyring", describe_backend(backend))
+    try:
+        present = key_file(paths).is_file()
+    except OSError:
+        present = False
+    return KeyLocation("file", str(key_file(paths)), key_file(paths)) if present else None
 
 
 def save_api_key(paths: AppPaths, key: str) -> Backend:
-    """Store ``key`` (an empty key deletes it); returns where it went."""
-    key = key.strip()
-    if not key:
+    """Store ``key`` (an empty key deletes it); returns where it went.
+
+    Surrounding whitespace is dropped; a key with a space, a control or a non-ASCII character
+    inside raises KeyStoreError with a plain sentence (no part of the key in it).
+    """
+    try:
+        cleaned = clean_api_key(key, "you entered")
+    except InvalidAPIKey as e:
+        raise KeyStoreError(str(e)) from None
+    if cleaned is None:
         delete_api_key(paths)
         return "file"
-    if "\n" in key or "\r" in key:
-        raise KeyStoreError("An API key cannot contain line breaks.")
+    key = cleaned
     kr = _keyring()
     if kr is not None:
         try:
@@ -93,7 +182,11 @@ def save_api_key(paths: AppPaths, key: str) -> Backend:
 
 
 def load_api_key(paths: AppPaths) -> str | None:
-    """The stored key, or None when there is none (or the file is unsafe and cannot be repaired)."""
+    """The stored key, or None when there is none (or the file is unsafe and cannot be repaired).
+
+    Raises InvalidAPIKey (a ValueError with a plain sentence) when the stored key holds a
+    character no HTTP header can carry: sending it would fail with a library's message.
+    """
     kr = _keyring()
     if kr is not None:
         try:
@@ -102,8 +195,8 @@ def load_api_key(paths: AppPaths) -> str | None:
             log.warning("could not read the API key from the system keyring (%s)", type(e).__name__)
             value = None
         if value:
-            return str(value)
-    return _load_file(paths)
+            return clean_api_key(str(value), "saved in the system keyring")
+    return clean_api_key(_load_file(paths), f"saved in {key_file(paths)}")
 
 
 def delete_api_key(paths: AppPaths) -> None:
@@ -116,7 +209,10 @@ def delete_api_key(paths: AppPaths) -> None:
 
 
 def has_api_key(paths: AppPaths) -> bool:
-    return load_api_key(paths) is not None
+    try:
+        return load_api_key(paths) is not None
+    except InvalidAPIKey:
+        return True  # a key is saved, unusable as it is: the user replaces it
 
 
 def _remove_file(paths: AppPaths) -> None:
@@ -151,8 +247,9 @@ def _load_file(paths: AppPaths) -> str | None:
                 return None
             log.warning("%s was readable by other users; made it private (0600)", path)
     try:
-        value = path.read_text(encoding="utf-8").strip()
+        # Not stripped here: clean_api_key does it for every source alike.
+        value = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         log.warning("cannot read %s: %s", path, type(e).__name__)
         return None
-    return value or None
+    return value if value.strip() else None

@@ -20,10 +20,11 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from .agent.events import Usage
 from .cancellable_http import RequestCancelled, cancel_scope, transport_for
+from .redaction import invalid_key_message, key_problem, redact, register_secret
 
 StructuredMode = Literal["auto", "json_schema", "json_object_schema", "tools", "json_object", "text"]
 # json_object_schema is llama.cpp's dialect: {"type": "json_object", "schema": …} constrains the
@@ -57,6 +58,16 @@ class LLMConfig(BaseModel):
     backoff_base_s: float = Field(0.5, ge=0.0)
     backoff_max_s: float = Field(8.0, ge=0.0)
     retry_after_max_s: float = Field(30.0, ge=0.0)
+
+    @field_validator("api_key", mode="before")
+    @classmethod
+    def _strip_key(cls, v: Any) -> Any:
+        # A key read from a CRLF .env file ends in "\r"; no key has surrounding whitespace.
+        raw = v.get_secret_value() if isinstance(v, SecretStr) else v
+        if isinstance(raw, str):
+            raw = raw.strip()
+            return SecretStr(raw) if raw else None
+        return v
 
     @classmethod
     def from_settings(cls, settings: Any, api_key: str | None = None) -> LLMConfig:
@@ -121,8 +132,14 @@ class LLMClient:
         self.config = config
         self._base = config.base_url.rstrip("/")
         headers = {"Accept": "application/json"}
-        if config.api_key is not None and config.api_key.get_secret_value():
-            headers["Authorization"] = f"Bearer {config.api_key.get_secret_value()}"
+        key = config.api_key.get_secret_value() if config.api_key is not None else ""
+        register_secret(key)
+        problem = key_problem(key) if key else None
+        # A key no header can carry fails every request with one plain sentence, instead of
+        # an HTTP library's message quoting the header it refused.
+        self._key_error = invalid_key_message(problem) if problem else ""
+        if key and not problem:
+            headers["Authorization"] = f"Bearer {key}"
         self._http = httpx.Client(
             timeout=httpx.Timeout(config.timeout_s, connect=config.connect_timeout_s),
             headers=headers,
@@ -328,6 +345,8 @@ class LLMClient:
         structured_mode: str | None = None,
     ) -> Any:
         url = self._base + path
+        if self._key_error:
+            raise LLMError(self._key_error)
         attempts = 1 + self.config.max_retries
         failures: list[str] = []
         kind = ""
@@ -437,13 +456,9 @@ class LLMClient:
         return f"The model server at {self._base} returned HTTP {code} {tries} in a row ({last})."
 
     def _scrub(self, text: str) -> str:
-        """Servers sometimes echo the key in error bodies; never pass it on."""
+        """Servers sometimes echo the key in error bodies; never pass any run of it on."""
         key = self.config.api_key.get_secret_value() if self.config.api_key is not None else ""
-        if key:
-            text = text.replace(key, "***")
-            if len(key) > 8:
-                text = text.replace(key[:8], "***")
-        return text
+        return redact(text, (key,) if key else ())
 
 
 def _secs(s: float) -> str:

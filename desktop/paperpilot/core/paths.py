@@ -47,6 +47,11 @@ class AppPaths:
     def settings_file(self) -> Path:
         return self.config_dir / "settings.json"
 
+    @property
+    def log_dir(self) -> Path:
+        """Where details of unexpected errors go (tracebacks a user never sees on screen)."""
+        return self.data_dir / "logs"
+
     def ensure(self) -> AppPaths:
         for d in (self.data_dir, self.config_dir, self.cache_dir, self.library_dir, self.files_dir):
             d.mkdir(parents=True, exist_ok=True)

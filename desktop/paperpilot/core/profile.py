@@ -10,13 +10,12 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .config import atomic_write_text
+from .config import atomic_write_text, describe_invalid, move_aside
 from .paths import AppPaths
 from .textutil import has_cjk, query_terms
 
@@ -88,8 +87,12 @@ class ResearchProfile(BaseModel):
             out: dict[str, list[str]] = {}
             for k, syns in v.items():
                 term = " ".join(str(k).split())
+                cleaned = _clean_list(syns)
+                if not isinstance(cleaned, list):
+                    # A ValueError becomes a validation error the loader reports in plain words.
+                    raise ValueError(f"the synonyms of keyword {term!r} are not a list")
                 if term:
-                    out[term] = [s for s in _clean_list(syns) if s.lower() != term.lower()]
+                    out[term] = [s for s in cleaned if s.lower() != term.lower()]
             return out
         return v
 
@@ -124,10 +127,10 @@ def migrate_profile(data: dict[str, Any]) -> dict[str, Any]:
     "synonyms": {term: [...]}, "language": "zh"|"en"|"auto", "style": "apa", "venues": [...],
     "length": ..., "tone": ...}``.
     """
-    version = data.get("schema_version", data.get("version", 1))
+    version = data.get("schema_version", data.get("version", _unversioned(data)))
     try:
         version = int(version)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         version = 1
     if version >= 2:
         return data
@@ -149,6 +152,16 @@ def migrate_profile(data: dict[str, Any]) -> dict[str, Any]:
         if data.get(old):
             out[new] = data[old]
     return out
+
+
+# Keys only the current schema has: a hand-written profile that uses them but omits
+# schema_version is a current one, not version 1 (migrating it would drop those keys).
+_CURRENT_ONLY_KEYS = frozenset({"fields_of_research", "answer_language", "citation_style", "trusted_venues",
+                                "answer_length"})  # fmt: skip
+
+
+def _unversioned(data: dict[str, Any]) -> int:
+    return PROFILE_SCHEMA_VERSION if _CURRENT_ONLY_KEYS & data.keys() else 1
 
 
 def load_profile(paths: AppPaths) -> tuple[ResearchProfile, str | None]:
@@ -174,11 +187,11 @@ def load_profile(paths: AppPaths) -> tuple[ResearchProfile, str | None]:
         migrated = migrate_profile(data)
         profile = ResearchProfile.model_validate(migrated)
         profile.schema_version = PROFILE_SCHEMA_VERSION
-    except (ValueError, ValidationError) as e:
-        first = str(e).splitlines()[0]
+    except Exception as e:  # valid JSON of the wrong types is as broken as invalid JSON
         aside = _move_aside(path)
         where = f"; it was moved to {aside.name}" if aside is not None else ""
-        return ResearchProfile(), f"The research profile {path} is invalid ({first}){where}; using defaults."
+        why = describe_invalid(e)
+        return ResearchProfile(), f"The research profile {path} is invalid ({why}){where}; using defaults."
     if migrated is not data:
         with contextlib.suppress(OSError):  # read-only config dir: it still works this session
             save_profile(profile, paths)
@@ -186,13 +199,7 @@ def load_profile(paths: AppPaths) -> tuple[ResearchProfile, str | None]:
 
 
 def _move_aside(path: Path) -> Path | None:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
-    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
-    try:
-        path.replace(aside)
-    except OSError:
-        return None
-    return aside
+    return move_aside(path)
 
 
 def save_profile(profile: ResearchProfile, paths: AppPaths) -> None:

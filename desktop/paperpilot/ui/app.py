@@ -14,6 +14,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from .. import __version__
+from ..core import keystore
 from ..core.config import load_settings
 from ..core.library import Library, LibraryBusy, LibraryError
 from ..core.paths import app_paths
@@ -102,6 +103,9 @@ def run_gui(
     app.setWindowIcon(app_icon())
 
     paths = app_paths(home).ensure()
+    # keyring takes ~0.5 s to load and find its backend: done off the GUI thread, before
+    # Settings or the first question need it.
+    keystore.warm_up()
     settings, warning = load_settings(paths.settings_file)
     if warning:
         if headless:

@@ -8,12 +8,19 @@ from ..core.agent.state import Policy
 from ..core.config import LLMSettings, Settings
 from ..core.keystore import load_api_key
 from ..core.paths import AppPaths
+from ..core.redaction import clean_api_key
 
 
 def resolve_api_key(llm: LLMSettings, paths: AppPaths) -> str | None:
-    """The key to send: the named environment variable when it is set, else the key store."""
+    """The key to send: the named environment variable when it is set, else the key store.
+
+    Raises ValueError (``redaction.InvalidAPIKey``, one plain sentence) for a key that holds
+    a character no HTTP header can carry.
+    """
     if llm.api_key_env:
-        value = os.environ.get(llm.api_key_env, "").strip()
+        value = clean_api_key(
+            os.environ.get(llm.api_key_env), f"from the environment variable {llm.api_key_env}"
+        )
         if value:
             return value
     return load_api_key(paths)

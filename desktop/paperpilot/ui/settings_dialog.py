@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from pydantic import ValidationError
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -32,9 +33,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.config import Settings
-from ..core.keystore import KeyStoreError, delete_api_key, has_api_key, save_api_key
+from ..core.config import (
+    MAX_ROUNDS,
+    MIN_ROUNDS,
+    ImportSettings,
+    Settings,
+    chunk_range_problem,
+    describe_invalid,
+)
+from ..core.keystore import (
+    KeyStoreError,
+    delete_api_key,
+    has_api_key,
+    key_location,
+    save_api_key,
+    storage_target,
+)
 from ..core.paths import AppPaths
+from ..core.redaction import redact
 from .i18n import LANGUAGES, tr
 from .policies import resolve_api_key
 from .workers import WorkerThread, adopt_lingering_thread
@@ -117,9 +133,7 @@ class ConnectionTestWorker(QObject):
             if self.cancel.is_set():
                 self.finished.emit(False, CANCELLED_MESSAGE, [])
                 return
-            text = f"The test failed: {type(e).__name__}: {e}"
-            if self._secret:
-                text = text.replace(self._secret, "***")
+            text = redact(f"The test failed: {type(e).__name__}: {e}", [self._secret] if self._secret else [])
             self.finished.emit(False, text, [])
 
     def _run(self) -> None:
@@ -247,6 +261,13 @@ class SettingsDialog(QDialog):
         key_row = QHBoxLayout()
         key_row.addWidget(self.key_edit, 1)
         key_row.addWidget(self.forget_button)
+        # Where the key lives (the system keyring, or a private file): the user should know.
+        self.key_store_label = QLabel(self.llm_fields)
+        self.key_store_label.setObjectName("keyStoreLabel")
+        self.key_store_label.setWordWrap(True)
+        self.key_store_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.key_store_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.key_store_label.setEnabled(False)  # greyed: a remark, not a control
         self.key_env_edit = QLineEdit(self.llm_fields)
         self.key_env_edit.setObjectName("apiKeyEnvEdit")
         self.key_env_edit.setPlaceholderText("e.g. OPENAI_API_KEY (optional)")
@@ -272,6 +293,7 @@ class SettingsDialog(QDialog):
         form.addRow(tr("Server URL"), self.url_edit)
         form.addRow(tr("Model"), self.model_combo)
         form.addRow(tr("API key"), key_row)
+        form.addRow("", self.key_store_label)
         form.addRow(tr("Key from environment variable"), self.key_env_edit)
         form.addRow(test_row)
         form.addRow(self.test_label)
@@ -283,7 +305,7 @@ class SettingsDialog(QDialog):
         form = QFormLayout(box)
         self.rounds_spin = QSpinBox(box)
         self.rounds_spin.setObjectName("maxRoundsSpin")
-        self.rounds_spin.setRange(1, 30)
+        self.rounds_spin.setRange(MIN_ROUNDS, MAX_ROUNDS)
         self.temperature_spin = QDoubleSpinBox(box)
         self.temperature_spin.setObjectName("temperatureSpin")
         self.temperature_spin.setRange(0.0, 2.0)
@@ -301,14 +323,29 @@ class SettingsDialog(QDialog):
     def _build_import_group(self) -> QGroupBox:
         box = QGroupBox(tr("Import"), self)
         form = QFormLayout(box)
+        fields = ImportSettings.model_fields
         self.chunk_spin = QSpinBox(box)
         self.chunk_spin.setObjectName("chunkSizeSpin")
-        self.chunk_spin.setRange(max(100, self._settings.imports.chunk_min_chars), 20000)
+        self.chunk_spin.setRange(*_int_bounds(fields["chunk_max_chars"].metadata, 100, 20000))
         self.chunk_spin.setSingleStep(50)
+        self.chunk_min_spin = QSpinBox(box)
+        self.chunk_min_spin.setObjectName("chunkMinSpin")
+        self.chunk_min_spin.setRange(*_int_bounds(fields["chunk_min_chars"].metadata, 50, 5000))
+        self.chunk_min_spin.setSingleStep(50)
+        # Said next to the fields as soon as the two sizes contradict each other; OK refuses too.
+        self.chunk_error = QLabel(box)
+        self.chunk_error.setObjectName("chunkError")
+        self.chunk_error.setWordWrap(True)
+        self.chunk_error.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.chunk_error.setVisible(False)
         note = QLabel(tr("Applies to papers imported from now on."), box)
         note.setEnabled(False)  # greyed: a remark, not a control
         form.addRow(tr("Chunk size (characters)"), self.chunk_spin)
+        form.addRow(tr("Smallest chunk (characters)"), self.chunk_min_spin)
+        form.addRow("", self.chunk_error)
         form.addRow("", note)
+        self.chunk_spin.valueChanged.connect(self.on_chunk_spin_changed)
+        self.chunk_min_spin.valueChanged.connect(self.on_chunk_spin_changed)
         return box
 
     def _build_interface_group(self) -> QGroupBox:
@@ -334,6 +371,7 @@ class SettingsDialog(QDialog):
         self.rounds_spin.setValue(s.agent.max_rounds)
         self.temperature_spin.setValue(s.llm.temperature)
         self.chunk_spin.setValue(s.imports.chunk_max_chars)
+        self.chunk_min_spin.setValue(s.imports.chunk_min_chars)
         _select_data(self.citation_combo, s.ui.citation_style)
         _select_data(self.language_combo, s.ui.ui_language)
         self.llm_fields.setEnabled(s.llm.enabled)
@@ -349,6 +387,7 @@ class SettingsDialog(QDialog):
         s.llm.temperature = round(self.temperature_spin.value(), 2)
         s.agent.max_rounds = self.rounds_spin.value()
         s.imports.chunk_max_chars = self.chunk_spin.value()
+        s.imports.chunk_min_chars = self.chunk_min_spin.value()
         s.ui.citation_style = str(self.citation_combo.currentData())
         s.ui.ui_language = str(self.language_combo.currentData())
         # Round-trip through validation so a bad value fails here, not when the file is read back.
@@ -362,6 +401,21 @@ class SettingsDialog(QDialog):
         if not self.offline_check.isChecked() and not self.model_combo.currentText().strip():
             self._show_error(tr("Enter a model name, or turn on offline mode."))
             return
+        problem = self._chunk_problem()
+        if problem is not None:
+            self._show_error(problem)
+            return
+        try:
+            self.result_settings()
+        except ValidationError as e:  # a value the settings model refuses: said plainly, not saved
+            self._show_error(f"These settings cannot be saved: {describe_invalid(e)}.")
+            return
+        if not self.offline_check.isChecked():
+            try:
+                self._key_to_test()
+            except ValueError as e:  # a key with a line break or a non-ASCII character in it
+                self._show_error(str(e))
+                return
         if self._needs_check():
             self._start_check()
             return
@@ -404,6 +458,14 @@ class SettingsDialog(QDialog):
     def on_url_edit_edited(self, text: str) -> None:
         self._select_preset_for(text)
 
+    @Slot(int)
+    def on_chunk_spin_changed(self, _value: int) -> None:
+        problem = self._chunk_problem()
+        self.chunk_error.setText(problem or "")
+        self.chunk_error.setVisible(problem is not None)
+        if problem is None and self.error_label.isVisible():
+            self.error_label.setVisible(False)
+
     @Slot(bool)
     def on_offline_check_toggled(self, offline: bool) -> None:
         self.llm_fields.setEnabled(not offline)
@@ -414,6 +476,7 @@ class SettingsDialog(QDialog):
         self._forget_key = True
         self.key_edit.clear()
         self.key_edit.setPlaceholderText(tr("No key saved"))
+        self.key_store_label.setText(self.key_store_text())
 
     @Slot()
     def on_test_button_clicked(self) -> None:
@@ -423,7 +486,11 @@ class SettingsDialog(QDialog):
         if not url:
             self._set_test_message(False, "Enter the server URL first.")
             return
-        key = self._key_to_test()
+        try:
+            key = self._key_to_test()
+        except ValueError as e:  # a key with a line break or a non-ASCII character in it
+            self._set_test_message(False, str(e))
+            return
         timeout = min(TEST_TIMEOUT_S, self._settings.llm.timeout_s)
         worker = ConnectionTestWorker(url, self.model_combo.currentText().strip(), key, timeout)
         worker.finished.connect(self.on_test_worker_finished)
@@ -472,19 +539,28 @@ class SettingsDialog(QDialog):
         self.test_label.setStyleSheet(f"color: {OK_COLOUR if ok else ERROR_COLOUR};")
         self.test_label.setText(message)
 
+    def _chunk_problem(self) -> str | None:
+        return chunk_range_problem(self.chunk_min_spin.value(), self.chunk_spin.value())
+
     def _show_error(self, message: str) -> None:
         self.error_label.setText(message)
         self.error_label.setVisible(True)
 
     def _key_to_test(self) -> str | None:
+        """The key a test or save check would send; ValueError for a key that cannot be sent."""
         typed = self.key_edit.text().strip()
-        return typed or (None if self._forget_key else resolve_api_key(self.result_settings().llm, self._paths))
+        values = self._settings.llm.model_copy(update={"api_key_env": self.key_env_edit.text().strip()})
+        return typed or (None if self._forget_key else resolve_api_key(values, self._paths))
 
     def _connection_values(self) -> tuple[str, str, str]:
+        try:
+            key = self._key_to_test() or ""
+        except ValueError:
+            key = "\x00invalid"  # never equal to a tested key: an unusable key is never "already tested"
         return (
             self.url_edit.text().strip().rstrip("/"),
             self.model_combo.currentText().strip(),
-            self._key_to_test() or "",
+            key,
         )
 
     def _needs_check(self) -> bool:
@@ -613,6 +689,25 @@ class SettingsDialog(QDialog):
             tr("A key is saved. Type a new one to replace it.") if saved else tr("No key saved (local servers usually need none).")
         )
         self.forget_button.setEnabled(saved)
+        self.key_store_label.setText(self.key_store_text())
+
+    def key_store_text(self) -> str:
+        """Which store holds the key ("Stored in: the macOS Keychain"), or where a new one would go."""
+        location = key_location(self._paths) if not self._forget_key else None
+        if location is not None:
+            return tr(location.stored_in()).format(where=location.description)
+        target = storage_target(self._paths)
+        if target.backend == "keyring":
+            return tr("A key you enter is stored in: {where}").format(where=target.description)
+        return tr("A key you enter is stored in a file only you can read: {where}").format(where=target.description)
+
+
+def _int_bounds(metadata: list[Any], low: int, high: int) -> tuple[int, int]:
+    """A spin box's range from a pydantic field's ge/le constraints (the model is the rule)."""
+    for m in metadata:
+        low = int(getattr(m, "ge", None) or low)
+        high = int(getattr(m, "le", None) or high)
+    return low, high
 
 
 def _select_data(combo: QComboBox, value: Any) -> None:

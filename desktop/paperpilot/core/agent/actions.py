@@ -6,6 +6,44 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from ..textutil import query_terms
+
+# A search query is keywords; the schema tells a model so, and fit_query makes any text fit.
+MAX_QUERY_CHARS = 300
+# Questions are welcome at any length a person types or pastes; past this, it is not a question.
+MAX_QUESTION_CHARS = 20_000
+
+
+def question_too_long(question: str) -> str | None:
+    """A plain sentence when ``question`` is over the limit, else None."""
+    n = len(question.strip())
+    if n <= MAX_QUESTION_CHARS:
+        return None
+    return (
+        f"The question is {n:,} characters long; the limit is {MAX_QUESTION_CHARS:,}. "
+        "Shorten it, or ask about one part at a time."
+    )
+
+
+def fit_query(text: str, limit: int = MAX_QUERY_CHARS) -> str:
+    """``text`` as a search query of at most ``limit`` characters.
+
+    Short text is kept as it is (whitespace collapsed). Longer text — a whole question, the
+    uncovered terms of a long one — keeps its keywords (stopwords and repeats dropped, in
+    order), cut at a word boundary: a long question must shorten its searches, never fail them.
+    """
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    terms = query_terms(flat)
+    short = " ".join(terms) if terms else flat
+    if len(short) <= limit:
+        return short
+    cut = short[:limit]
+    space = cut.rfind(" ")
+    # Chinese has no spaces: a hard cut is all there is.
+    return cut[:space] if space > limit // 2 else cut
+
 
 class _Action(BaseModel):
     model_config = ConfigDict(extra="ignore")
@@ -17,11 +55,18 @@ class ListDocuments(_Action):
 
 class Search(_Action):
     action: Literal["search"] = "search"
-    query: str = Field(min_length=1, max_length=300)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     k: int = Field(3, ge=1, le=10)
     year_from: int | None = None
     year_to: int | None = None
     doc_ids: list[int] | None = None
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _fit(cls, v: Any) -> Any:
+        # Before the length check: a query built from a long question (or a model's long
+        # query) is shortened to its keywords instead of failing validation.
+        return fit_query(v) if isinstance(v, str) else v
 
     @field_validator("query")
     @classmethod

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
+from ..redaction import redacted_json
+
 
 class Status(StrEnum):
     ANSWERED = "answered"
@@ -183,7 +185,8 @@ EVENT_ADAPTER: TypeAdapter[
 
 
 def event_to_json(event: BaseModel) -> str:
-    return event.model_dump_json()
+    """One event as a JSON line, with any registered API key masked."""
+    return redacted_json(event)
 
 
 def event_from_json(line: str) -> BaseModel:

@@ -6,14 +6,17 @@ brings nothing new, and verification of every citation before anything is return
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from pydantic import ValidationError
+
 from ..library import LibraryError
-from .actions import Answer, ListDocuments, Notes, Read, Search
+from .actions import Answer, ListDocuments, Notes, Read, Search, question_too_long
 from .events import (
     ActionChosen,
     AnswerDrafted,
@@ -30,10 +33,13 @@ from .events import (
     Usage,
     Warning,
 )
+from .guard import fallback_answer, fallback_step, plain_error
 from .offline import OfflinePolicy
 from .router import QuickPolicy, route
 from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, note_pool
 from .verify import coverage, verify_answer
+
+log = logging.getLogger(__name__)
 
 CONVERGENCE_ROUNDS = 2
 # The last observation is a summary for the policy; full passages stay in state.passages.
@@ -470,6 +476,8 @@ class _Run:
             else:
                 yield self.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
             return
+        except ValidationError as e:
+            step = fallback_answer(st, reason, e)
         yield from self.step_events(step)
         action = step.decision.action
         if not isinstance(action, Answer):
@@ -498,7 +506,8 @@ def run_agent(
     route_info: Info | None = None
     if opts.mode not in ("auto", "quick", "loop"):
         raise ValueError(f"unknown mode {opts.mode!r}")
-    if opts.mode == "auto":
+    too_long = question_too_long(st.question)
+    if opts.mode == "auto" and not too_long:
         decision = route(st.question, pool)
         run.mode = decision.mode
         route_info = Info(code="route", message=decision.reason, data={"mode": decision.mode})
@@ -520,6 +529,9 @@ def run_agent(
     if not st.question:
         yield run.finish(Status.INSUFFICIENT, "Please ask a question.", missing=["a question"])
         return
+    if too_long:
+        yield run.finish(Status.FAILED, too_long, error=too_long)
+        return
     try:
         while st.round < st.max_rounds:
             if run.cancelled():
@@ -536,6 +548,12 @@ def run_agent(
                 else:
                     yield run.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
                 return
+            except ValidationError as e:
+                fallback = fallback_step(st, e, opts.k)
+                if fallback is None:
+                    yield from run.forced_answer(f"no valid next step ({plain_error(e)})", truncated=False)
+                    return
+                step = fallback
             decide_ms = (time.perf_counter() - t) * 1000
             yield from run.step_events(step)
             action = step.decision.action
@@ -584,7 +602,10 @@ def run_agent(
             return
         yield from run.forced_answer(f"round limit ({st.max_rounds}) reached", truncated=True)
     except Exception as e:  # the loop never crashes its caller: a bug becomes a failed run
-        yield run.partial(Status.FAILED, f"The run failed unexpectedly: {type(e).__name__}: {e}", error=repr(e))
+        # The user gets plain words; the traceback goes to the log, where a bug stays visible.
+        log.error("the agent run failed: %s", plain_error(e), exc_info=True)
+        message = plain_error(e)
+        yield run.partial(Status.FAILED, f"The run failed unexpectedly: {message}.", error=message)
 
 
 def run_to_result(

@@ -8,7 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from ..textutil import STOPWORDS, has_cjk, query_terms, split_sentences
-from .actions import Answer, Decision, Notes, PassageRef, Read, Search
+from .actions import Answer, Decision, Notes, PassageRef, Read, Search, fit_query
 from .events import HitView, PassageView
 from .router import is_complex
 from .state import AgentState, PolicyStep
@@ -126,12 +126,9 @@ def names_in(sentence: str) -> list[str]:
     return [n for _, n in found]
 
 
-def _fit(query: str, limit: int = 300) -> str:
-    """``query`` cut at a word boundary to what a Search action accepts."""
-    if len(query) <= limit:
-        return query
-    cut = query[:limit]
-    return cut[: cut.rfind(" ")] if " " in cut else cut
+def _fit(query: str) -> str:
+    """``query`` shortened to what a Search action accepts (its keywords, cut at a word)."""
+    return fit_query(query)
 
 
 def _mentions(core: str, text_norm: str) -> bool:
@@ -491,8 +488,9 @@ class OfflinePolicy:
             best = best[:-1]
         read_text = " ".join(p.title + " " + p.text for p in state.passages.values()).lower()
         uncovered = [t for t in question_terms(state.question) if not _term_in(t, read_text)]
-        if uncovered and not state.tried(" ".join(uncovered)):
-            return " ".join(uncovered), []
+        # A long question leaves many terms uncovered: the query is their keywords, shortened.
+        if uncovered and not state.tried(_fit(" ".join(uncovered))):
+            return _fit(" ".join(uncovered)), []
         for cand in state.candidate_keywords:
             n = _norm(cand)
             if has_cjk(n) and len(n) > 8:

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..redaction import redact as _redact
+from ..redaction import redacted_json
 from .events import (
     ActionChosen,
     AnswerDrafted,
@@ -84,17 +86,14 @@ def answer_with_references(result: Result) -> str:
     return text + "\n"
 
 
-def redact(text: str, secrets: Iterable[str]) -> str:
-    for s in secrets:
-        # Very short strings would blank out ordinary words; real keys are long.
-        if s and len(s) >= 4:
-            text = text.replace(s, "***")
-    return text
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with runs of ``secrets`` and of every registered key masked (``core.redaction``)."""
+    return _redact(text, secrets)
 
 
 def trace_to_jsonl(events: Iterable[BaseModel], secrets: Sequence[str] = ()) -> str:
     """One JSON object per event and line, in order; parses back with ``events.event_from_json``."""
-    lines = [redact(ev.model_dump_json(), secrets) for ev in events]
+    lines = [redacted_json(ev, secrets) for ev in events]
     return "".join(line + "\n" for line in lines)
 
 
