@@ -50,7 +50,7 @@ from ..core.keystore import (
     storage_target,
 )
 from ..core.paths import AppPaths
-from ..core.redaction import redact
+from ..core.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
 from .policies import resolve_api_key
 from .workers import WorkerThread, adopt_lingering_thread
@@ -548,7 +548,7 @@ class SettingsDialog(QDialog):
 
     def _key_to_test(self) -> str | None:
         """The key a test or save check would send; ValueError for a key that cannot be sent."""
-        typed = self.key_edit.text().strip()
+        typed = clean_api_key(self.key_edit.text(), "you entered")
         values = self._settings.llm.model_copy(update={"api_key_env": self.key_env_edit.text().strip()})
         return typed or (None if self._forget_key else resolve_api_key(values, self._paths))
 
