@@ -291,6 +291,7 @@ def _save_locked(library: Library, doc_id: int, item: CslItem) -> None:
     SearchIndex.delete_doc(w, doc_id)
     library.index.add_chunks(w, library.store.iter_chunks_for_index([doc_id]))
     library._pending_index.append(doc_id)
+    library.write_sidecar(doc_id)
 
 
 def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
@@ -527,9 +528,7 @@ def import_bibliography(
                     with library._write_lock():
                         _save_locked(library, doc_id, merged)
                     matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
-            with library._thread_lock:
-                if library._file_lock.is_locked:
-                    library._maybe_flush()
+            library._maybe_flush()
     finally:
         with library._thread_lock:
             library._flush_and_unlock()
