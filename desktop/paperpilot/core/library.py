@@ -350,6 +350,11 @@ class Library:
         self._local = threading.local()
         self._stores: list[Store] = []
         self._stores_lock = threading.Lock()
+        # Two locks, always taken in this order. _writer_mutex serializes this process's writers
+        # and is what a writer holds while it waits for the cross-process lock; _thread_lock
+        # guards what readers share (caches, the index object) and is held only for short
+        # critical sections, so a reader (the GUI thread) never waits for another process.
+        self._writer_mutex = threading.RLock()
         self._thread_lock = threading.RLock()
         self._lock = WriterLock(paths.lock_file, paths.lock_queue_file)
         self._writer: tantivy.IndexWriter | None = None
@@ -469,7 +474,7 @@ class Library:
         return store
 
     def close(self) -> None:
-        with self._thread_lock:
+        with self._writing():
             try:
                 self._flush_and_unlock()
             except Exception as e:  # the documents stay unindexed; the next writer indexes them
@@ -500,12 +505,31 @@ class Library:
             raise LibraryDamaged(self.damaged)
 
     @contextmanager
-    def _write_lock(self) -> Iterator[None]:
+    def _as_writer(self) -> Iterator[None]:
+        """The writer: this process's writer mutex and the cross-process lock (waiting for our
+        turn if another process has it). Readers are not held up."""
         self._check_writable()
-        with self._thread_lock:
+        with self._writer_mutex:
             if not self._lock.held:
                 self._acquire_writer()
             yield
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """A write: the writer, then the short critical section that readers wait for."""
+        with self._as_writer(), self._thread_lock:
+            yield
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Both locks of this process, without asking for the cross-process one."""
+        with self._writer_mutex, self._thread_lock:
+            yield
+
+    def flush(self) -> None:
+        """Commit pending index work and let other writers have the library."""
+        with self._writing():
+            self._flush_and_unlock()
 
     def _acquire_writer(self) -> None:
         try:
@@ -524,7 +548,8 @@ class Library:
         if self._lock.inherited_dirty:
             # The previous holder died while writing (kill -9, power cut): clean up after it
             # before adding anything, whichever process we are.
-            self._recover_locked(self.recovery_notes, after_crash=True)
+            with self._thread_lock:
+                self._recover_locked(self.recovery_notes, after_crash=True)
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -532,15 +557,17 @@ class Library:
         this process is committed first, and no other writer runs until the block ends.
         A read-only library gives no lock (nothing can write there) and no commit."""
         if self.read_only:
-            with self._thread_lock:
+            with self._writer_mutex:
                 yield
             return
-        with self._write_lock():
+        with self._as_writer():
             try:
-                self._commit_pending()
+                with self._thread_lock:
+                    self._commit_pending()
                 yield
             finally:
-                self._flush_and_unlock()
+                with self._thread_lock:
+                    self._flush_and_unlock()
 
     def storage_errors(self) -> Any:
         """The context that turns a full disk or a read-only folder into one LibraryError."""
@@ -628,7 +655,7 @@ class Library:
 
     def _maybe_flush(self) -> None:
         """Between files: commit and hand the lock over if another writer waits or it is time."""
-        with self._thread_lock:
+        with self._writing():
             if not self._lock.held:
                 return
             now = time.monotonic()
@@ -662,7 +689,7 @@ class Library:
         notes: list[str] = []
         if self.read_only or self.damaged:
             return notes
-        with self._thread_lock:
+        with self._writing():
             try:
                 if not self._lock.try_acquire():
                     return notes
@@ -841,7 +868,7 @@ class Library:
         finally:
             if prefetch is not None:
                 prefetch.close()
-            with self._thread_lock:
+            with self._writing():
                 try:
                     self._flush_and_unlock()
                 except LibraryError as e:
@@ -1057,7 +1084,7 @@ class Library:
         if not meta.language:
             meta.language = detect_language(" ".join(c.text for c in chunks[:20]))
         page_count = max(extracted.page_count, max((p.number for p in extracted.pages), default=1))
-        with self._write_lock(), self._storage_errors():
+        with self._as_writer(), self._storage_errors():
             # The check that counts: another process may have stored this file since we looked.
             dup = self.store.find_ready_by_sha(sha)
             if dup is not None:
@@ -1068,38 +1095,39 @@ class Library:
             if data is not None:
                 stored_rel = f"files/{sha[:2]}/{sha}{ext}"
                 final = self.paths.library_dir / stored_rel
-                part = self._write_part(data, final)
-            try:
-                doc_id = self.store.add_document(
-                    sha256=sha,
-                    file_name=file_name,
-                    source_path=src,
-                    stored_path=stored_rel,
-                    kind=extracted.kind,
-                    external_id=external_id,
-                    metadata=meta,
-                    page_count=page_count,
-                    size_bytes=len(data) if data is not None else _size(self.paths.library_dir / stored_rel),
-                    chunks=chunks,
-                    added=(restore or {}).get("added") or None,
-                    csl=_json_text((restore or {}).get("csl")),
-                    tags=[str(t) for t in (restore or {}).get("tags") or []],
-                    doc_id=_int_or_none((restore or {}).get("doc_id")),
-                )
-            except BaseException:
-                if part is not None:
-                    part.unlink(missing_ok=True)
-                raise
-            if part is not None and final is not None:
-                # After the commit: a crash in between leaves a row and its .part, which
-                # recovery renames; never a finished copy without a row.
-                os.replace(part, final)
-            if restore and restore.get("note"):
-                self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
-            if stored_rel:
-                self.write_sidecar(doc_id)
-            self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
-            self._pending_index.append(doc_id)
+                part = self._write_part(data, final)  # the fsync keeps only writers waiting
+            with self._thread_lock:
+                try:
+                    doc_id = self.store.add_document(
+                        sha256=sha,
+                        file_name=file_name,
+                        source_path=src,
+                        stored_path=stored_rel,
+                        kind=extracted.kind,
+                        external_id=external_id,
+                        metadata=meta,
+                        page_count=page_count,
+                        size_bytes=len(data) if data is not None else _size(self.paths.library_dir / stored_rel),
+                        chunks=chunks,
+                        added=(restore or {}).get("added") or None,
+                        csl=_json_text((restore or {}).get("csl")),
+                        tags=[str(t) for t in (restore or {}).get("tags") or []],
+                        doc_id=_int_or_none((restore or {}).get("doc_id")),
+                    )
+                except BaseException:
+                    if part is not None:
+                        part.unlink(missing_ok=True)
+                    raise
+                if part is not None and final is not None:
+                    # After the commit: a crash in between leaves a row and its .part, which
+                    # recovery renames; never a finished copy without a row.
+                    os.replace(part, final)
+                if restore and restore.get("note"):
+                    self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                if stored_rel:
+                    self.write_sidecar(doc_id)
+                self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
+                self._pending_index.append(doc_id)
         report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
         return doc_id
 
@@ -1240,36 +1268,40 @@ class Library:
         """
         if self.read_only:
             self._check_writable()
-        with self._thread_lock:
+        with self._writer_mutex:
             if not self._lock.held:
                 was, self.damaged = self.damaged, ""
                 try:
                     self._acquire_writer()
                 finally:
                     self.damaged = was
-            self._drop_writer()
-            with self._stores_lock:
-                for store in self._stores:
-                    store.close()
-                self._stores.clear()
-            self._local = threading.local()
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            db = self.paths.database
-            aside = ""
-            with self._storage_errors():
-                if db.exists():
-                    target = db.with_name(f"{db.name}.damaged-{stamp}")
-                    os.replace(db, target)
-                    aside = target.name
-                    for suffix in ("-wal", "-shm"):
-                        extra = db.with_name(db.name + suffix)
-                        if extra.exists():
-                            os.replace(extra, target.with_name(target.name + suffix))
-                self.damaged = ""
-                self._local.store = self._new_store(must_exist=False)
-                self.store.set_meta(_SIDECARS_DONE, "1")
-                self.index = self._fresh_index()
-            self._changed()
+            with self._thread_lock:
+                return self._set_database_aside()
+
+    def _set_database_aside(self) -> str:
+        self._drop_writer()
+        with self._stores_lock:
+            for store in self._stores:
+                store.close()
+            self._stores.clear()
+        self._local = threading.local()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        db = self.paths.database
+        aside = ""
+        with self._storage_errors():
+            if db.exists():
+                target = db.with_name(f"{db.name}.damaged-{stamp}")
+                os.replace(db, target)
+                aside = target.name
+                for suffix in ("-wal", "-shm"):
+                    extra = db.with_name(db.name + suffix)
+                    if extra.exists():
+                        os.replace(extra, target.with_name(target.name + suffix))
+            self.damaged = ""
+            self._local.store = self._new_store(must_exist=False)
+            self.store.set_meta(_SIDECARS_DONE, "1")
+            self.index = self._fresh_index()
+        self._changed()
         return aside
 
     # --- removal ------------------------------------------------------------------------------

@@ -530,8 +530,7 @@ def import_bibliography(
                     matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
             library._maybe_flush()
     finally:
-        with library._thread_lock:
-            library._flush_and_unlock()
+        library.flush()
     return report
 
 
