@@ -105,6 +105,23 @@ def test_a_waiting_writer_gets_its_turn_between_the_files_of_a_long_import(
     assert_clean(paperpilot_home)
 
 
+def test_two_parallel_imports_of_one_bibliography_add_each_entry_once(tmp_path: Path, paperpilot_home: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "".join(
+            f"@article{{k{i}, title={{Nesting habits of kestrel colony {i}}}, author={{Doe, Jane}}, year={{{2000 + i}}}}}\n"
+            for i in range(40)
+        )
+    )
+    runs = [cli_popen(paperpilot_home, "import", "--json", str(bib)) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in runs]
+    assert [p.returncode for p in runs] == [0, 0], [err for _out, err in outs]
+    reports = [json.loads(out) for out, _err in outs]
+    assert sum(len(r["imported"]) for r in reports) == 40
+    assert len(ready_rows(paperpilot_home)) == 40
+    assert_clean(paperpilot_home)
+
+
 # --- readers during an import ------------------------------------------------------------------
 
 
