@@ -74,3 +74,24 @@ def test_closing_the_window_mid_import_ends_the_extraction_workers(
     window.shutdown_workers()  # what closing the window does
     assert window.import_thread is None
     assert [p for p in pids if alive(p)] == []
+
+
+def test_the_start_up_repair_rebuilds_a_library_whose_database_is_gone(qapp: Any, qtbot: Any, tmp_path: Path) -> None:
+    """What the app shows when the database is missing: the check dialog, repairing at once."""
+    from paperpilot.core.paths import app_paths
+    from paperpilot.ui.check_dialog import CheckDialog
+
+    with Library(app_paths()) as lib:
+        lib.import_paths([make_folder(tmp_path / "papers", 1, 2)])
+    app_paths().database.unlink()
+    damaged = Library(app_paths(), allow_damaged=True)
+    try:
+        assert "3 stored files are kept" in damaged.damaged
+        dialog = CheckDialog(damaged, None, repair_now=True)
+        qtbot.waitUntil(lambda: dialog.thread is None, timeout=TIMEOUT_MS)
+        assert damaged.damaged == "" and len(damaged.list_documents()) == 3
+        assert "No problems found." in dialog.text.toPlainText()
+        dialog.reject()
+        dialog.deleteLater()
+    finally:
+        damaged.close()

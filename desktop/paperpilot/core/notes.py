@@ -48,7 +48,7 @@ def set_note(library: Library, doc_id: int, text: str) -> None:
     if library.read_only:
         raise LibraryReadOnly(f"The library folder {library.paths.library_dir} is read-only: the note was not saved.")
     store = library.store
-    with store.transaction() as c:
+    with library.storage_errors(), store.transaction() as c:
         if c.execute("SELECT 1 FROM documents WHERE id=? AND status='ready'", (doc_id,)).fetchone() is None:
             raise LibraryError(f"No document with id {doc_id}.")
         if not text.strip():
