@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import sys
 import textwrap
 import threading
@@ -128,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp = add("remove", "remove documents from the library (all of them, or none when an id is wrong)")
     sp.add_argument("doc_ids", type=_doc_id, nargs="+", metavar="DOC_ID")
     add("reindex", "rebuild the search index from the library database")
+    sp = add(
+        "check",
+        "check the library: database, search index, stored files and notes (exit status 1 if problems remain)",
+    )
+    sp.add_argument(
+        "--repair", action="store_true", help="fix what can be fixed without losing anything, then check again"
+    )
 
     def llm_options(sp: argparse.ArgumentParser) -> None:
         sp.add_argument("--policy", choices=["offline", "llm"], help="offline (no model) or llm (default: from settings)")
@@ -274,7 +282,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         lib.close()
     if args.json:
         _emit_json(report.to_json())
-        return EXIT_OK
+        return EXIT_ERROR if report.stopped else EXIT_OK
     for d in report.imported:
         print(f"imported   #{d.doc_id}  {d.title}  ({d.pages} pages, {d.chunks} chunks)")
     for d in report.updated:
@@ -283,11 +291,18 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"duplicate  {path}  (already in the library as #{doc_id})")
     for path, reason in report.failed:
         print(f"failed     {path}: {reason}")
+    for path, reason in report.unsupported:
+        print(f"unsupported {path}: {reason}")
     updated = f", {len(report.updated)} updated" if report.updated else ""
+    unsupported = f", {len(report.unsupported)} unsupported" if report.unsupported else ""
+    not_imported = f", {len(report.not_imported)} not imported" if report.stopped else ""
     print(
         f"\n{len(report.imported)} imported{updated}, {len(report.duplicates)} duplicate(s), "
-        f"{len(report.failed)} failed."
+        f"{len(report.failed)} failed{unsupported}{not_imported}."
     )
+    if report.stopped:
+        print(f"paperpilot: {report.stopped}", file=sys.stderr)
+        return EXIT_ERROR
     return EXIT_OK
 
 
@@ -446,6 +461,42 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     else:
         print(f"Rebuilt the search index: {docs} documents, {n} chunks.")
     return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .core.integrity import check_library
+
+    paths = app_paths(args.home)
+    lib = Library(paths, _settings(paths).imports, allow_damaged=True)
+    tty = sys.stderr.isatty() and not args.json
+
+    def progress(message: str) -> None:
+        if tty:
+            print(f"\r\x1b[K{message}", end="", file=sys.stderr, flush=True)
+
+    try:
+        report = check_library(lib, repair=args.repair, progress=progress)
+    finally:
+        if tty:
+            print("\r\x1b[K", end="", file=sys.stderr)
+        lib.close()
+    if args.json:
+        _emit_json(report.to_json())
+        return EXIT_OK if report.clean else EXIT_ERROR
+    print(f"Library: {report.library_dir}" + ("  (read-only)" if report.read_only else ""))
+    for line in report.recovered:
+        print(f"recovered  {line} (on opening the library)")
+    for line in report.repaired:
+        print(f"repaired   {line}")
+    for p in report.problems:
+        print(f"problem    {p.message}" + ("" if p.fixable else "  (cannot be repaired)"))
+    print(f"\nChecked {report.summary()}.")
+    if report.clean:
+        print("No problems found.")
+        return EXIT_OK
+    fix = f"; `paperpilot check --repair` fixes {report.fixable} of them" if report.fixable and not args.repair else ""
+    print(f"{len(report.problems)} problem(s){fix}.")
+    return EXIT_ERROR
 
 
 def _llm_config(args: argparse.Namespace, settings: Settings) -> Any:
@@ -1007,6 +1058,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "read": cmd_read,
     "remove": cmd_remove,
     "reindex": cmd_reindex,
+    "check": cmd_check,
 }
 
 
@@ -1112,6 +1164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except (LibraryBusy, LibraryError, CliError) as e:
         _say(str(e))
+        return EXIT_ERROR
+    except sqlite3.DatabaseError as e:  # damage found after opening (a malformed page)
+        _say(f"the library database cannot be read ({e}); run `paperpilot check --repair`.")
         return EXIT_ERROR
     except KeyboardInterrupt:
         _say("interrupted")

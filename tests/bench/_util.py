@@ -10,7 +10,11 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "data"
+# The main checkout sits beside shared/; a git worktree is one or more levels further down.
+SHARED = next(
+    (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
+    ROOT.parent / "shared" / "data",
+)
 
 
 def run_child(code: str) -> dict:  # type: ignore[type-arg]

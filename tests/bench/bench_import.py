@@ -20,6 +20,8 @@ def main() -> None:
     import pypdfium2 as pdfium
 
     sources = sorted((SHARED / "pdfs").glob("*.pdf"))
+    if not sources:
+        raise SystemExit(f"no PDFs in {SHARED / 'pdfs'}")
     pages_each = [len(pdfium.PdfDocument(str(p))) for p in sources]
     work = Path(tempfile.mkdtemp(prefix="pp-bench-import-"))
     files: list[Path] = []

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +74,47 @@ class SearchIndex:
         self.schema = _schema()
         self.index = self._open()
         self._searcher: tantivy.Searcher | None = None
+        self._view_dir: Path | None = None
+
+    @classmethod
+    def read_only_view(cls, path: Path) -> SearchIndex:
+        """Open an index in a folder this process may not write to (a read-only library).
+
+        Tantivy takes a lock file even to read, so the index is opened through a private folder
+        of symbolic links to its files (copies where links are not allowed); ``close`` removes it.
+        """
+        if not tantivy.Index.exists(str(path)):
+            raise IndexCorrupt("no index")
+        view = Path(tempfile.mkdtemp(prefix="paperpilot-index-"))
+        try:
+            for f in path.iterdir():
+                if f.name.startswith(".tantivy-") and f.name.endswith(".lock"):
+                    continue
+                try:
+                    os.symlink(f, view / f.name)
+                except OSError:
+                    shutil.copy2(f, view / f.name)
+            index = cls(view)
+        except BaseException:
+            shutil.rmtree(view, ignore_errors=True)
+            raise
+        index._view_dir = view
+        return index
+
+    @classmethod
+    def scratch(cls) -> SearchIndex:
+        """An empty index in a private folder that ``close`` removes (stands in for one that
+        cannot be read)."""
+        view = Path(tempfile.mkdtemp(prefix="paperpilot-index-"))
+        index = cls(view)
+        index._view_dir = view
+        return index
+
+    def close(self) -> None:
+        if self._view_dir is not None:
+            self._searcher = None
+            shutil.rmtree(self._view_dir, ignore_errors=True)
+            self._view_dir = None
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -116,6 +159,18 @@ class SearchIndex:
 
     def num_docs(self) -> int:
         return int(self.searcher.num_docs)
+
+    def entries(self) -> list[tuple[int, int]]:
+        """Every (chunk_id, doc_id) in the index, for the integrity check."""
+        s = self.searcher
+        n = int(s.num_docs)
+        if not n:
+            return []
+        out: list[tuple[int, int]] = []
+        for _score, addr in s.search(tantivy.Query.all_query(), limit=n, count=False).hits:
+            d = s.doc(addr)
+            out.append((int(d["chunk_id"][0]), int(d["doc_id"][0])))
+        return out
 
     def healthy(self, expected_docs: int) -> bool:
         """Cheap start-up check: the document count matches and a stored document can be read."""

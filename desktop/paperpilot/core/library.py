@@ -1,27 +1,43 @@
 """The per-user library: import, remove, recover, and the document-pool API the agent uses.
 
 SQLite is the source of truth; the Tantivy index is derived from it. All writes to either go
-through one serialized writer: a thread lock inside this process and a file lock across
-processes (the GUI open while the CLI imports).
+through one serialized writer: a thread lock inside this process and a cross-process writer
+lock (core.writerlock) between processes (the GUI open while the CLI imports).
+
+The import of one file is one critical section under that writer: the duplicate check by
+content hash, the copy into the library folder, the SQLite commit and the index update. Two
+imports of the same folder therefore take turns file by file, and the second one finds the
+first one's documents as duplicates. Extraction, the slow part, stays outside (and in worker
+processes). A writer keeps the cross-process lock across files so that index commits can be
+batched, and hands it over between files as soon as another writer queues for it; one that
+gets no turn within ``lock_timeout`` is told "busy" and its batch stops there, keeping what it
+imported (``ImportReport.stopped``).
+
+Nothing deletes a stored copy it cannot prove orphaned. A copy is written as ``<name>.part``
+and renamed only after its row is committed, all under the writer lock; start-up recovery runs
+only with that lock, never touches a completed copy without a row (a lost database leaves
+exactly those: ``paperpilot check --repair`` re-imports them), and removes ``.part`` files only
+when the previous lock holder is known to have died while writing.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
-import multiprocessing
 import os
+import shutil
+import sqlite3
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from concurrent.futures import CancelledError, Future
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-import filelock
 import tantivy
 
 from .chunker import chunk_pages
@@ -29,12 +45,15 @@ from .config import ImportSettings
 from .extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from .extract.pdf import extract_pdf
 from .extract.text import extract_text_file
+from .extract.workers import ExtractionPool, WorkerCrashed
 from .index import IndexCorrupt, SearchIndex
 from .models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
 from .paths import AppPaths
+from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .snippets import make_snippet
-from .store import Store, StoreError
+from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .textutil import detect_language, query_terms
+from .writerlock import WriterLock
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +64,14 @@ CORPUS_EXT = {".jsonl"}
 # documents (citations/library_meta.py). A .json file counts only when it holds a CSL-JSON array.
 BIBLIOGRAPHY_EXT = {".bib", ".ris", ".json"}
 SUPPORTED_EXT = PDF_EXT | TEXT_EXT | CORPUS_EXT | BIBLIOGRAPHY_EXT
+# Extensions whose files are kept as stored copies (and can be rebuilt from them).
+STORED_EXT = PDF_EXT | TEXT_EXT
 # Index commits are batched: at most this long between commits while importing.
 COMMIT_INTERVAL_S = 1.0
+# How often a writer that keeps the lock across files looks for another writer waiting.
+WAITER_CHECK_S = 0.05
+PART_SUFFIX = ".part"
+_SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
 
 
 class LibraryBusy(Exception):
@@ -55,6 +80,22 @@ class LibraryBusy(Exception):
 
 class LibraryError(Exception):
     """A user-facing library error (unknown document, unusable database …)."""
+
+
+class LibraryReadOnly(LibraryError):
+    """The library folder cannot be written: it can be listed and searched, not changed."""
+
+
+class LibraryFull(LibraryError):
+    """The disk holding the library is full."""
+
+
+class LibraryDamaged(LibraryError):
+    """The library database is missing or damaged; the stored copies are kept for a rebuild."""
+
+
+class _Cancelled(Exception):
+    """The import was cancelled while waiting for an extraction."""
 
 
 @dataclass
@@ -74,6 +115,12 @@ class ImportReport:
     cancelled: bool = False
     # Existing documents whose metadata a bibliography entry completed (.bib / .ris / CSL-JSON).
     updated: list[ImportedDoc] = field(default_factory=list)
+    # Files found in the folders given that PaperPilot cannot import (path, why).
+    unsupported: list[tuple[str, str]] = field(default_factory=list)
+    # Why the batch stopped before its end (disk full, busy, read-only): one line, "" if it did not.
+    stopped: str = ""
+    # The files the batch did not get to because it stopped.
+    not_imported: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -87,7 +134,10 @@ class ImportReport:
             ],
             "duplicates": [{"path": p, "doc_id": i} for p, i in self.duplicates],
             "failed": [{"path": p, "reason": r} for p, r in self.failed],
+            "unsupported": [{"path": p, "reason": r} for p, r in self.unsupported],
             "cancelled": self.cancelled,
+            "stopped": self.stopped or None,
+            "not_imported": list(self.not_imported),
         }
 
 
@@ -105,24 +155,47 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Files named directly, plus supported files found recursively in named folders."""
+def scan_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Files to import (named directly, or found recursively in named folders), and the files
+    in those folders that cannot be imported, with the reason. Hidden files and folders are
+    skipped silently; a file named directly is always returned (its import says what is wrong).
+    """
     out: list[Path] = []
+    unsupported: list[tuple[str, str]] = []
     for p in paths:
         path = Path(p).expanduser()
         if path.is_dir():
             for root, dirs, files in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
+                    if name.startswith("."):
+                        continue
                     f = Path(root) / name
-                    if not name.startswith(".") and f.suffix.lower() in SUPPORTED_EXT:
-                        # A folder of papers may hold any .json (configs, data): only CSL-JSON.
-                        if f.suffix.lower() == ".json" and not _looks_like_csl_json(f):
-                            continue
+                    why = _unsupported_reason(f)
+                    if why:
+                        unsupported.append((str(f.resolve()), why))
+                    else:
                         out.append(f)
         else:
             out.append(path)
-    return out
+    return out, unsupported
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files named directly, plus supported files found recursively in named folders."""
+    return scan_paths(paths)[0]
+
+
+def _unsupported_reason(f: Path) -> str:
+    ext = f.suffix.lower()
+    if not ext:
+        return "no file extension: PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
+    if ext not in SUPPORTED_EXT:
+        return f"unsupported file type '{ext}': PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
+    # A folder of papers may hold any .json (configs, data): only CSL-JSON.
+    if ext == ".json" and not _looks_like_csl_json(f):
+        return "a .json file that is not a CSL-JSON bibliography"
+    return ""
 
 
 def _looks_like_csl_json(path: Path) -> bool:
@@ -132,8 +205,20 @@ def _looks_like_csl_json(path: Path) -> bool:
     return looks_like_csl_json(path)
 
 
-def _extract_pdf_path(path: str) -> Extracted:
-    return extract_pdf(Path(path))
+def _disk_full(e: BaseException) -> bool:
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return True
+    if is_disk_full(e):
+        return True
+    # Tantivy reports I/O errors as ValueError with the OS error in the text.
+    text = str(e)
+    return isinstance(e, ValueError) and ("os error 28" in text or "StorageFull" in text or "No space left" in text)
+
+
+def _read_only_error(e: BaseException) -> bool:
+    if isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return True
+    return isinstance(e, sqlite3.OperationalError) and "readonly" in str(e)
 
 
 class _PdfPrefetcher:
@@ -146,50 +231,102 @@ class _PdfPrefetcher:
 
     MIN_FILES = 4
     AHEAD = 4
+    WAIT_S = 0.1
 
     def __init__(self, pdfs: list[Path], workers: int) -> None:
-        # spawn, not fork: the caller may be a thread of a Qt application.
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
-        self.queue = list(pdfs)
+        self.pool = ExtractionPool(workers)
+        self.queue: deque[Path] = deque(pdfs)
         self.futures: dict[Path, Future[Extracted]] = {}
-        self.broken = False
         self._fill()
 
     @classmethod
     def for_files(cls, files: list[Path]) -> _PdfPrefetcher | None:
         pdfs = [f for f in files if f.suffix.lower() in PDF_EXT]
         workers = min(2, os.cpu_count() or 1)
-        if len(pdfs) < cls.MIN_FILES or workers < 2:
+        if len(pdfs) < cls.MIN_FILES or workers < 2 or not ExtractionPool.available():
             return None
         return cls(pdfs, workers)
 
     def _fill(self) -> None:
         while self.queue and len(self.futures) < self.AHEAD:
-            path = self.queue.pop(0)
-            self.futures[path] = self.pool.submit(_extract_pdf_path, str(path))
+            path = self.queue.popleft()
+            self.futures[path] = self.pool.submit(str(path))
 
-    def result(self, path: Path) -> Extracted:
+    def result(self, path: Path, idle: Callable[[], bool]) -> Extracted:
+        """The extraction of ``path``. While it is not ready, ``idle`` is called every
+        WAIT_S (the library hands its writer lock over there); it returns True to give up."""
         future = self.futures.pop(path, None)
-        if future is None or self.broken:  # not prefetched, or the pool is gone: do it here
-            self.queue = [p for p in self.queue if p != path]
+        if future is None:  # not prefetched: do it here
+            self.queue = deque(p for p in self.queue if p != path)
             self._fill()
             return extract_pdf(path)
         self._fill()
-        try:
-            return future.result()
-        except BrokenProcessPool:
-            # A worker died (PDFium crashed on a hostile file): this file fails, and the rest
-            # of the batch is extracted here.
-            self.broken = True
-            self.close()
-            raise ImportFailure("The PDF could not be read: the text extractor crashed on it.", "corrupt") from None
+        while True:
+            try:
+                return future.result(timeout=self.WAIT_S)
+            except TimeoutError:
+                self.pool.maintain()
+                if idle():
+                    raise _Cancelled() from None
+            except WorkerCrashed as e:
+                if e.culprit:
+                    raise ImportFailure(
+                        "The PDF could not be read: the text extractor crashed on it.", "corrupt"
+                    ) from None
+                return extract_pdf(path)
+            except CancelledError:
+                return extract_pdf(path)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.pool.close()
+
+
+def _writable(paths: AppPaths) -> bool:
+    """Whether this process may change the library folder (else it opens read-only)."""
+    for d in (paths.library_dir, paths.files_dir, paths.index_dir, paths.database):
+        if d.exists() and not os.access(d, os.W_OK):
+            return False
+    return True
+
+
+def _file_sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _json_text(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) and value else "{}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 class Library:
-    """A PaperPilot library rooted at ``paths.library_dir``."""
+    """A PaperPilot library rooted at ``paths.library_dir``.
+
+    ``allow_damaged``: open even when the database is missing or damaged (``damaged`` then holds
+    the one-line message, and only the integrity check and its repair may be used); without it
+    that case raises LibraryDamaged. A library folder this process cannot write to opens
+    read-only (``read_only``): listing, searching and reading work, every write raises
+    LibraryReadOnly, and nothing is recovered.
+    """
 
     def __init__(
         self,
@@ -197,54 +334,158 @@ class Library:
         settings: ImportSettings | None = None,
         lock_timeout: float = 15.0,
         recover: bool = True,
+        allow_damaged: bool = False,
     ) -> None:
-        self.paths = paths.ensure()
+        try:
+            self.paths = paths.ensure()
+        except OSError as e:
+            raise LibraryError(f"The library folder {paths.library_dir} cannot be created: {e.strerror or e}.") from e
         self.settings = settings or ImportSettings()
         self.lock_timeout = lock_timeout
+        self.read_only = not _writable(paths)
+        self.damaged = ""
+        self.recovery_notes: list[str] = []
         # One SQLite connection per thread (the GUI reads while a worker imports); WAL lets them
         # read concurrently, and the writer lock below keeps writes serialized.
         self._local = threading.local()
         self._stores: list[Store] = []
         self._stores_lock = threading.Lock()
-        _ = self.store  # open now so a broken database is reported at once
+        # Two locks, always taken in this order. _writer_mutex serializes this process's writers
+        # and is what a writer holds while it waits for the cross-process lock; _thread_lock
+        # guards what readers share (caches, the index object) and is held only for short
+        # critical sections, so a reader (the GUI thread) never waits for another process.
+        self._writer_mutex = threading.RLock()
         self._thread_lock = threading.RLock()
-        self._file_lock = filelock.FileLock(str(paths.lock_file), thread_local=False)
+        self._lock = WriterLock(paths.lock_file, paths.lock_queue_file)
         self._writer: tantivy.IndexWriter | None = None
         self._pending_index: list[int] = []
         self._last_commit = time.monotonic()
+        self._next_waiter_check = 0.0
         self._generation = 0
         self._seen_generation = -1
         self._catalogue: list[DocumentInfo] | None = None
         self._search_cache: OrderedDict[tuple[object, ...], list[Hit]] = OrderedDict()
         self.index_rebuilt = False
-        try:
-            self.index = SearchIndex(paths.index_dir)
-        except IndexCorrupt:
-            self.index = self._fresh_index()
-        if recover:
+        self.index_error = ""
+        self._open_database(allow_damaged)
+        self.index = self._open_index()
+        if recover and not self.read_only and not self.damaged:
             self.recover()
+
+    # --- opening ------------------------------------------------------------------------------
+
+    def _open_database(self, allow_damaged: bool) -> None:
+        """Open this thread's connection, or find out that the database was lost or damaged.
+
+        A missing or empty database next to stored copies is a lost library, not a new one:
+        creating a fresh database there would make every copy look orphaned.
+        """
+        db = self.paths.database
+        present = db.is_file() and db.stat().st_size > 0
+        if not present and self.stored_copy_count():
+            self._set_damaged("missing", allow_damaged)
+            return
+        if not present and self.read_only:
+            raise LibraryReadOnly(f"The library folder {self.paths.library_dir} is read-only and holds no library yet.")
+        try:
+            self._local.store = self._new_store(must_exist=present)
+        except StoreMissing:  # a SQLite file without library tables
+            if self.stored_copy_count() or self.read_only:
+                self._set_damaged("missing", allow_damaged)
+                return
+            self._local.store = self._new_store(must_exist=False)
+        except StoreDamaged:
+            self._set_damaged("damaged", allow_damaged)
+        except StoreError as e:  # busy, written by a newer version
+            raise LibraryError(str(e)) from e
+
+    def _set_damaged(self, state: str, allow: bool) -> None:
+        n = self.stored_copy_count()
+        if n:
+            self.damaged = (
+                f"The library database is {state}; {_plural(n, 'stored file')} "
+                f"{'is' if n == 1 else 'are'} kept. Run `paperpilot check --repair` "
+                "(or Help ▸ Check Library… in the window) to rebuild the library from them."
+            )
+        else:
+            self.damaged = (
+                f"The library database is {state} and no stored files were found. Run `paperpilot check "
+                "--repair` (or Help ▸ Check Library…) to set it aside and start an empty library."
+            )
+        if not allow:
+            raise LibraryDamaged(self.damaged)
+
+    def _new_store(self, must_exist: bool = True) -> Store:
+        store = Store(self.paths.database, read_only=self.read_only, must_exist=must_exist)
+        with self._stores_lock:
+            self._stores.append(store)
+        return store
+
+    def _open_index(self) -> SearchIndex:
+        if self.read_only:
+            try:
+                return SearchIndex.read_only_view(self.paths.index_dir)
+            except (IndexCorrupt, OSError, ValueError) as e:
+                self.index_error = (
+                    f"The search index cannot be read ({e}) and the library folder is read-only, "
+                    "so it cannot be rebuilt: listing and reading still work."
+                )
+                return SearchIndex.scratch()
+        try:
+            return SearchIndex(self.paths.index_dir)
+        except IndexCorrupt:
+            return self._fresh_index()
+
+    def stored_copy_count(self) -> int:
+        """Completed copies in the library folder (``.part`` files are not copies yet)."""
+        n = 0
+        for _rel, _path in self.iter_stored_files():
+            n += 1
+        return n
+
+    def iter_stored_files(self, parts: bool = False) -> Iterator[tuple[str, Path]]:
+        """(relative path, path) of every file in ``files/``; ``parts``: the ``.part`` files instead."""
+        try:
+            groups = sorted(os.scandir(self.paths.files_dir), key=lambda e: e.name)
+        except OSError:
+            return
+        for group in groups:
+            if not group.is_dir():
+                continue
+            try:
+                entries = sorted(os.scandir(group.path), key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_file() and e.name.endswith(PART_SUFFIX) == parts:
+                    yield f"files/{group.name}/{e.name}", Path(e.path)
 
     @property
     def store(self) -> Store:
+        if self.damaged:
+            raise LibraryDamaged(self.damaged)
         store: Store | None = getattr(self._local, "store", None)
         if store is None:
             try:
-                store = Store(self.paths.database)
+                store = self._new_store()
             except StoreError as e:
                 raise LibraryError(str(e)) from e
             self._local.store = store
-            with self._stores_lock:
-                self._stores.append(store)
         return store
 
     def close(self) -> None:
-        with self._thread_lock:
-            self._flush_and_unlock()
+        with self._writing():
+            try:
+                self._flush_and_unlock()
+            except Exception as e:  # the documents stay unindexed; the next writer indexes them
+                self._drop_writer()
+                log.warning("%s", e)
         with self._stores_lock:
             for store in self._stores:
                 store.close()
             self._stores.clear()
         self._local = threading.local()
+        self.index.close()
 
     def __enter__(self) -> Library:
         return self
@@ -254,44 +495,177 @@ class Library:
 
     # --- the serialized writer -----------------------------------------------------------------
 
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise LibraryReadOnly(
+                f"The library folder {self.paths.library_dir} is read-only: PaperPilot can list, search "
+                "and read it, but not change it."
+            )
+        if self.damaged:
+            raise LibraryDamaged(self.damaged)
+
+    @contextmanager
+    def _as_writer(self) -> Iterator[None]:
+        """The writer: this process's writer mutex and the cross-process lock (waiting for our
+        turn if another process has it). Readers are not held up."""
+        self._check_writable()
+        with self._writer_mutex:
+            if not self._lock.held:
+                self._acquire_writer()
+            yield
+
     @contextmanager
     def _write_lock(self) -> Iterator[None]:
-        with self._thread_lock:
-            if not self._file_lock.is_locked:
-                try:
-                    self._file_lock.acquire(timeout=self.lock_timeout)
-                except filelock.Timeout as e:
-                    raise LibraryBusy(
-                        "The library is busy: another PaperPilot process is writing to it. "
-                        "Try again when it has finished."
-                    ) from e
+        """A write: the writer, then the short critical section that readers wait for."""
+        with self._as_writer(), self._thread_lock:
             yield
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Both locks of this process, without asking for the cross-process one."""
+        with self._writer_mutex, self._thread_lock:
+            yield
+
+    def flush(self) -> None:
+        """Commit pending index work and let other writers have the library."""
+        with self._writing():
+            self._flush_and_unlock()
+
+    def _acquire_writer(self) -> None:
+        try:
+            got = self._lock.acquire(self.lock_timeout)
+        except OSError as e:
+            if _read_only_error(e):
+                self.read_only = True
+                self._check_writable()
+            raise LibraryError(f"The library's lock file cannot be opened: {e.strerror or e}.") from e
+        if not got:
+            raise LibraryBusy(
+                "The library is busy: another PaperPilot process is writing to it. "
+                "Try again when it has finished."
+            )
+        self._last_commit = time.monotonic()
+        if self._lock.inherited_dirty:
+            # The previous holder died while writing (kill -9, power cut): clean up after it
+            # before adding anything, whichever process we are.
+            with self._thread_lock:
+                self._recover_locked(self.recovery_notes, after_crash=True)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the writer for a consistent view (the integrity check): pending index work of
+        this process is committed first, and no other writer runs until the block ends.
+        A read-only library gives no lock (nothing can write there) and no commit."""
+        if self.read_only:
+            with self._writer_mutex:
+                yield
+            return
+        with self._as_writer():
+            try:
+                with self._thread_lock:
+                    self._commit_pending()
+                yield
+            finally:
+                with self._thread_lock:
+                    self._flush_and_unlock()
+
+    def storage_errors(self) -> Any:
+        """The context that turns a full disk or a read-only folder into one LibraryError."""
+        return self._storage_errors()
+
+    @contextmanager
+    def _storage_errors(self) -> Iterator[None]:
+        """Turn a full disk or a folder that became read-only into one clear LibraryError."""
+        try:
+            yield
+        except (LibraryError, LibraryBusy, ImportFailure):
+            raise
+        except Exception as e:
+            if _disk_full(e) or (isinstance(e, OSError | ValueError | sqlite3.Error) and self._disk_nearly_full()):
+                raise LibraryFull(
+                    f"The disk is full ({self.paths.library_dir}): PaperPilot stopped writing; everything "
+                    "already in the library is kept. Free some space and try again."
+                ) from e
+            if _read_only_error(e):
+                raise LibraryReadOnly(
+                    f"The library folder {self.paths.library_dir} cannot be written to ({e})."
+                ) from e
+            raise
+
+    def _disk_nearly_full(self) -> bool:
+        # Tantivy's background threads report a full disk as "an index writer was killed": the
+        # free space says what happened.
+        try:
+            return shutil.disk_usage(self.paths.library_dir).free < 1 << 20
+        except OSError:
+            return False
 
     def _get_writer(self) -> tantivy.IndexWriter:
         if self._writer is None:
             try:
                 self._writer = self.index.writer()
             except ValueError as e:
+                if _disk_full(e):
+                    with self._storage_errors():
+                        raise
                 raise LibraryBusy(f"The search index is locked by another process: {e}") from e
         return self._writer
 
-    def _flush_and_unlock(self) -> None:
-        """Commit pending index work, mark it in SQLite, and release the cross-process lock."""
-        if self._writer is not None:
-            self._writer.commit()
-            self._writer.wait_merging_threads()
-            self._writer = None
-            self.store.mark_indexed(self._pending_index)
-            self._pending_index.clear()
+    def _drop_writer(self) -> None:
+        """Forget uncommitted index work (its documents stay indexed=0 for the next writer)."""
+        w, self._writer = self._writer, None
+        self._pending_index = []
+        if w is not None:
+            with suppress(ValueError):
+                w.rollback()
+            del w  # the Tantivy writer lock goes with the object
+
+    def _commit_pending(self) -> None:
+        """Commit pending index work and mark it in SQLite; the writer lock stays held."""
+        if self._writer is None:
+            return
+        w: tantivy.IndexWriter | None = self._writer
+        self._writer = None
+        pending, self._pending_index = self._pending_index, []
+        assert w is not None
+        try:
+            with self._storage_errors():
+                w.commit()
+                w.wait_merging_threads()
+        except BaseException:
+            self._writer = w
+            self._drop_writer()
+            raise
+        finally:
+            w = None  # a traceback must not keep the Tantivy writer (and its lock) alive
+        with self._storage_errors():
+            self.store.mark_indexed(pending)
             self.index.reload()
         self._last_commit = time.monotonic()
-        if self._file_lock.is_locked:
-            self._file_lock.release(force=True)
-        self._changed()
+
+    def _flush_and_unlock(self) -> None:
+        """Commit pending index work, mark it in SQLite, and release the cross-process lock."""
+        try:
+            self._commit_pending()
+        finally:
+            self._last_commit = time.monotonic()
+            if self._lock.held:
+                self._lock.release()
+            self._changed()
 
     def _maybe_flush(self) -> None:
-        if time.monotonic() - self._last_commit >= COMMIT_INTERVAL_S:
-            self._flush_and_unlock()
+        """Between files: commit and hand the lock over if another writer waits or it is time."""
+        with self._writing():
+            if not self._lock.held:
+                return
+            now = time.monotonic()
+            if now - self._last_commit >= COMMIT_INTERVAL_S:
+                self._flush_and_unlock()
+            elif now >= self._next_waiter_check:
+                # Not after every corpus line: a look at the turnstile costs a few system calls.
+                self._next_waiter_check = now + WAITER_CHECK_S
+                if self._lock.waiter_queued():
+                    self._flush_and_unlock()
 
     def _changed(self) -> None:
         self._generation += 1
@@ -307,56 +681,137 @@ class Library:
     def recover(self) -> list[str]:
         """Bring the library back to a consistent state after a crash; returns what was done.
 
-        Only runs when no other process is writing: a live writer's unindexed documents are
-        its work in progress, not debris.
+        Runs only when the writer lock is free right now: a live writer's unindexed documents
+        and ``.part`` files are its work in progress, not debris. Nothing it does loses data:
+        it finishes removals the user asked for, indexes committed documents, and removes
+        half-written copies only when the lock file says their writer died.
         """
         notes: list[str] = []
-        with self._thread_lock:
+        if self.read_only or self.damaged:
+            return notes
+        with self._writing():
             try:
-                self._file_lock.acquire(timeout=0.05)
-            except filelock.Timeout:
+                if not self._lock.try_acquire():
+                    return notes
+            except OSError:
                 return notes
+            self._last_commit = time.monotonic()
             try:
+                self._recover_locked(notes, after_crash=self._lock.inherited_dirty)
+            finally:
+                try:
+                    self._flush_and_unlock()
+                except Exception as e:
+                    self._drop_writer()
+                    notes.append(f"could not finish: {e}")
+                    log.warning("recovery could not finish: %s", e)
+        for n in notes:
+            log.info("recovery: %s", n)
+        self.recovery_notes = notes
+        return notes
+
+    def _recover_locked(self, notes: list[str], *, after_crash: bool) -> None:
+        try:
+            with self._storage_errors():
                 for doc_id in self.store.doc_ids_with_status("deleting"):
                     self._finish_delete(doc_id)
                     notes.append(f"finished removing document {doc_id}")
+                if after_crash:
+                    self._settle_part_files(notes)
+                todo = self.store.unindexed_ready()
                 if self.index_rebuilt or not self.index.healthy(self.store.indexed_chunk_count()):
                     self._rebuild_locked()
                     notes.append("rebuilt the search index")
-                else:
-                    todo = self.store.unindexed_ready()
-                    if todo:
-                        w = self._get_writer()
-                        for doc_id in todo:
-                            SearchIndex.delete_doc(w, doc_id)
-                        self.index.add_chunks(w, self.store.iter_chunks_for_index(todo))
-                        self._pending_index.extend(todo)
-                        notes.append(f"indexed {len(todo)} half-imported document(s)")
-                removed = self._remove_orphan_files()
-                if removed:
-                    notes.append(f"removed {removed} orphaned file(s)")
-            finally:
-                self._flush_and_unlock()
-        for n in notes:
-            log.info("recovery: %s", n)
-        return notes
+                elif todo:
+                    w = self._get_writer()
+                    for doc_id in todo:
+                        SearchIndex.delete_doc(w, doc_id)
+                    self.index.add_chunks(w, self.store.iter_chunks_for_index(todo))
+                    self._pending_index.extend(todo)
+                    notes.append(f"indexed {len(todo)} half-imported document(s)")
+                # A crash between the commit of a row and its sidecar leaves the row unindexed.
+                for doc_id in todo:
+                    self.write_sidecar(doc_id)
+                if self.store.get_meta(_SIDECARS_DONE) is None:
+                    n = self._write_all_sidecars()
+                    if n:
+                        notes.append(f"wrote {_plural(n, 'sidecar')} for stored copies")
+        except Exception as e:
+            # Recovery is best effort and reading must keep working (a full disk, a second index
+            # writer, a damaged index): say so and go on; the integrity check reports the rest.
+            self._drop_writer()
+            notes.append(f"could not finish: {e}")
+            log.warning("recovery could not finish: %s", e)
 
-    def _remove_orphan_files(self) -> int:
-        keep = self.store.stored_paths()
-        removed = 0
-        for f in self.paths.files_dir.rglob("*"):
-            if f.is_file():
-                rel = f.relative_to(self.paths.library_dir).as_posix()
-                if rel not in keep:
-                    f.unlink(missing_ok=True)
-                    removed += 1
-        return removed
+    def _settle_part_files(self, notes: list[str]) -> None:
+        """Finish or remove the ``.part`` copies of a writer that died (caller holds the lock)."""
+        wanted = self.store.stored_paths()
+        finished = removed = 0
+        for rel, part in list(self.iter_stored_files(parts=True)):
+            final_rel = rel[: -len(PART_SUFFIX)]
+            final = self.paths.library_dir / final_rel
+            if final_rel in wanted and not final.exists() and _file_sha(part) == Path(final_rel).stem:
+                os.replace(part, final)  # committed, then the writer died before the rename
+                finished += 1
+            elif final_rel in wanted and not final.exists():
+                self.quarantine(part, "an unfinished copy whose content does not match its document")
+            else:
+                part.unlink(missing_ok=True)  # its row was never committed: the import did not happen
+                removed += 1
+        if finished:
+            notes.append(f"finished storing {_plural(finished, 'copy')}")
+        if removed:
+            notes.append(f"removed {_plural(removed, 'unfinished copy')} of imports that did not complete")
+
+    def _write_all_sidecars(self) -> int:
+        """Once per library (upgrades from before sidecars): a sidecar for every stored copy."""
+        n = 0
+        for doc_id, stored in self.store.conn.execute(
+            "SELECT id, stored_path FROM documents WHERE status='ready' AND stored_path != ''"
+        ).fetchall():
+            if not sidecar_path(self.paths, stored).exists():
+                self.write_sidecar(int(doc_id))
+                n += 1
+        self.store.set_meta(_SIDECARS_DONE, "1")
+        return n
+
+    def write_sidecar(self, doc_id: int) -> None:
+        """Rewrite the sidecar of a document's stored copy from the database (see core.sidecar).
+
+        Best effort: the database stays the source of truth, and a sidecar that could not be
+        written is reported (and rewritten) by the integrity check.
+        """
+        if self.read_only or self.damaged:
+            return
+        try:
+            data = self.store.sidecar_data(doc_id)
+            if data is not None:
+                write_sidecar(sidecar_path(self.paths, data["stored_path"]), data)
+        except (OSError, sqlite3.Error) as e:
+            log.info("could not write the sidecar of document %s: %s", doc_id, e)
+
+    def read_sidecar(self, stored_rel: str) -> dict[str, Any] | None:
+        return read_sidecar(sidecar_path(self.paths, stored_rel))
+
+    def quarantine(self, path: Path, why: str) -> Path:
+        """Move a file the library cannot account for out of the way, never deleting it."""
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        try:
+            rel = path.relative_to(self.paths.library_dir)
+        except ValueError:
+            rel = Path(path.name)
+        dest = self.paths.quarantine_dir / stamp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dest)
+        log.warning("quarantined %s (%s) as %s", path, why, dest)
+        return dest
 
     def reindex(self) -> int:
         """Rebuild the whole index from SQLite; returns the number of chunks indexed."""
         with self._write_lock():
             try:
-                return self._rebuild_locked()
+                with self._storage_errors():
+                    return self._rebuild_locked()
             finally:
                 self._flush_and_unlock()
 
@@ -380,27 +835,52 @@ class Library:
         progress: ProgressFn | None = None,
         cancel: threading.Event | None = None,
     ) -> ImportReport:
-        """Import files and folders one file at a time; one bad file never stops the batch."""
-        files = expand_paths(paths)
-        report = ImportReport()
+        """Import files and folders one file at a time; one bad file never stops the batch.
+
+        A full disk, a read-only folder or a writer lock that does not come stop it: what was
+        imported is kept, ``stopped`` says why in one line and ``not_imported`` lists the rest.
+        """
+        files, unsupported = scan_paths(paths)
+        report = ImportReport(unsupported=unsupported)
+        try:
+            self._check_writable()
+        except LibraryError as e:
+            report.stopped = str(e)
+            report.not_imported = [str(f) for f in files]
+            return report
         prefetch = _PdfPrefetcher.for_files(files)
         try:
-            for i, f in enumerate(files, 1):
+            for i, f in enumerate(files):
                 if cancel is not None and cancel.is_set():
                     report.cancelled = True
                     break
                 if progress is not None:
-                    progress(ImportProgress(i, len(files), str(f)))
-                self._import_one(f, report, cancel, prefetch)
-                with self._thread_lock:
-                    if self._file_lock.is_locked:
-                        self._maybe_flush()
+                    progress(ImportProgress(i + 1, len(files), str(f)))
+                try:
+                    self._import_one(f, report, cancel, prefetch)
+                    self._maybe_flush()
+                except _Cancelled:
+                    report.cancelled = True
+                    break
+                except (LibraryError, LibraryBusy) as e:
+                    self._stop(report, e, files[i:])
+                    break
         finally:
             if prefetch is not None:
                 prefetch.close()
-            with self._thread_lock:
-                self._flush_and_unlock()
+            with self._writing():
+                try:
+                    self._flush_and_unlock()
+                except LibraryError as e:
+                    self._stop(report, e, [])
         return report
+
+    @staticmethod
+    def _stop(report: ImportReport, e: BaseException, rest: list[Path]) -> None:
+        if not report.stopped:
+            report.stopped = str(e)
+        done = {d.path for d in report.imported} | {p for p, _ in report.duplicates}
+        report.not_imported.extend(str(f) for f in rest if str(f.resolve()) not in done)
 
     def _import_one(
         self,
@@ -460,13 +940,18 @@ class Library:
             )
             return
         digest = sha256_bytes(data)
+        # A first look without the lock spares the extraction of a known file; the check that
+        # counts is repeated inside the critical section.
         dup = self.store.find_ready_by_sha(digest)
         if dup is not None:
             report.duplicates.append((src, dup))
             return
         try:
             if ext in PDF_EXT:
-                extracted = prefetch.result(path) if prefetch is not None else extract_pdf(path)
+                if prefetch is not None:
+                    extracted = prefetch.result(path, lambda: self._idle(cancel))
+                else:
+                    extracted = extract_pdf(path)
             else:
                 extracted = extract_text_file(path)
             self._store_extracted(
@@ -481,7 +966,7 @@ class Library:
             )
         except ImportFailure as e:
             self._fail(src, path.name, digest, e, report)
-        except LibraryBusy:
+        except (LibraryBusy, LibraryError, _Cancelled):
             raise
         except Exception as e:  # an extractor bug must not end the batch or lose the library
             log.exception("import of %s failed", path)
@@ -492,6 +977,11 @@ class Library:
                 ImportFailure(f"Unexpected error while reading the file: {e}", "error"),
                 report,
             )
+
+    def _idle(self, cancel: threading.Event | None) -> bool:
+        """Called while waiting for an extraction: hand the lock over if wanted; True to give up."""
+        self._maybe_flush()
+        return cancel is not None and cancel.is_set()
 
     def _import_corpus(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
         src = str(path.resolve())
@@ -524,9 +1014,7 @@ class Library:
                 )
             except ImportFailure as e:
                 report.failed.append((where, e.reason))
-            with self._thread_lock:
-                if self._file_lock.is_locked:
-                    self._maybe_flush()
+            self._maybe_flush()
 
     def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
         from .citations.library_meta import import_bibliography
@@ -571,60 +1059,250 @@ class Library:
         data: bytes | None,
         ext: str,
         external_id: str,
-    ) -> None:
+        stored_rel: str = "",
+        restore: dict[str, Any] | None = None,
+    ) -> int | None:
+        """Chunk, then store one document in one critical section; returns its id (None: duplicate).
+
+        ``data``: the file's bytes, copied into the library folder. ``stored_rel`` instead: the
+        copy is already there (rebuilding from stored copies), and ``restore`` holds its
+        sidecar's record (file name, dates, edited metadata, CSL, note).
+        """
         chunks = chunk_pages(
             extracted.pages, min_chars=self.settings.chunk_min_chars, max_chars=self.settings.chunk_max_chars
         )
         if not chunks:
             raise ImportFailure("The file contains no text.", "empty")
         meta = extracted.metadata
+        if restore:
+            for key in METADATA_KEYS:
+                value = restore.get(key)
+                if value not in (None, "", []):
+                    setattr(meta, key, value)
         if not meta.title:
             meta.title = Path(file_name).stem if file_name else external_id
         if not meta.language:
             meta.language = detect_language(" ".join(c.text for c in chunks[:20]))
-        stored_rel = ""
-        if data is not None:
-            stored_rel = f"files/{sha[:2]}/{sha}{ext}"
-            self._copy_in(data, self.paths.library_dir / stored_rel)
         page_count = max(extracted.page_count, max((p.number for p in extracted.pages), default=1))
-        with self._write_lock():
-            doc_id = self.store.add_document(
-                sha256=sha,
-                file_name=file_name,
-                source_path=src,
-                stored_path=stored_rel,
-                kind=extracted.kind,
-                external_id=external_id,
-                metadata=meta,
-                page_count=page_count,
-                size_bytes=len(data) if data is not None else 0,
-                chunks=chunks,
-            )
-            self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
-            self._pending_index.append(doc_id)
+        with self._as_writer(), self._storage_errors():
+            # The check that counts: another process may have stored this file since we looked.
+            dup = self.store.find_ready_by_sha(sha)
+            if dup is not None:
+                report.duplicates.append((src, dup))
+                return None
+            part: Path | None = None
+            final: Path | None = None
+            if data is not None:
+                stored_rel = f"files/{sha[:2]}/{sha}{ext}"
+                final = self.paths.library_dir / stored_rel
+                part = self._write_part(data, final)  # the fsync keeps only writers waiting
+            with self._thread_lock:
+                try:
+                    doc_id = self.store.add_document(
+                        sha256=sha,
+                        file_name=file_name,
+                        source_path=src,
+                        stored_path=stored_rel,
+                        kind=extracted.kind,
+                        external_id=external_id,
+                        metadata=meta,
+                        page_count=page_count,
+                        size_bytes=len(data) if data is not None else _size(self.paths.library_dir / stored_rel),
+                        chunks=chunks,
+                        added=(restore or {}).get("added") or None,
+                        csl=_json_text((restore or {}).get("csl")),
+                        tags=[str(t) for t in (restore or {}).get("tags") or []],
+                        doc_id=_int_or_none((restore or {}).get("doc_id")),
+                    )
+                except BaseException:
+                    if part is not None:
+                        part.unlink(missing_ok=True)
+                    raise
+                if part is not None and final is not None:
+                    # After the commit: a crash in between leaves a row and its .part, which
+                    # recovery renames; never a finished copy without a row.
+                    os.replace(part, final)
+                if restore and restore.get("note"):
+                    self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                if stored_rel:
+                    self.write_sidecar(doc_id)
+                self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
+                self._pending_index.append(doc_id)
         report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
+        return doc_id
 
     @staticmethod
-    def _copy_in(data: bytes, dest: Path) -> None:
+    def _write_part(data: bytes, dest: Path) -> Path | None:
+        """Write the copy beside its final name; None when an identical copy is already there."""
         if dest.exists():
-            return
+            return None  # named by content hash: the same bytes
         dest.parent.mkdir(parents=True, exist_ok=True)
-        tmp = dest.with_suffix(dest.suffix + ".part")
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, dest)
+        tmp = dest.with_name(dest.name + PART_SUFFIX)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return tmp
 
     def _fail(self, src: str, name: str, sha: str, err: ImportFailure, report: ImportReport) -> None:
         report.failed.append((src, err.reason))
         if err.code in ("missing", "unsupported"):
             return  # nothing to retry: not worth a row in the library
-        with self._write_lock():
+        with self._write_lock(), self._storage_errors():
             self.store.record_failure(
                 source_path=src, file_name=name, sha256=sha, reason=err.reason, code=err.code
             )
         self._changed()
+
+    def restore_stored_copy(self, rel: str, report: ImportReport) -> int | None:
+        """Re-import a stored copy that no document refers to (a lost database, a crash).
+
+        The copy stays where it is; its sidecar, when there is one, brings back the file name,
+        source, date, edited metadata, CSL data and note. Raises ImportFailure when the file
+        cannot be imported (the caller quarantines it). Returns the new document id, or None
+        when a document with the same content exists.
+        """
+        path = self.paths.library_dir / rel
+        ext = path.suffix.lower()
+        if ext not in STORED_EXT:
+            raise ImportFailure(f"Not a kind of file PaperPilot stores ('{ext}').", "unsupported")
+        data = path.read_bytes()
+        digest = sha256_bytes(data)
+        if digest != path.stem:
+            raise ImportFailure("Its content does not match its name (it was changed or damaged).", "corrupt")
+        side = self.read_sidecar(rel) or {}
+        if side.get("sha256") not in (None, digest):
+            side = {}
+        extracted = extract_pdf(path) if ext in PDF_EXT else extract_text_file(path)
+        return self._store_extracted(
+            extracted,
+            report,
+            sha=digest,
+            src=str(side.get("source_path") or ""),
+            file_name=str(side.get("file_name") or path.name),
+            data=None,
+            ext=ext,
+            external_id="",
+            stored_rel=rel,
+            restore=side,
+        )
+
+    # --- repair (called by core.integrity inside ``exclusive()``) -----------------------------
+
+    def finish_removal(self, doc_id: int) -> None:
+        """Finish a removal that a crash interrupted (a 'deleting' row)."""
+        with self._write_lock(), self._storage_errors():
+            self._finish_delete(doc_id)
+
+    def settle_part_files(self) -> list[str]:
+        """Finish or remove ``.part`` copies; only safe while no writer can be writing them,
+        which holding the lock (``exclusive()``) guarantees."""
+        notes: list[str] = []
+        with self._write_lock(), self._storage_errors():
+            self._settle_part_files(notes)
+        return notes
+
+    def recopy_from_source(self, doc_id: int) -> bool:
+        """Put back a document's missing stored copy from its original file, if that still
+        exists with the same content; False when it cannot be found."""
+        doc = self.store.document(doc_id)
+        if doc is None or not doc.stored_path or not doc.source_path:
+            return False
+        src = Path(doc.source_path)
+        try:
+            data = src.read_bytes()
+        except OSError:
+            return False
+        if sha256_bytes(data) != doc.sha256:
+            return False
+        final = self.paths.library_dir / doc.stored_path
+        with self._write_lock(), self._storage_errors():
+            part = self._write_part(data, final)
+            if part is not None:
+                os.replace(part, final)
+            self.write_sidecar(doc_id)
+        return True
+
+    def merge_duplicate(self, doc_id: int, keep: int) -> None:
+        """Remove document ``doc_id``, a second copy of ``keep`` (same content); its note is
+        appended to the kept document's note first, and the shared stored copy stays."""
+        from .notes import get_note, set_note
+
+        with self._write_lock(), self._storage_errors():
+            extra = get_note(self, doc_id).strip()
+            if extra:
+                mine = get_note(self, keep).strip()
+                set_note(self, keep, f"{mine}\n\n{extra}" if mine and extra not in mine else mine or extra)
+            self.store.mark_deleting(doc_id)
+            self._finish_delete(doc_id)
+
+    def reindex_documents(self, doc_ids: Iterable[int]) -> int:
+        """Delete the index entries of these documents and add those of the ready ones again."""
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return 0
+        with self._write_lock(), self._storage_errors():
+            w = self._get_writer()
+            for doc_id in ids:
+                SearchIndex.delete_doc(w, doc_id)
+            ready = {d.doc_id for d in self.store.documents(("ready",))}
+            again = [i for i in ids if i in ready]
+            n = self.index.add_chunks(w, self.store.iter_chunks_for_index(again))
+            self._pending_index.extend(again)
+            self._commit_pending()
+        return n
+
+    def rebuild_index(self) -> int:
+        with self._write_lock(), self._storage_errors():
+            n = self._rebuild_locked()
+            self._commit_pending()
+        return n
+
+    def rebuild_database(self) -> str:
+        """Set the database aside and start an empty one (the stored copies are then re-imported
+        by core.integrity); returns the name the old database was given, "" when there was none.
+        """
+        if self.read_only:
+            self._check_writable()
+        with self._writer_mutex:
+            if not self._lock.held:
+                was, self.damaged = self.damaged, ""
+                try:
+                    self._acquire_writer()
+                finally:
+                    self.damaged = was
+            with self._thread_lock:
+                return self._set_database_aside()
+
+    def _set_database_aside(self) -> str:
+        self._drop_writer()
+        with self._stores_lock:
+            for store in self._stores:
+                store.close()
+            self._stores.clear()
+        self._local = threading.local()
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        db = self.paths.database
+        aside = ""
+        with self._storage_errors():
+            if db.exists():
+                target = db.with_name(f"{db.name}.damaged-{stamp}")
+                os.replace(db, target)
+                aside = target.name
+                for suffix in ("-wal", "-shm"):
+                    extra = db.with_name(db.name + suffix)
+                    if extra.exists():
+                        os.replace(extra, target.with_name(target.name + suffix))
+            self.damaged = ""
+            self._local.store = self._new_store(must_exist=False)
+            self.store.set_meta(_SIDECARS_DONE, "1")
+            self.index = self._fresh_index()
+        self._changed()
+        return aside
 
     # --- removal ------------------------------------------------------------------------------
 
@@ -635,8 +1313,9 @@ class Library:
             raise LibraryError(f"No document with id {doc_id}.")
         with self._write_lock():
             try:
-                self.store.mark_deleting(doc_id)
-                self._finish_delete(doc_id)
+                with self._storage_errors():
+                    self.store.mark_deleting(doc_id)
+                    self._finish_delete(doc_id)
             finally:
                 self._flush_and_unlock()
         return doc
@@ -651,6 +1330,15 @@ class Library:
         self.store.delete_document(doc_id)
         if doc and doc.stored_path and doc.stored_path not in self.store.stored_paths():
             (self.paths.library_dir / doc.stored_path).unlink(missing_ok=True)
+            sidecar_path(self.paths, doc.stored_path).unlink(missing_ok=True)
+        elif doc and doc.stored_path:
+            # Another row shares the copy (a duplicate being repaired): its sidecar is its own.
+            remaining = self.store.conn.execute(
+                "SELECT id FROM documents WHERE stored_path=? AND status='ready' ORDER BY id LIMIT 1",
+                (doc.stored_path,),
+            ).fetchone()
+            if remaining:
+                self.write_sidecar(int(remaining[0]))
 
     # --- document-pool API ----------------------------------------------------------------------
 
@@ -700,6 +1388,8 @@ class Library:
         """Best chunks for ``query``: title, section, page and a two-sentence snippet each."""
         k = max(1, min(int(k), 1000))
         key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to)
+        if self.index_error:
+            raise LibraryError(self.index_error)
         with self._thread_lock:
             self._sync()
             cached = self._search_cache.get(key)

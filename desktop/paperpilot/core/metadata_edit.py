@@ -86,6 +86,7 @@ def update_metadata(library: Library, doc_id: int, **fields: Any) -> DocumentInf
             SearchIndex.delete_doc(w, doc_id)
             library.index.add_chunks(w, library.store.iter_chunks_for_index([doc_id]))
             library._pending_index.append(doc_id)
+            library.write_sidecar(doc_id)
         finally:
             library._flush_and_unlock()
     updated = library.document(doc_id)

@@ -43,20 +43,24 @@ def set_note(library: Library, doc_id: int, text: str) -> None:
 
     Raises ``LibraryError`` when no document has that id.
     """
-    from .library import LibraryError
+    from .library import LibraryError, LibraryReadOnly
 
+    if library.read_only:
+        raise LibraryReadOnly(f"The library folder {library.paths.library_dir} is read-only: the note was not saved.")
     store = library.store
-    with store.transaction() as c:
+    with library.storage_errors(), store.transaction() as c:
         if c.execute("SELECT 1 FROM documents WHERE id=? AND status='ready'", (doc_id,)).fetchone() is None:
             raise LibraryError(f"No document with id {doc_id}.")
         if not text.strip():
             c.execute("DELETE FROM notes WHERE doc_id=?", (doc_id,))
-            return
-        c.execute(
-            "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
-            " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
-            (doc_id, text, _now()),
-        )
+        else:
+            c.execute(
+                "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
+                " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
+                (doc_id, text, _now()),
+            )
+    # The sidecar keeps the note with the stored copy, for a rebuild if the database is lost.
+    library.write_sidecar(doc_id)
 
 
 def all_notes(library: Library) -> dict[int, str]:

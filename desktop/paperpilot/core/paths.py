@@ -30,6 +30,16 @@ class AppPaths:
         return self.library_dir / "files"
 
     @property
+    def sidecar_dir(self) -> Path:
+        """One small JSON file per stored copy: what the database knows of it (core.sidecar)."""
+        return self.library_dir / "meta"
+
+    @property
+    def quarantine_dir(self) -> Path:
+        """Files ``paperpilot check --repair`` set aside because it could not account for them."""
+        return self.library_dir / "quarantine"
+
+    @property
     def database(self) -> Path:
         return self.library_dir / "library.sqlite3"
 
@@ -42,6 +52,11 @@ class AppPaths:
     @property
     def lock_file(self) -> Path:
         return self.library_dir / "writer.lock"
+
+    @property
+    def lock_queue_file(self) -> Path:
+        """The turnstile of writers waiting for ``lock_file`` (core.writerlock)."""
+        return self.library_dir / "writer.queue"
 
     @property
     def settings_file(self) -> Path:

@@ -86,6 +86,33 @@ class StoreError(Exception):
     """The library database cannot be used (busy, corrupt, newer schema)."""
 
 
+class StoreDamaged(StoreError):
+    """The file is not a readable SQLite database (overwritten, truncated, corrupt)."""
+
+
+class StoreMissing(StoreError):
+    """The file is missing, empty or holds no library tables."""
+
+
+# SQLite primary result codes (sqlite3 exposes them only from Python 3.11 on, by name).
+_SQLITE_CORRUPT, _SQLITE_NOTADB, _SQLITE_FULL = 11, 26, 13
+
+
+def _store_error(path: Path, e: sqlite3.DatabaseError) -> StoreError:
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return StoreDamaged(f"The library database {path} is damaged: {e}")
+    return StoreError(f"The library database {path} cannot be opened: {e}")
+
+
+def is_disk_full(e: BaseException) -> bool:
+    """SQLite's "database or disk is full" (SQLITE_FULL)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return isinstance(e, sqlite3.OperationalError) and (
+        (code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(e)
+    )
+
+
 @dataclass
 class ChunkRow:
     chunk_id: int
@@ -134,13 +161,31 @@ class Store:
     cross-process writer lock lives in :mod:`library`, SQLite's busy timeout is the last resort.
     """
 
-    def __init__(self, path: Path, busy_timeout_ms: int = 10_000) -> None:
+    def __init__(
+        self, path: Path, busy_timeout_ms: int = 10_000, *, read_only: bool = False, must_exist: bool = False
+    ) -> None:
+        """Open (or create) the database.
+
+        ``must_exist``: raise StoreMissing instead of creating the tables in a missing or empty
+        file, so that a library whose database was lost is noticed rather than quietly replaced.
+        ``read_only``: never write, not even the WAL set-up (a read-only library folder).
+        """
         self.path = path
+        self.read_only = read_only
         self.seen_version: int | None = None  # last PRAGMA data_version the library looked at
         try:
-            self.conn = sqlite3.connect(
-                str(path), isolation_level=None, check_same_thread=False, timeout=busy_timeout_ms / 1000
-            )
+            self.conn = self._connect(path, busy_timeout_ms)
+        except sqlite3.DatabaseError as e:
+            raise _store_error(path, e) from e
+        try:
+            has_tables = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='documents'"
+            ).fetchone()
+            if has_tables is None and (must_exist or read_only):
+                raise StoreMissing(f"The library database {path} holds no library.")
+            if read_only:
+                self._check_version(migrate=False)
+                return
             self.conn.execute("PRAGMA journal_mode=WAL")
             # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
             self.conn.execute("PRAGMA synchronous=NORMAL")
@@ -148,15 +193,41 @@ class Store:
             self.conn.executescript(_SCHEMA)
             self._check_version()
         except sqlite3.DatabaseError as e:
-            raise StoreError(f"The library database {path} cannot be opened: {e}") from e
+            self.conn.close()
+            raise _store_error(path, e) from e
+        except StoreError:
+            self.conn.close()
+            raise
 
-    def _check_version(self) -> None:
+    def _connect(self, path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+        timeout = busy_timeout_ms / 1000
+        if not self.read_only:
+            return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout)
+        uri = path.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False,
+                               timeout=timeout)  # fmt: skip
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            # A WAL database needs its -shm file, which a read-only folder cannot get; nobody can
+            # write there either, so reading the file as immutable is safe.
+            conn.close()
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False,
+                               timeout=timeout)  # fmt: skip
+
+    def _check_version(self, migrate: bool = True) -> None:
         row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
         if row is not None and int(row[0]) > SCHEMA_VERSION:
             raise StoreError(
                 f"The library was written by a newer PaperPilot (schema {row[0]}); please upgrade."
             )
         if row is None or int(row[0]) < SCHEMA_VERSION:
+            if not migrate:
+                raise StoreError(
+                    "The library was written by an older PaperPilot and its folder is read-only: "
+                    "open it once with write access so that it can be upgraded."
+                )
             self._migrate()
 
     def _migrate(self) -> None:
@@ -190,11 +261,13 @@ class Store:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        else:
+            # Inside the try: a COMMIT that fails (a full disk) must roll back too, or the
+            # connection stays in the transaction and every later write fails.
             self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
 
     def data_version(self) -> int:
         """Changes whenever another connection (another process) commits."""
@@ -215,32 +288,42 @@ class Store:
         page_count: int,
         size_bytes: int,
         chunks: Sequence[Chunk],
+        added: str | None = None,
+        csl: str = "{}",
+        tags: Sequence[str] = (),
+        doc_id: int | None = None,
     ) -> int:
         """Insert a ready document with its chunks in one transaction; returns its id.
 
-        A failed-import record for the same source is replaced: the retry succeeded.
+        A failed-import record for the same source is replaced: the retry succeeded. ``added``,
+        ``csl``, ``tags`` and ``doc_id`` (kept when that id is free, so that saved conversations
+        still cite the right document) are given when a document is rebuilt from its stored copy.
         """
         with self.transaction() as c:
             if source_path:
                 c.execute("DELETE FROM documents WHERE status='failed' AND source_path=?", (source_path,))
+            if doc_id is not None and c.execute("SELECT 1 FROM documents WHERE id=?", (doc_id,)).fetchone():
+                doc_id = None
             cur = c.execute(
-                "INSERT INTO documents (sha256, file_name, source_path, stored_path, kind, external_id,"
+                "INSERT INTO documents (id, sha256, file_name, source_path, stored_path, kind, external_id,"
                 " title, authors, year, venue, doi, arxiv_id, abstract, language, page_count,"
-                " chunk_count, size_bytes, added, status)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
+                " chunk_count, size_bytes, added, csl, tags, status)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
                 (
+                    doc_id,
                     sha256, file_name, source_path, stored_path, kind, external_id,
                     metadata.title, json.dumps(metadata.authors, ensure_ascii=False), metadata.year,
                     metadata.venue, metadata.doi, metadata.arxiv_id, metadata.abstract,
-                    metadata.language, page_count, len(chunks), size_bytes, _now(),
+                    metadata.language, page_count, len(chunks), size_bytes, added or _now(), csl,
+                    json.dumps(list(tags), ensure_ascii=False),
                 ),
             )  # fmt: skip
-            doc_id = int(cur.lastrowid or 0)
+            new_id = int(cur.lastrowid or 0)
             c.executemany(
                 "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+                ((new_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
             )
-        return doc_id
+        return new_id
 
     def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
         """Remember a failed import (one row per source path) so the user can see and retry it."""
@@ -276,6 +359,28 @@ class Store:
         with self.transaction() as c:
             cur = c.execute("UPDATE documents SET status='deleting' WHERE id=?", (doc_id,))
             return cur.rowcount > 0
+
+    def restore_note(self, doc_id: int, text: str, updated: str | None) -> None:
+        """Put back a note kept in a sidecar (rebuilding a document from its stored copy)."""
+        if not text.strip():
+            return
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
+                " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
+                (doc_id, text, updated or _now()),
+            )
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
 
     def delete_document(self, doc_id: int) -> None:
         with self.transaction() as c:
@@ -396,6 +501,29 @@ class Store:
             "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready' AND indexed=1"
         ).fetchone()
         return int(row[0])
+
+    def sidecar_data(self, doc_id: int) -> dict[str, Any] | None:
+        """What a sidecar keeps of a ready document with a stored copy (see core.sidecar)."""
+        r = self.conn.execute(
+            "SELECT sha256, stored_path, file_name, source_path, kind, added, title, authors, year, venue,"
+            " doi, arxiv_id, abstract, language, tags, csl FROM documents"
+            " WHERE id=? AND status='ready' AND stored_path != ''",
+            (doc_id,),
+        ).fetchone()
+        if r is None:
+            return None
+        note = self.conn.execute("SELECT text, updated FROM notes WHERE doc_id=?", (doc_id,)).fetchone()
+        try:
+            csl = json.loads(r[15] or "{}")
+        except ValueError:
+            csl = {}
+        return {
+            "doc_id": doc_id, "sha256": r[0], "stored_path": r[1], "file_name": r[2], "source_path": r[3], "kind": r[4],
+            "added": r[5], "title": r[6], "authors": json.loads(r[7]), "year": r[8], "venue": r[9],
+            "doi": r[10], "arxiv_id": r[11], "abstract": r[12], "language": r[13], "tags": json.loads(r[14]),
+            "csl": csl if isinstance(csl, dict) else {},
+            "note": note[0] if note else "", "note_updated": note[1] if note else None,
+        }  # fmt: skip
 
     def stored_paths(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT stored_path FROM documents WHERE stored_path != ''")}

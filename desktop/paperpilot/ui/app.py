@@ -114,10 +114,13 @@ def run_gui(
             QMessageBox.warning(None, "PaperPilot", warning)
     set_language(settings.ui.ui_language)  # before any widget is built: widgets read tr() once
     try:
-        library = Library(paths, settings.imports)
+        library = Library(paths, settings.imports, allow_damaged=not headless)
+        if library.damaged and not _repair_at_startup(library):
+            library.close()
+            return 1
     except (LibraryError, LibraryBusy) as e:
         if headless:
-            _say(str(e))
+            _say(f"the library cannot be opened: {e}")
         else:
             QMessageBox.critical(None, "PaperPilot", tr("The library cannot be opened.") + f"\n\n{e}")
         return 1
@@ -135,6 +138,22 @@ def run_gui(
     finally:
         window.shutdown_workers()
         library.close()
+
+
+def _repair_at_startup(library: Library) -> bool:
+    """The database is missing or damaged: offer to rebuild it from the stored copies before
+    the window opens (it cannot show a library without its database). True when repaired."""
+    from .check_dialog import CheckDialog
+
+    box = QMessageBox(QMessageBox.Icon.Warning, "PaperPilot", library.damaged)
+    repair = box.addButton(tr("Repair"), QMessageBox.ButtonRole.AcceptRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    if box.clickedButton() is not repair:
+        return False
+    dialog = CheckDialog(library, None, repair_now=True)
+    dialog.exec()
+    return not library.damaged
 
 
 def _process_events(rounds: int) -> None:

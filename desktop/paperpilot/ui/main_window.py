@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self.import_thread: WorkerThread | None = None
         self.agent_thread: WorkerThread | None = None
         self.last_report: ImportReport | None = None
+        self.check_dialog: Any = None  # CheckDialog while it is open
         self.profile: ResearchProfile
         self.profile, self.profile_warning = load_profile(paths)
         self.conversations = ConversationStore(paths)
@@ -173,6 +174,8 @@ class MainWindow(QMainWindow):
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
 
         help_menu = mb.addMenu(tr("&Help"))
+        self.check_library_action = self._action(tr("&Check Library…"), self.on_check_library_triggered)
+        help_menu.addAction(self.check_library_action)
         help_menu.addAction(self._action(tr("&About PaperPilot"), self.on_about_triggered))
 
     def _wire(self) -> None:
@@ -291,13 +294,18 @@ class MainWindow(QMainWindow):
         self.last_report = report
         summary = (
             f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s) · {len(report.failed)} failed"
+            + (f" · {len(report.unsupported)} unsupported" if report.unsupported else "")
             + (f" · {len(report.updated)} updated from bibliography" if report.updated else "")
             + (" · cancelled" if report.cancelled else "")
+            + (f" · stopped, {len(report.not_imported)} not imported" if report.stopped else "")
         )
         self.task_label.setText(summary)
-        if report.failed:
-            self.failures_button.setText(f"{len(report.failed)} failed — show")
+        skipped = len(report.failed) + len(report.unsupported)
+        if skipped:
+            self.failures_button.setText(f"{skipped} not imported — show")
             self.failures_button.setVisible(True)
+        if report.stopped:
+            QMessageBox.warning(self, "Import", report.stopped)
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
@@ -318,6 +326,7 @@ class MainWindow(QMainWindow):
         if self.last_report is None:
             return
         lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
+        lines += [f"{Path(p).name}: {r}" for p, r in self.last_report.unsupported]
         box = QMessageBox(QMessageBox.Icon.Information, "Files that could not be imported", "\n".join(lines[:40]), parent=self)
         if len(lines) > 40:
             box.setDetailedText("\n".join(lines))
@@ -556,6 +565,27 @@ class MainWindow(QMainWindow):
             self.update_model_label()
 
     @Slot()
+    def on_check_library_triggered(self) -> None:
+        from .check_dialog import CheckDialog
+
+        if self.check_dialog is None:
+            self.check_dialog = CheckDialog(self.library, self)
+            self.check_dialog.repaired.connect(self.on_check_dialog_repaired)
+            self.check_dialog.finished.connect(self.on_check_dialog_finished)
+        self.check_dialog.show()
+        self.check_dialog.raise_()
+
+    @Slot()
+    def on_check_dialog_repaired(self) -> None:
+        self.refresh_library()
+
+    @Slot(int)
+    def on_check_dialog_finished(self, _result: int) -> None:
+        if self.check_dialog is not None:
+            self.check_dialog.deleteLater()
+            self.check_dialog = None
+
+    @Slot()
     def on_about_triggered(self) -> None:
         QMessageBox.about(
             self,
@@ -581,6 +611,8 @@ class MainWindow(QMainWindow):
     # --- shutdown ---------------------------------------------------------------------------
 
     def shutdown_workers(self) -> None:
+        if self.check_dialog is not None:
+            self.check_dialog.stop()
         for thread in (self.agent_thread, self.import_thread):
             if thread is not None:
                 thread.stop(10_000)

@@ -68,7 +68,7 @@ class BibImportReport:
     """What importing one bibliography file did.
 
     ``matched``: (doc_id, how) for entries merged into an existing document, how being
-    "doi", "arxiv" or "title"; ``created``: ids of new metadata-only documents; ``errors``:
+    "doi", "arxiv", "title" or "content" (the same entry); ``created``: ids of new metadata-only documents; ``errors``:
     entries that could not be read, with their line numbers; ``unchanged``: the matched
     documents the entry added nothing to (a re-import), a subset of ``matched``'s ids.
     """
@@ -291,6 +291,7 @@ def _save_locked(library: Library, doc_id: int, item: CslItem) -> None:
     SearchIndex.delete_doc(w, doc_id)
     library.index.add_chunks(w, library.store.iter_chunks_for_index([doc_id]))
     library._pending_index.append(doc_id)
+    library.write_sidecar(doc_id)
 
 
 def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
@@ -459,7 +460,9 @@ def bibliography_format(path: Path) -> Literal["bibtex", "ris", "csl-json"]:
     )
 
 
-def _new_document(library: Library, item: CslItem, path: Path) -> int:
+def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, bool]:
+    """Add a metadata-only document; (id, False) when one with the same entry already exists
+    (another process imported the same bibliography since the matcher looked)."""
     if not item.title:
         # Imported anyway so that nothing the user listed silently disappears.
         item.title = item.container_title or item.id or "Untitled"
@@ -477,6 +480,10 @@ def _new_document(library: Library, item: CslItem, path: Path) -> int:
     csl = json.dumps(item.to_csl(), ensure_ascii=False)
     digest = hashlib.sha256(("csl:" + csl).encode("utf-8")).hexdigest()
     with library._write_lock():
+        # Checked again under the writer lock, as for files: the matcher looked without it.
+        existing = library.store.find_ready_by_sha(digest)
+        if existing is not None:
+            return existing, False
         doc_id = library.store.add_metadata_document(
             sha256=digest,
             source_path=str(path.resolve()),
@@ -487,7 +494,7 @@ def _new_document(library: Library, item: CslItem, path: Path) -> int:
         )
         library.index.add_chunks(library._get_writer(), library.store.iter_chunks_for_index([doc_id]))
         library._pending_index.append(doc_id)
-    return doc_id
+    return doc_id, True
 
 
 def import_bibliography(
@@ -513,8 +520,12 @@ def import_bibliography(
                 break
             found = matcher.find(entry)
             if found is None:
-                doc_id = _new_document(library, entry.model_copy(deep=True), path)
-                report.created.append(doc_id)
+                doc_id, created = _new_document(library, entry.model_copy(deep=True), path)
+                if created:
+                    report.created.append(doc_id)
+                else:
+                    report.matched.append((doc_id, "content"))
+                    report.unchanged.append(doc_id)
                 matcher.add(doc_id, entry.title, entry.year, entry.DOI, entry.arxiv)
             else:
                 doc_id, how = found
@@ -527,12 +538,9 @@ def import_bibliography(
                     with library._write_lock():
                         _save_locked(library, doc_id, merged)
                     matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
-            with library._thread_lock:
-                if library._file_lock.is_locked:
-                    library._maybe_flush()
+            library._maybe_flush()
     finally:
-        with library._thread_lock:
-            library._flush_and_unlock()
+        library.flush()
     return report
 
 
