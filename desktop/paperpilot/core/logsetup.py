@@ -47,6 +47,20 @@ class _LogFile(logging.handlers.RotatingFileHandler):
     def handleError(self, record: logging.LogRecord) -> None:
         self.ok = False
 
+    def flush(self) -> None:
+        # A full disk fails the flush of what emit() buffered; the record is lost, not the run.
+        try:
+            super().flush()
+        except OSError:
+            self.ok = False
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError:
+            # The stream could not flush its last bytes (a full disk): drop it without a word.
+            self.stream = None  # type: ignore[assignment]
+
 
 class _Console(logging.StreamHandler):  # type: ignore[type-arg]
     """Writes to whatever ``sys.stderr`` is at the time (a test's capture, the CLI's masked stream)."""
