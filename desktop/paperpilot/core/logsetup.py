@@ -59,7 +59,7 @@ class _LogFile(logging.handlers.RotatingFileHandler):
             super().close()
         except OSError:
             # The stream could not flush its last bytes (a full disk): drop it without a word.
-            self.stream = None  # type: ignore[assignment]
+            self.stream = None
 
 
 class _Console(logging.StreamHandler):  # type: ignore[type-arg]
