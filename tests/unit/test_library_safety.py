@@ -465,3 +465,23 @@ def test_a_folder_import_lists_the_files_it_cannot_import(tmp_path: Path, paperp
     assert sorted(Path(u["path"]).name for u in data["unsupported"]) == ["README", "config.json", "report.docx"]
     assert all(u["reason"] for u in data["unsupported"])
     assert_clean(paperpilot_home)
+
+
+def test_a_file_name_that_is_not_utf8_is_imported_under_its_readable_name(tmp_path: Path) -> None:
+    # A folder copied from an old Windows or Latin-1 system: the name's bytes are not UTF-8.
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    odd = os.fsdecode(b"sparrows-\xe9t\xe9.txt")
+    (folder / odd).write_text("House sparrows declined in the old town between 2009 and 2021.\n")
+    (folder / "owls.txt").write_text("Barn owls hunt over rough grassland at dusk.\n")
+    home = tmp_path / "home"
+    r = cli(home, "--json", "import", str(folder))
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert not report["failed"] and len(report["imported"]) == 2
+    assert "Traceback" not in r.stderr and not r.stderr.strip()
+    titles = sorted(d["title"] for d in report["imported"])
+    assert titles == ["owls", "sparrows-\\xe9t\\xe9"]
+    hits = json.loads(cli(home, "--json", "search", "sparrows").stdout)["hits"]
+    assert hits and hits[0]["title"] == "sparrows-\\xe9t\\xe9"
+    assert_clean(home)

@@ -151,6 +151,15 @@ class ImportProgress:
 ProgressFn = Callable[[ImportProgress], None]
 
 
+def text_path(path: str) -> str:
+    """``path`` as text that SQLite and JSON can hold: bytes of a non-UTF-8 name as \\xNN."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -889,7 +898,10 @@ class Library:
         cancel: threading.Event | None,
         prefetch: _PdfPrefetcher | None = None,
     ) -> None:
-        src = str(path.resolve()) if path.exists() else str(path)
+        # A file name that is not valid UTF-8 reaches us with surrogates, which SQLite and JSON
+        # cannot hold: the library keeps its readable form (bytes as \xNN).
+        src = text_path(str(path.resolve()) if path.exists() else str(path))
+        name = text_path(path.name)
         try:
             ext = path.suffix.lower()
             if not path.exists():
@@ -898,7 +910,7 @@ class Library:
                 raise ImportFailure(f"{path} is not a regular file.", "unsupported")
             if ext not in SUPPORTED_EXT:
                 raise ImportFailure(
-                    f"Unsupported file type '{ext or path.name}': PaperPilot imports PDF, .txt, .md and "
+                    f"Unsupported file type '{ext or name}': PaperPilot imports PDF, .txt, .md and "
                     ".jsonl corpus files, and .bib, .ris and CSL-JSON bibliographies.",
                     "unsupported",
                 )
@@ -932,11 +944,11 @@ class Library:
                 return
             data = path.read_bytes()
         except ImportFailure as e:
-            self._fail(src, path.name, "", e, report)
+            self._fail(src, name, "", e, report)
             return
         except OSError as e:
             self._fail(
-                src, path.name, "", ImportFailure(f"The file cannot be read: {e.strerror}.", "io"), report
+                src, name, "", ImportFailure(f"The file cannot be read: {e.strerror}.", "io"), report
             )
             return
         digest = sha256_bytes(data)
@@ -959,20 +971,20 @@ class Library:
                 report,
                 sha=digest,
                 src=src,
-                file_name=path.name,
+                file_name=name,
                 data=data,
                 ext=ext,
                 external_id="",
             )
         except ImportFailure as e:
-            self._fail(src, path.name, digest, e, report)
+            self._fail(src, name, digest, e, report)
         except (LibraryBusy, LibraryError, _Cancelled):
             raise
         except Exception as e:  # an extractor bug must not end the batch or lose the library
             log.exception("import of %s failed", path)
             self._fail(
                 src,
-                path.name,
+                name,
                 digest,
                 ImportFailure(f"Unexpected error while reading the file: {e}", "error"),
                 report,
@@ -984,7 +996,7 @@ class Library:
         return cancel is not None and cancel.is_set()
 
     def _import_corpus(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
-        src = str(path.resolve())
+        src = text_path(str(path.resolve()))
         for item in iter_corpus(path):
             if cancel is not None and cancel.is_set():
                 report.cancelled = True
@@ -1007,7 +1019,7 @@ class Library:
                     report,
                     sha=digest,
                     src=where,
-                    file_name=path.name,
+                    file_name=text_path(path.name),
                     data=None,
                     ext="",
                     external_id=item.external_id,
@@ -1019,7 +1031,7 @@ class Library:
     def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
         from .citations.library_meta import import_bibliography
 
-        src = str(path.resolve())
+        src = text_path(str(path.resolve()))
         try:
             bib = import_bibliography(self, path, cancel=cancel)
         except (ImportFailure, LibraryBusy):
@@ -1074,6 +1086,8 @@ class Library:
         if not chunks:
             raise ImportFailure("The file contains no text.", "empty")
         meta = extracted.metadata
+        # Extractors title a text file by its name, which may hold undecodable bytes.
+        meta.title = text_path(meta.title)
         if restore:
             for key in METADATA_KEYS:
                 value = restore.get(key)

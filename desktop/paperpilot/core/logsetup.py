@@ -30,7 +30,9 @@ class _LogFile(logging.handlers.RotatingFileHandler):
     when it cannot be written (a read-only home must not turn one warning into a traceback)."""
 
     def __init__(self, path: Path) -> None:
-        super().__init__(path, maxBytes=MAX_LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True)
+        super().__init__(
+            path, maxBytes=MAX_LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True, errors="backslashreplace"
+        )
         self.path = path
         self.ok = False  # the last record reached the file
 
