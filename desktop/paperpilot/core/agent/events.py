@@ -9,7 +9,13 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 
 class Status(StrEnum):
+    """How a run ended. ``answered``: every required part of the question is supported by cited
+    evidence; ``partial``: some are and the answer says which are missing; ``insufficient_evidence``:
+    none of the key parts is (what was found is shown as related passages); ``truncated``: the round
+    limit forced the answer, which covers every part as far as the checks can tell."""
+
     ANSWERED = "answered"
+    PARTIAL = "partial"
     INSUFFICIENT = "insufficient_evidence"
     TRUNCATED = "truncated"
     CANCELLED = "cancelled"
