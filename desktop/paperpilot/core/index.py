@@ -216,6 +216,26 @@ class SearchIndex:
             )
         return tantivy.Query.boolean_query(must) if len(must) > 1 else text_q
 
+    def all_words_query(self, text: str) -> tantivy.Query | None:
+        """Chunks holding every word of ``text`` (stemmed, in title or body; Chinese: every bigram)."""
+        must: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for term in query_terms(text, keep_stopwords=True):
+            if has_cjk(term):
+                for g in dict.fromkeys(cjk_bigrams(term)):
+                    either = [
+                        (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, f, g)) for f in ("body_cjk", "title_cjk")
+                    ]
+                    must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
+                continue
+            for w in _LATIN_WORD.findall(term.lower()):
+                for st in dict.fromkeys(self.en.analyze(w)):
+                    either = [
+                        (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, f, st))
+                        for f in ("title", "section", "body")
+                    ]
+                    must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
+        return tantivy.Query.boolean_query(must) if must else None
+
     def search(self, query: tantivy.Query, k: int) -> list[IndexHit]:
         s = self.searcher
         out: list[IndexHit] = []

@@ -20,6 +20,7 @@ The loop records the analysis in the trace (an Info event with code "analysis") 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -155,7 +156,8 @@ class QuestionAnalysis:
         data = asdict(self)
         data["bridge"] = self.is_bridge
         data["comparison"] = self.is_comparison
-        return data
+        # JSON-native (lists, not tuples), so the trace event survives a round trip unchanged.
+        return dict(json.loads(json.dumps(data)))
 
 
 # --- English ------------------------------------------------------------------------------------
@@ -280,6 +282,12 @@ _PERSON_NOUNS = frozenset(
     ]
 )
 _COUNT_NOUNS = frozenset(["number", "amount", "population", "count", "total", "size"])
+# Measured quantities: "what accuracy …", "what percentage …" ask for a value.
+_MEASURE_NOUNS = frozenset(
+    ["accuracy", "score", "rate", "percentage", "percent", "ratio", "speed", "cost", "price", "length", "height",
+     "weight", "capacity", "temperature", "value", "f1", "precision", "recall", "depth", "area", "distance",
+     "duration", "budget", "revenue", "salary", "age", "elevation"]
+)  # fmt: skip
 _DEFINE = re.compile(
     r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?P<x>[^?]{1,60}?)\s*\??\s*$"
     r"|(?:define|definition of|meaning of)\s+(?P<y>[^?]{1,60})|what\s+does\s+(?P<z>[^?]{1,60}?)\s+(?:mean|stand for)\b)",
@@ -321,6 +329,51 @@ _DESC_PART = re.compile(
 )
 _POSS = re.compile(r"\b([A-Z][\w.\-]*(?:\s+[A-Z][\w.\-]*)*)['’]s\s+([a-z][\w-]*)")
 _NUMBER = re.compile(r"\b\d{1,3}(?:,\d{3})+(?:\.\d+)?\b|\b\d+(?:\.\d+)?(?:[–-]\d+)?%?|\b\d{4}s\b")
+# Aspect nouns: what is asked about a topic, not the topic ("the limitations of X"). They are
+# soft parts: required for "answered", but no sign that the library is about the question.
+_ASPECTS = frozenset(
+    [
+        "limitation",
+        "limitations",
+        "advantage",
+        "advantages",
+        "disadvantage",
+        "disadvantages",
+        "drawback",
+        "drawbacks",
+        "benefit",
+        "benefits",
+        "challenge",
+        "challenges",
+        "application",
+        "applications",
+        "strength",
+        "strengths",
+        "weakness",
+        "weaknesses",
+        "contribution",
+        "contributions",
+        "idea",
+        "ideas",
+        "goal",
+        "goals",
+        "problem",
+        "problems",
+        "solution",
+        "solutions",
+        "difference",
+        "differences",
+        "similarity",
+        "similarities",
+        "pros",
+        "cons",
+        "overview",
+        "summary",
+        "details",
+        "definition",
+        "meaning",
+    ]
+)
 _GENERIC = frozenset(
     [
         "name",
@@ -421,6 +474,7 @@ _GENERIC = frozenset(
         "years",
         "date",
         "time",
+        *list(_ASPECTS),
     ]
 )
 _ENTITY_STOP = frozenset({"ai", "i", "ok"})
@@ -562,6 +616,8 @@ def _answer_type_en(q: str) -> tuple[str, str]:
             return "who", h
         if h in _COUNT_NOUNS:
             return "how_many", h
+        if h in _MEASURE_NOUNS:
+            return "how_much", h
     d = _DEFINE.match(q)
     if wh == "what" and d:
         x = next((g for g in d.groups() if g), "")
@@ -630,6 +686,7 @@ def _concepts_en(q: str, entities: list[str]) -> list[str]:
         words = [w for w in ph.split() if w not in _GENERIC]
         if words:
             out.append(" ".join(words[:4]))
+        out.extend(w for w in ph.split() if w in _ASPECTS)
     return list(dict.fromkeys(out))
 
 
@@ -916,7 +973,7 @@ def _analyze_en(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
             continue
         # With named entities the names carry the question and the other words may be phrased
         # differently by the documents; without any, the concepts are what it is about.
-        key = not entities and len(c) >= 3
+        key = not entities and len(c) >= 3 and c not in _ASPECTS
         parts.append(Part("concept", c, _terms(c), f"Nothing read says anything about “{c}”", key=key))
     for n in numbers:
         if not any(n in e for e in entities):
@@ -966,7 +1023,8 @@ def _analyze_zh(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
     for s in sides:
         parts.append(Part("side", s, _terms(s), f"没有段落说明“{s}”这一方"))
     if answer_type not in ("other", "comparison", "yes_no"):
-        parts.append(Part("slot", answer_type, (), _slot_missing(answer_type, _focus(q), True), key=False))
+        focus = "、".join([*entities, *concepts]) or _focus(q)
+        parts.append(Part("slot", answer_type, (), _slot_missing(answer_type, focus, True), key=False))
     return QuestionAnalysis(
         question=q, language="zh", answer_type=answer_type, entities=tuple(entities), concepts=tuple(concepts),
         numbers=numbers, sides=tuple(sides), attribute=(), hops=(), sub_types=(), parts=tuple(parts),

@@ -71,6 +71,17 @@ class Evidence(BaseModel):
     verified: bool = True
 
 
+class PartStatus(BaseModel):
+    """One required part of the question (``analysis.Part``) and whether the cited evidence covers it."""
+
+    kind: str  # entity | concept | number | side | hop | slot
+    text: str
+    covered: bool
+    key: bool = True
+    evidence: list[int] = Field(default_factory=list)  # the [n] numbers that cover it
+    missing: str = ""  # plain words, when not covered
+
+
 class Result(BaseModel):
     question: str
     status: Status
@@ -86,6 +97,8 @@ class Result(BaseModel):
     policy: str = "offline"
     passages_read: int = 0
     error: str = ""
+    parts: list[PartStatus] = Field(default_factory=list)
+    answer_type: str = ""
 
     def to_cli_json(self) -> dict[str, Any]:
         return {
@@ -110,6 +123,7 @@ class Result(BaseModel):
             "seconds": round(self.seconds, 3),
             "mode": self.mode,
             "policy": self.policy,
+            "parts": [p.model_dump() for p in self.parts],
             **({"error": self.error} if self.error else {}),
         }
 

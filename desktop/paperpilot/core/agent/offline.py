@@ -177,7 +177,8 @@ def _contexts(state: AgentState) -> list[_Context]:
     terms = question_terms(state.question)
     out: list[_Context] = []
     for p in state.passages.values():
-        title_low = p.title.lower()
+        # The section heading is part of what a sentence is about ("Limitations", "Results").
+        title_low = (p.title + " " + p.section).lower()
         w_passage = _share(terms, title_low + " " + p.text.lower())
         for i, sent in enumerate(split_sentences(p.text)):
             overlap = _share(terms, title_low + " " + sent.lower())
