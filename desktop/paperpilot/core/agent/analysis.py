@@ -147,9 +147,12 @@ class QuestionAnalysis:
         return len(self.sub_types) >= 2
 
     def key_concepts(self) -> list[str]:
-        """What the library must mention at all for the question to be about it (entities first)."""
-        out = list(self.entities) or [p.text for p in self.parts if p.kind == "concept" and p.key]
-        return list(dict.fromkeys(out))
+        """What the library must mention at all for the question to be about it: the entities, or
+        (without any) the concept phrases ("recommended dosage", "ibuprofen")."""
+        if self.entities:
+            return list(dict.fromkeys(self.entities))
+        words = {p.text for p in self.parts if p.kind == "concept" and p.key}
+        return [c for c in self.concepts if any(w in words for w in c.split()) or c in words]
 
     def to_data(self) -> dict[str, Any]:
         """Plain JSON data for the trace."""
@@ -493,6 +496,9 @@ def _content(text: str) -> list[str]:
     return out
 
 
+_MONTHS = frozenset(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+)
 _NOT_NAMES_LOWER = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 
 
@@ -645,10 +651,37 @@ def _split_subquestions(q: str) -> list[str]:
     return out
 
 
+# "American film director", "British-born actor": a nationality adjective before a common noun
+# describes; it does not name what the question is about.
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ian|ese|ish|ic|i|ch)$")
+_COMPASS = frozenset(["north", "south", "east", "west", "northern", "southern", "eastern", "western"])
+
+
+def _join_titles(q: str, names: list[str]) -> list[str]:
+    """Names a title splits at a small word: "Truth in Science", "the Star and Dagger bass player"."""
+    out = list(names)
+    k = 0
+    while k + 1 < len(out):
+        a, b = out[k], out[k + 1]
+        m = re.search(rf"{re.escape(a)}\s+(in|on|for|at|to|with)\s+{re.escape(b)}", q)
+        if m:
+            out[k : k + 2] = [m.group(0)]
+        else:
+            k += 1
+    for m in re.finditer(r"\bthe\s+([A-Z][\w'’-]*)\s+(and|&)\s+([A-Z][\w'’-]*)\s+(?=[a-z])", q):
+        a, b = m.group(1), m.group(3)
+        if a in out and b in out:
+            out[out.index(a)] = f"{a} {m.group(2)} {b}"
+            out.remove(b)
+    return out
+
+
 def _entities_en(q: str) -> list[str]:
     out: list[str] = []
-    for n in names_in(q):
-        if n.lower() in _ENTITY_STOP or n.lower() in _NOT_NAMES_LOWER:
+    for n in _join_titles(q, names_in(q)):
+        if n.lower() in _ENTITY_STOP or n.lower() in _NOT_NAMES_LOWER or n.lower() in _COMPASS:
+            continue
+        if " " not in n and _DEMONYM.match(n) and re.search(rf"\b{re.escape(n)}(?:-born)?\s+[a-z]", q):
             continue
         out.append(n)
     # A year or number right before a name belongs to it ("2022 World Cup", "2011–12 VCU Rams").
@@ -673,7 +706,14 @@ def _concepts_en(q: str, entities: list[str]) -> list[str]:
     current: list[str] = []
     for tok in re.findall(r"[^\W_]+(?:[-'’.][^\W_]+)*|[^\w\s]", rest):
         lw = tok.lower().strip(".'’-")
-        if not lw or lw in STOPWORDS or lw in _NOT_NAMES_LOWER or not re.match(r"\w", tok) or lw.isdigit():
+        if (
+            not lw
+            or lw in STOPWORDS
+            or lw in _NOT_NAMES_LOWER
+            or lw in _MONTHS
+            or not re.match(r"\w", tok)
+            or lw.isdigit()
+        ):
             if current:
                 phrases.append(" ".join(current))
             current = []
@@ -971,10 +1011,14 @@ def _analyze_en(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
     for c in concepts:
         if any(c in e.lower() for e in entities):
             continue
-        # With named entities the names carry the question and the other words may be phrased
-        # differently by the documents; without any, the concepts are what it is about.
-        key = not entities and len(c) >= 3 and c not in _ASPECTS
-        parts.append(Part("concept", c, _terms(c), f"Nothing read says anything about “{c}”", key=key))
+        # Each word of a concept phrase is a part: without a tagger, a phrase of adjacent content
+        # words may join a noun and a verb ("sparrow numbers fall"). With named entities the names
+        # carry the question and the other words may be phrased differently by the documents;
+        # without any, the concepts are what it is about.
+        for w in dict.fromkeys(c.split()):
+            key = not entities and len(w) >= 3 and w not in _ASPECTS
+            if not any(p.text == w for p in parts):
+                parts.append(Part("concept", w, (w,), f"Nothing read says anything about “{w}”", key=key))
     for n in numbers:
         if not any(n in e for e in entities):
             parts.append(Part("number", n, (n,), f"No passage read mentions {n}", key=False))

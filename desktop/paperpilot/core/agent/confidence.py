@@ -34,6 +34,9 @@ COEFFICIENTS: dict[str, float] = {
     "rejected": -0.5,
     "docs": 0.3,
     "conflict": -0.5,
+    "is_bridge": 0.0,
+    "is_comparison": 0.0,
+    "claims_n": 0.0,
 }
 MODEL_WEIGHT = 0.3
 FEATURES = tuple(k for k in COEFFICIENTS if k != "intercept")
@@ -69,6 +72,9 @@ def explain(features: Mapping[str, float], model_estimate: float | None = None) 
         "rejected": "citations rejected by verification",
         "docs": "documents cited",
         "conflict": "sources disagree on the asked value",
+        "is_bridge": "a multi-hop question",
+        "is_comparison": "a comparison",
+        "claims_n": "supported sentences",
     }
     parts: list[tuple[float, str]] = []
     for k in FEATURES:

@@ -463,6 +463,8 @@ class _Run:
         missing.extend(m for m in self.library_gaps if m not in missing)
         feats = self.features(a, v)
         conf = confidence_model.probability(feats, answer.confidence if model else None)
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
+                   data={"features": feats, "model_estimate": answer.confidence if model else None})  # fmt: skip
         notes = confidence_model.explain(feats, answer.confidence if model else None)
         status = a.status
         if status == Status.ANSWERED and truncated:
@@ -507,9 +509,27 @@ class _Run:
             dropped_share=v.unsupported_sentences / max(1, v.sentences),
             rejected=float(min(3, len(v.rejected))),
             docs=float(min(3, len(docs))) / 3,
-            conflict=0.0,
+            conflict=self.conflict(v),
+            claims_n=min(3, len(v.claims)) / 3,
         )
         return f
+
+    def conflict(self, v: Verified) -> float:
+        """1 when cited documents give different values of the asked type (two years for "when",
+        two numbers for "how many"): the sources disagree, or the answer mixes up entities."""
+        t = self.analysis.answer_type
+        pattern = {"when": r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", "how_many": r"\b\d[\d,.]*\b", "how_much": r"\b\d[\d,.]*\b"}.get(t)
+        if pattern is None or self.analysis.is_comparison:
+            return 0.0
+        asked = set(re.findall(pattern, self.state.question))
+        by_doc: dict[int, set[str]] = {}
+        for c in v.claims:
+            vals = set(re.findall(pattern, c.text)) - asked
+            for r in c.refs:
+                if r in self.state.passages and vals:
+                    by_doc.setdefault(self.state.passages[r].doc_id, set()).update(vals)
+        sets = list(by_doc.values())
+        return float(len(sets) >= 2 and not set.intersection(*sets))
 
     def parts(self, a: Assessment, v: Verified) -> list[PartStatus]:
         number = {e.id: e.number for e in v.evidence}
@@ -565,7 +585,11 @@ class _Run:
             return None
         zh = a.language == "zh"
         words = ", ".join(f"“{k}”" if zh else f"'{k}'" for k in absent)
-        if len(absent) * 2 >= len(key) + (1 if len(key) > 2 else 0):
+        # A multi-word name is specific: when every one the question has is absent, so is its
+        # subject. Single words ("Beaver", "Discovery") are ambiguous: half of them must be absent.
+        multi = [k for k in key if k in entities and (" " in k or has_cjk(k))]
+        nothing = all(k in absent for k in multi) if multi else len(absent) * 2 >= len(key)
+        if nothing:
             msg = f"你的文献库里没有关于{words}的内容。" if zh else f"Your library has nothing on {words}."
             return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
                                notes=["key concepts occur in no document (or only in reference lists)"])  # fmt: skip

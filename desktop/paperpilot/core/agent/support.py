@@ -81,9 +81,42 @@ _FRAME = frozenset(
 )
 
 
+# Irregular English verb forms the stemmer cannot join ("fell" is not "fall" to Porter): the
+# past tense and participle of the most common irregular verbs, mapped to the base form.
+_IRREGULAR = {
+    f: base
+    for base, forms in {
+        "be": "was were been", "become": "became", "begin": "began begun", "bear": "born borne bore",
+        "break": "broke broken", "bring": "brought", "build": "built", "buy": "bought", "catch": "caught",
+        "choose": "chose chosen", "come": "came", "do": "did done", "draw": "drew drawn", "drive": "drove driven",
+        "eat": "ate eaten", "fall": "fell fallen", "fight": "fought",
+        "fly": "flew flown", "forget": "forgot forgotten", "get": "got gotten", "give": "gave given",
+        "go": "went gone", "grow": "grew grown", "have": "had", "hear": "heard", "hold": "held", "keep": "kept",
+        "know": "knew known", "lead": "led", "lose": "lost", "make": "made", "meet": "met",
+        "pay": "paid", "ride": "rode ridden", "run": "ran", "say": "said", "see": "seen",
+        "sell": "sold", "send": "sent", "sing": "sang sung", "sit": "sat", "speak": "spoke spoken",
+        "spend": "spent", "stand": "stood", "steal": "stole stolen", "swim": "swam swum", "take": "took taken",
+        "teach": "taught", "tell": "told", "think": "thought", "throw": "threw thrown", "win": "won",
+        "write": "wrote written", "wear": "wore worn", "shoot": "shot", "sleep": "slept", "strike": "struck",
+    }.items()
+    for f in forms.split()
+}  # fmt: skip
+
+
 def stems(text: str) -> list[str]:
-    """English stems of ``text`` (lower-cased, as the index sees them)."""
-    return list(_STEMMER.analyze(text))
+    """English stems of ``text`` (lower-cased, as the index sees them; irregular verbs joined to their base)."""
+    out = []
+    for st in _STEMMER.analyze(text):
+        out.append(_STEMMER.analyze(_IRREGULAR[st])[0] if st in _IRREGULAR else st)
+    return out
+
+
+def variants(stem: str) -> set[str]:
+    """A stem and the verb its agent noun comes from: "founder" ~ "found", "director" ~ "direct"."""
+    out = {stem}
+    if len(stem) > 5 and stem.endswith(("er", "or")):
+        out.add(stem[:-2])
+    return out
 
 
 def _numbers(text: str) -> set[str]:
@@ -224,7 +257,7 @@ def check_claim(
             continue
         s0 = st[0]
         total += 1
-        if s0 in src_stems or bridges.alternatives(s0) & src_stems:
+        if variants(s0) & src_stems or bridges.alternatives(s0) & src_stems:
             found += 1
         elif s0 in q_stems and (bridges.question_alternatives & src_stems):
             found += 1  # the documents' own word for a question concept is there
