@@ -255,6 +255,11 @@ def classify_sentence(sentence: str) -> Kind:
         return Kind.REFERENCES
     if _CAPTION.search(s):
         return Kind.CAPTION
+    # "Kyle Lo, Lucy Lu Wang, Mark Neumann, and Daniel S. Weld.": a list of names and nothing else.
+    words = [t for t in tokens if t.lower() not in ("and", "&")]
+    lower = [t for t in words if not t[:1].isupper()]
+    if len(words) >= 6 and s.count(",") >= 2 and not lower:
+        return Kind.AUTHORS
     if _is_table(tokens):
         return Kind.TABLE
     if not cjk and len(_AFFIL.findall(s)) >= 2 and _function_share(tokens) < 0.12:
@@ -285,11 +290,9 @@ def classify_passage(text: str, section: str = "") -> Kind:
         return Kind.CODE
     # A reference list chunk: marks everywhere, whatever the sentence splitter makes of it.
     marks = reference_marks(text)
-    if (
-        marks >= 4
-        and marks * 80 >= len(text)
-        and _function_share(_tokens(strip_in_text_citations(text))) < 0.15
-    ):
+    # Paper titles inside entries bring function words; dense marks decide.
+    fshare = _function_share(_tokens(strip_in_text_citations(text)))
+    if marks >= 4 and marks * 80 >= len(text) and fshare < 0.25:
         return Kind.REFERENCES
     weight: dict[Kind, int] = {}
     for sent in split_sentences(text) or [text]:

@@ -478,6 +478,9 @@ _GENERIC = frozenset(
         "date",
         "time",
         *list(_ASPECTS),
+        # light and containment verbs: "shares a border" is "borders", "contains N papers" is "N papers"
+        *["share", "shares", "shared", "sharing", "contain", "contains", "contained", "consist", "consists"],
+        *["comprise", "comprises", "feature", "features", "featured", "have", "has", "had", "hold", "holds"],
     ]
 )
 _ENTITY_STOP = frozenset({"ai", "i", "ok"})

@@ -647,7 +647,7 @@ def ask_one(
 
 def contains_answer(answer: str, golds: list[str]) -> bool:
     """The gold answer occurs in the answer text (SQuAD-normalised); yes/no must open it."""
-    text = normalize_answer(answer_text(answer))
+    text = normalize_answer(re.sub(r"^\s*Answer:\s*", "", answer_text(answer)))
     for g in golds:
         n = normalize_answer(g)
         if not n:

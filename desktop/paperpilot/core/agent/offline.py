@@ -614,7 +614,8 @@ class OfflinePolicy:
             # "Ed Wood" before "Ed Wood (film)": the unqualified title is the entity itself.
             qualified = c.passage.title.rstrip().endswith(")")
             v = _share(attribute, c.text.lower()) + (0.5 if own and not qualified else 0.45 if own else 0.0)
-            v += 0.3 * bool(when and _YEAR.search(c.text)) + 0.1 * (c.index == 0)
+            # A comparison decided by dates is decided by the sentence that gives the date.
+            v += 0.8 * bool(when and _YEAR.search(c.text)) + 0.1 * (c.index == 0)
             return v
 
         return max(about, key=value)
@@ -634,6 +635,16 @@ _QUANTITY = re.compile(
 )
 _EARLY = frozenset(["first", "earlier", "earliest", "older", "oldest", "before", "sooner"])
 _LATE = frozenset(["later", "latest", "younger", "youngest", "after", "newer", "recent", "last"])
+
+
+def _with_counted_noun(number: str, text: str, question: str) -> str:
+    """"81.1M English-language academic papers": the number up to the noun the question counts."""
+    words = text.split()[1:6]
+    q = set(question_terms(question))
+    for i, w in enumerate(words):
+        if _term_in(w.strip(",.;:").lower(), " ".join(q)) or w.strip(",.;:").lower() in q:
+            return " ".join([number, *words[: i + 1]]).rstrip(",.;:")
+    return ""
 
 
 def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState) -> str:
@@ -686,7 +697,7 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState)
             for m in _QUANTITY.finditer(c.text):
                 v = m.group().strip()
                 if v and v.split()[0] not in q_low and not re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", v.split()[0]):
-                    span = v
+                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question) or v
                     break
         elif t == "when":
             m = next((m for m in _DATE.finditer(c.text) if m.group() not in a.question), None)
