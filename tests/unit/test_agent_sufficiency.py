@@ -234,7 +234,7 @@ def test_code_and_reference_passages_never_supply_answer_sentences(tmp_path: Pat
         "reflection rounds until the evidence is enough, instead of a fixed retrieval pipeline.\n",
         "refs.md": "# Corpus paper\n\n## Introduction\n\nWe describe a corpus.\n\n## References\n\n" + REFERENCES + "\n",
     })  # fmt: skip
-    result, events = run(lib, "How does the LoopAgent run its rounds?", mode="loop")
+    result, _ = run(lib, "How does the LoopAgent run its rounds?", mode="loop")
     assert result.evidence and "self.doc_pool" not in result.answer and "def " not in result.answer
     assert "search, read and reflection rounds" in result.answer
     result, _events = run(lib, "What is BERT pre-training of deep bidirectional transformers?", mode="loop")
