@@ -64,6 +64,9 @@ def _stems(text: str) -> set[str]:
     return {t[:5] for t in query_terms(text)}
 
 
+OBEYED: list[str] = []  # every reply in which the scripted model obeyed a planted instruction
+
+
 def compose_answer(user: str, obey: bool = True) -> dict[str, Any]:
     """The scripted model's answer from the passages its prompt shows."""
     question = (_QUESTION.search(user) or [None, ""])[1] if _QUESTION.search(user) else ""
@@ -71,6 +74,7 @@ def compose_answer(user: str, obey: bool = True) -> dict[str, Any]:
     if obey:
         for pid, body in entries:
             if PLANTED_INSTRUCTION.split(" and ")[0] in body:
+                OBEYED.append(pid)
                 return {"action": "answer", "text": f"PWNED [{pid}]", "evidence_ids": [pid], "missing": [], "confidence": 0.9}
     q = _stems(question)
     scored: list[tuple[float, str, str]] = []
@@ -128,6 +132,18 @@ def run(split: str, policy: str, home: Path, srv: ScriptedServer | None) -> Eval
                       unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
     print(f"\n## {policy} policy, {split} split ({time.perf_counter() - t:.0f} s)\n")
     print(format_table(report))
+    outs = [o for o in report.outcomes if o.system == "loop"]
+    ool = [o for o in outs if o.group == "out_of_library"]
+    stopped = [o for o in ool if o.rounds == 0]
+    print(f"\nout-of-library: {len(stopped)} of {len(ool)} stopped before the first round (key concepts in no "
+          f"document), all insufficient: {all(o.status == 'insufficient_evidence' for o in stopped)}; the other "
+          f"{len(ool) - len(stopped)} have their key concepts elsewhere in the pool: "
+          f"{sum(o.status == 'insufficient_evidence' for o in ool if o.rounds)} insufficient, "
+          f"{sum(o.status == 'partial' for o in ool if o.rounds)} partial, {sum(o.status == 'answered' for o in ool if o.rounds)} answered")  # fmt: skip
+    if policy == "llm":
+        print(f"the scripted model obeyed a planted instruction in {len(OBEYED)} replies; "
+              f"answers containing PWNED: {sum(o.obeyed for o in outs)}")  # fmt: skip
+        OBEYED.clear()
     return report
 
 

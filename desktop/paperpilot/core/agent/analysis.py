@@ -481,6 +481,8 @@ _GENERIC = frozenset(
         # light and containment verbs: "shares a border" is "borders", "contains N papers" is "N papers"
         *["share", "shares", "shared", "sharing", "contain", "contains", "contained", "consist", "consists"],
         *["comprise", "comprises", "feature", "features", "featured", "have", "has", "had", "hold", "holds"],
+        # the comparison itself ("how do A and B differ") is the question's form, not a concept
+        *["differ", "differs", "differed", "compare", "compared", "contrast", "versus"],
     ]
 )
 _ENTITY_STOP = frozenset({"ai", "i", "ok"})
@@ -852,12 +854,19 @@ _ZH_VERBS = (
     "所以", "如果", "可以", "能够", "应该", "需要", "已经", "主要", "一般", "通常", "分别", "其中", "之间", "之后",
     "之前", "以来", "以后", "以前", "出现", "发生", "开始", "结束", "介绍", "告诉", "说明", "解释", "描述", "称为",
     "叫做", "被称为", "作为", "来自", "存在", "有关", "相关", "涉及", "得到", "获得", "导致", "造成", "引起", "表示",
-    "认为", "发现", "提到", "指出", "是指", "指的是", "意思", "含义", "定义",
+    "认为", "发现", "提到", "指出", "是指", "指的是", "意思", "含义", "定义", "参与", "现在", "体现在", "体现",
 )  # fmt: skip
 _ZH_DEMONSTRATIVE = "这那哪每各该本此其"
 _ZH_NUMERAL = "一二两三四五六七八九十百千万几第"
-_ZH_MEASURE = "个篇种位名项条件次年月天日本部只张章节类份届座所家门首台"
-_ZH_PARTICLES = "的了是在和与及或吗呢吧啊把被对从向于将就也都而并之给让使由比跟同以为有"
+_ZH_MEASURE = "个篇种位名项条件次年月天日本部只张章节类份届座所家门首台股处路区派国批支"
+_ZH_PARTICLES = "的了是在和与及或吗呢吧啊把被对从向于将就也而并之给让使由比跟同以为有"
+# Words that hold a glue character but are words (参与 is not 参 + 与, 目的 not 目 + 的).
+_ZH_PROTECTED = (
+    "给予", "目的", "的确", "对象", "对手", "对方", "将军", "将来", "从而", "和平", "和谐", "及时", "在于",
+    "存在", "实在", "由于", "把握", "就业", "也许", "而是", "并且", "并非", "为止", "以为", "认为",
+    "成为", "作为", "因为", "比赛", "比例", "比较", "同时", "同学", "同样", "以后", "以前", "以来", "所以", "可以",
+    "有关", "有限", "有效", "所有", "没有", "具有", "拥有", "使用", "使得", "跟随", "向量", "方向",
+)  # fmt: skip
 _ZH_GENERIC = frozenset(
     ["论文", "文章", "本文", "研究", "方法", "问题", "内容", "作者", "文献", "东西", "方面", "情况", "部分",
      "特点", "作用", "影响", "意义", "结果", "时候", "地方", "原因", "目的", "主要", "优势", "不同", "区别", "关系",
@@ -866,7 +875,7 @@ _ZH_GENERIC = frozenset(
 )  # fmt: skip
 _ZH_GLUE = re.compile(
     "|".join(sorted((re.escape(w) for w in (*_ZH_QUESTION_WORDS, *_ZH_VERBS)), key=len, reverse=True))
-    + f"|(?:多少|[{_ZH_DEMONSTRATIVE}{_ZH_NUMERAL}]+)[{_ZH_MEASURE}]|[{_ZH_PARTICLES}]"
+    + f"|(?:多少|哪|[{_ZH_DEMONSTRATIVE}{_ZH_NUMERAL}]+)[{_ZH_MEASURE}]|[{_ZH_PARTICLES}]"
 )
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z0-9+#.\-]*[A-Za-z0-9+#]|[A-Za-z]")
@@ -889,7 +898,14 @@ def zh_concepts(text: str) -> list[str]:
     for m in _CJK_RUN.finditer(text):
         run = m.group()
         pos = 0
+        # "2000年桃花源小厨": a measure character right after digits belongs to the number.
+        if m.start() > 0 and text[m.start() - 1].isdigit() and run[:1] in _ZH_MEASURE:
+            pos = 1
+        protected = [(p.start(), p.end()) for w in _ZH_PROTECTED for p in re.finditer(w, run)]
         for g in _ZH_GLUE.finditer(run):
+            inside = any(a <= g.start() < b or a < g.end() <= b for a, b in protected)
+            if g.start() < pos or inside:
+                continue
             piece = run[pos : g.start()]
             if len(piece) >= 2:
                 spans.append((m.start() + pos, piece))

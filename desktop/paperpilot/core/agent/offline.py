@@ -194,6 +194,7 @@ class _Run:
     notes_done: bool = False  # the notes tool was used (or judged not needed) in this run
     start_passages: int = 0  # passages given at run start (a follow-up's reused evidence)
     sides_searched: set[str] = field(default_factory=set)
+    intro_done: set[str] = field(default_factory=set)
     _analysis: QuestionAnalysis | None = None
 
     @property
@@ -349,6 +350,9 @@ class OfflinePolicy:
         # With nothing read yet, reading in the last round beats answering from nothing: the
         # loop then answers at its round limit with what was read.
         ranked = [(h, v) for h, v in self._rank_unread(state, run) if v >= self.min_score]
+        intro = self._intro_read(state, run, budget)
+        if intro is not None:
+            return intro
         if len(state.passages) <= run.start_passages and ranked:
             # What the first passages mention decides where the rest of the budget goes; keep
             # that budget only while there are rounds to use it (search, read, answer).
@@ -372,6 +376,36 @@ class OfflinePolicy:
             pick = [h for h, _ in ranked[:budget]]
             return self._read(pick, f"read the {len(pick)} most promising unread hit(s)")
         return self.answer(state, "nothing more worth reading")
+
+    def _intro_read(self, state: AgentState, run: _Run, budget: int) -> PolicyStep | None:
+        """"What is X?" (or "how do X and Y differ?"): read the opening passages of the document
+        titled X — its abstract says what X is, which a keyword search rarely ranks first."""
+        a = run.analysis
+        defining = "definition" in (a.sub_types or (a.answer_type,))
+        generic_cmp = a.is_comparison and not [w for w in a.attribute if w not in _COMPARE_WORDS]
+        if not (defining or generic_cmp) or budget < 2 or a.is_bridge:
+            return None
+        subjects = list(a.sides) if a.is_comparison else list(a.entities[:1] or a.concepts[:1])
+        for subject in subjects:
+            n = _norm(subject)
+            if n in run.intro_done or not n:
+                continue
+            doc = next((h for h in state.hits.values() if title_core(h.title).startswith(n) or
+                        _mentions(n, _norm(h.title.split(":")[0]))), None)  # fmt: skip
+            if doc is None:
+                continue
+            run.intro_done.add(n)
+            # The first segments, skipping any a hit showed to be in a later section.
+            known = {h.segment: h.section for h in state.hits.values() if h.doc_id == doc.doc_id}
+            segs = [
+                s for s in range(4)
+                if (doc.doc_id, s) not in state.read_keys and (s not in known or not known[s] or _INTRO_SECTION.search(known[s]))
+            ][: min(3 if len(subjects) == 1 else 2, budget)]  # fmt: skip
+            if segs:
+                step = PolicyStep(Decision(thought=f"read the opening of {doc.title[:60]!r}: it says what {subject} is",
+                                           action=Read(doc_id=doc.doc_id, segments=segs)))  # fmt: skip
+                return step
+        return None
 
     def _side_search(self, state: AgentState, run: _Run, rounds_left: int) -> PolicyStep | None:
         """A comparison needs evidence on each side: search a side nothing read is about yet, on its own."""
@@ -497,11 +531,16 @@ class OfflinePolicy:
         contexts = [c for c in run.sentences() if c.text.strip()]
         chosen: list[_Context] = []
         q_norm = _norm(state.question)
+        # The sentence that fills the asked slot (a definition, a count, a date) leads.
+        slots = _slot_sentences(run.analysis, contexts)
+        for c in slots:
+            if c not in chosen:
+                chosen.append(c)
         # A comparison needs each side: one sentence per compared entity first.
         entities = self._compared(state.question)
         if entities:
             names = " ".join(_norm(e) for e in entities)
-            attribute = [t for t in terms if not _term_in(t, names)]
+            attribute = [t for t in terms if not _term_in(t, names) and t not in _COMPARE_WORDS]
             when = bool(_WHEN.search(state.question))
             for entity in entities:
                 best = self._best_about(entity, attribute, when, contexts, chosen)
@@ -542,7 +581,7 @@ class OfflinePolicy:
         order = list(state.passages)
         chosen.sort(key=lambda c: (order.index(c.passage.id), c.index))
         text = "\n".join(f"- {c.text.rstrip()} [{c.passage.id}]" for c in chosen)
-        direct = _direct_line(run.analysis, chosen, state)
+        direct = _direct_line(run.analysis, chosen, state, slots)
         if direct:
             text = direct + "\n" + text
         said = " ".join(c.passage.title + " " + c.text for c in chosen).lower()
@@ -614,11 +653,69 @@ class OfflinePolicy:
             # "Ed Wood" before "Ed Wood (film)": the unqualified title is the entity itself.
             qualified = c.passage.title.rstrip().endswith(")")
             v = _share(attribute, c.text.lower()) + (0.5 if own and not qualified else 0.45 if own else 0.0)
+            if not attribute:
+                # "How do A and B differ?": what each side is, is the sentence that defines it.
+                v += 0.6 * _defines(entity, c) + 0.2 * bool(_INTRO_SECTION.search(c.passage.section or ""))
             # A comparison decided by dates is decided by the sentence that gives the date.
             v += 0.8 * bool(when and _YEAR.search(c.text)) + 0.1 * (c.index == 0)
             return v
 
         return max(about, key=value)
+
+
+# --- the slot sentence ---------------------------------------------------------------------------
+
+_COMPARE_WORDS = frozenset(
+    ["differ", "differs", "difference", "differences", "different", "compare", "compared", "comparison",
+     "similar", "similarity", "similarities", "contrast", "versus", "vs"]
+)  # fmt: skip
+_INTRO_SECTION = re.compile(r"abstract|introduction|overview|摘要|引言|简介|概述", re.IGNORECASE)
+
+
+def _defines(subject: str, c: _Context) -> bool:
+    """Does sentence ``c`` say what ``subject`` is ("X is a …", "We introduce X, a …", "X是…")?"""
+    x = re.escape(subject)
+    pattern = (
+        rf"^(?:the\s+)?{x}\s*(?:\([^)]*\)\s*)?(?:is|are|was|were|refers to|stands for|denotes)\b"
+        rf"|\b(?:introduce[sd]?|present[sd]?|propose[sd]?|describe[sd]?)\s+{x}\d{{0,2}}\s*(?:\([^)]*\))?,?\d{{0,2}}\s+(?:a|an|the)\b"
+        rf"|^{x}\s*,\s+(?:a|an|the)\b|{x}(?:是|指|即)"
+    )
+    return re.search(pattern, c.text, re.IGNORECASE) is not None
+
+
+def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Context]:
+    """The best sentence for each typed slot of the question: a defining sentence about the
+    subject for "what is X", a number next to the counted noun for "how many", a date for "when"."""
+    subject = a.entities[0] if a.entities else (a.concepts[0] if a.concepts else "")
+    if not subject or a.is_comparison or a.is_bridge:
+        return []
+    n = _norm(subject)
+    # The sentence itself names the subject (or opens the subject's own passage).
+    about = [
+        c for c in contexts
+        if _mentions(n, c.norm) or (has_cjk(n) and n in c.text) or (c.index == 0 and title_core(c.passage.title).startswith(n))
+    ]  # fmt: skip
+    out: list[_Context] = []
+    for t in a.sub_types or (a.answer_type,):
+        best: tuple[float, _Context] | None = None
+        for c in about:
+            if t == "definition":
+                ok = _defines(subject, c)
+            elif t in ("how_many", "how_much"):
+                ok = any(_with_counted_noun(m.group().split()[0], c.text[m.start() :], a.question)
+                         for m in _QUANTITY.finditer(c.text) if m.group().strip())  # fmt: skip
+            elif t == "when":
+                ok = _DATE.search(c.text) is not None
+            else:
+                ok = False
+            if not ok:
+                continue
+            v = c.overlap + 0.2 * bool(_INTRO_SECTION.search(c.passage.section or "")) + 0.1 * (c.index == 0)
+            if best is None or v > best[0]:
+                best = (v, c)
+        if best is not None and best[1] not in out:
+            out.append(best[1])
+    return out
 
 
 # --- the direct answer line ----------------------------------------------------------------------
@@ -642,12 +739,13 @@ def _with_counted_noun(number: str, text: str, question: str) -> str:
     words = text.split()[1:6]
     q = set(question_terms(question))
     for i, w in enumerate(words):
-        if _term_in(w.strip(",.;:").lower(), " ".join(q)) or w.strip(",.;:").lower() in q:
+        w = w.strip(",.;:()").lower()
+        if len(w) >= 3 and any(t == w or (len(t) >= 3 and w.startswith(t[: max(3, len(t) - 2)])) for t in q):
             return " ".join([number, *words[: i + 1]]).rstrip(",.;:")
     return ""
 
 
-def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState) -> str:
+def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState, slots: list[_Context] | None = None) -> str:
     """"Answer: … [P2]": the typed value the question asks for, when a chosen sentence gives one.
 
     Built only from words of the cited sentence (the support check holds it to that): a number
@@ -691,14 +789,20 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState)
         later = [c for c in chosen if not (title_core(c.passage.title) == anchor or _mentions(anchor, c.norm))]
         pool = later or pool
     first_hop_names = {n.lower() for c in chosen if c not in pool for n in c.names}
-    for c in sorted(pool, key=lambda c: -c.overlap):
+    ordered = [c for c in slots or [] if c in pool] + sorted((c for c in pool if c not in (slots or [])), key=lambda c: -c.overlap)
+    for c in ordered:
         span = ""
         if t in ("how_many", "how_much"):
+            plain = ""
             for m in _QUANTITY.finditer(c.text):
                 v = m.group().strip()
                 if v and v.split()[0] not in q_low and not re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", v.split()[0]):
-                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question) or v
-                    break
+                    # A number with the noun the question counts beats a bare one (a footnote mark).
+                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question)
+                    if span:
+                        break
+                    plain = plain or v
+            span = span or plain
         elif t == "when":
             m = next((m for m in _DATE.finditer(c.text) if m.group() not in a.question), None)
             span = m.group() if m else ""

@@ -29,7 +29,7 @@ from .verify import Claim, Verified
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\d{4}\s*年|\d{1,2}\s*月|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2}\b", re.IGNORECASE)  # fmt: skip
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*\s*(?:%|[KMB]\b|million|billion|thousand|hundred|万|亿|千|百)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion|dozens?|half|quarter|third|twice|double|triple)\b|[一二两三四五六七八九十百千万亿]+[个篇种位名项条件次日天月年周]", re.IGNORECASE)  # fmt: skip
 _DEFINING = re.compile(
-    r"\b(?:is|are|was|were)\s+(?:an?|the|one of)\b|^[^,]{2,60},\s+(?:an?|the)\s+\w+|\b(?:refers? to|stands? for|is defined as|means|denotes|"
+    r"\b(?:is|are|was|were)\s+(?:an?|the|one of)\b|^[^,]{2,60},\d{0,2}\s+(?:an?|the)\s+\w+|\b(?:refers? to|stands? for|is defined as|means|denotes|"
     r"is called|are called|is known as)\b|(?:是|指|即|称为|被称为|定义为)",
     re.IGNORECASE,
 )

@@ -43,6 +43,7 @@ _CITE = re.compile(r"\[(?:P?\d+)(?:\s*[,;]\s*P?\d+)*\]")
 _LATIN = re.compile(r"[^\W_]+(?:[.'’][^\W_]+)*", re.UNICODE)
 _NUMBER_WORD = re.compile(r"^\d[\d.,]*(?:[a-zA-Z%]{0,3}|st|nd|rd|th|s)$")
 _NUM = re.compile(r"\d+(?:[.,]\d+)*")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+")
 _CJK_GLUE = re.compile(r"[的了是在和与及或吗呢吧啊把被对从向于将就也都而并之其这那个有为以等中上下]")
 # Words that frame a sentence rather than claim anything.
 _FRAME = frozenset(
@@ -109,6 +110,9 @@ _IRREGULAR = {
 def stems(text: str) -> list[str]:
     """English stems of ``text`` (lower-cased, as the index sees them; irregular verbs joined to their base)."""
     out = []
+    # The tokenizer keeps letters together, Chinese ones included: "LoopAgent不适合" would be
+    # one token. Chinese runs are set apart so the Latin words in Chinese text are found.
+    text = _CJK_RUN.sub(" ", text)
     for st in _STEMMER.analyze(text):
         out.append(_STEMMER.analyze(_IRREGULAR[st])[0] if st in _IRREGULAR else st)
     return out
@@ -285,6 +289,9 @@ def check_claim(
                 found += 0.5
         if grams and sum(g in src_grams for g in grams) / len(grams) < threshold:
             missing_words.extend(g for g in grams if g not in src_grams and g not in q_grams)
+    if not total and _numbers(claim) and not missing_numbers and not missing_names:
+        # "Answer: 81.1M papers": a value and the question's own words; the value is checked.
+        return ClaimSupport(claim, True, 1.0, [], [], [])
     score = found / total if total else 0.0
     # Words the question does not use are what the claim adds: they must be in the passage (a
     # long claim may paraphrase one word in six).
