@@ -739,18 +739,18 @@ class Library:
                 self._search_cache.popitem(last=False)
             return list(hits)
 
-    def concept_stats(self, terms: Sequence[str], sample: int = 40) -> dict[str, int]:
+    def concept_stats(self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True) -> dict[str, int]:
         """Documents mentioning each term: chunks with all its words that are not a reference
         list (the agent's out-of-library check: a name found only in bibliographies is not in
         the library). Counted over the ``sample`` best chunks per term, so a common term reads
-        as "at least that many"."""
+        as "at least that many". ``fuzzy``: long words may be one edit off (typos in names)."""
         from .textkinds import Kind, classify_passage
 
         out: dict[str, int] = {}
         with self._thread_lock:
             self._sync()
             for term in terms:
-                q = self.index.all_words_query(term)
+                q = self.index.all_words_query(term, fuzzy=fuzzy)
                 if q is None:
                     out[term] = 0
                     continue

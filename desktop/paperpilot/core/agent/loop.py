@@ -577,6 +577,24 @@ class _Run:
                     if of.lower() in k.lower():
                         stats[k] = max(stats[k], extra.get(t, 0))
         absent = [k for k in key if stats.get(k, 0) == 0]
+        # A long name may be misremembered by a word ("Livesey Hal War Memorial"), and "A and B"
+        # may be two names: a name is there when all but one of its words are, or each part is.
+        relaxed: dict[str, list[str]] = {}
+        for k in absent:
+            if k not in entities or has_cjk(k):
+                continue
+            words = [w for w in k.split() if w.lower() not in ("and", "&", "of", "the", "in", "on", "for")]
+            alts = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))] if len(words) >= 3 else []
+            parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", k) if p.strip()]
+            relaxed[k] = alts + (parts if len(parts) > 1 else [])
+        probe2 = list(dict.fromkeys(x for xs in relaxed.values() for x in xs))
+        if probe2:
+            more = pool.concept_stats(probe2)
+            for k, xs in relaxed.items():
+                parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", k) if p.strip()]
+                if any(more.get(x, 0) for x in xs if x not in parts) or (len(parts) > 1 and all(more.get(p, 0) for p in parts)):
+                    stats[k] = 1
+            absent = [k for k in key if stats.get(k, 0) == 0]
         self.stats_info = Info(elapsed_ms=self.ms(), code="library_check",
                                message="documents mentioning the key concepts: "
                                + ", ".join(f"{k!r} {stats.get(k, 0)}" for k in key),
@@ -584,16 +602,16 @@ class _Run:
         if not absent:
             return None
         zh = a.language == "zh"
-        words = ", ".join(f"“{k}”" if zh else f"'{k}'" for k in absent)
+        shown = ", ".join(f"“{k}”" if zh else f"'{k}'" for k in absent)
         # A multi-word name is specific: when every one the question has is absent, so is its
         # subject. Single words ("Beaver", "Discovery") are ambiguous: half of them must be absent.
         multi = [k for k in key if k in entities and (" " in k or has_cjk(k))]
         nothing = all(k in absent for k in multi) if multi else len(absent) * 2 >= len(key)
         if nothing:
-            msg = f"你的文献库里没有关于{words}的内容。" if zh else f"Your library has nothing on {words}."
+            msg = f"你的文献库里没有关于{shown}的内容。" if zh else f"Your library has nothing on {shown}."
             return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
                                notes=["key concepts occur in no document (or only in reference lists)"])  # fmt: skip
-        self.library_gaps = [f"你的文献库里没有关于{words}的内容" if zh else f"Your library has nothing on {words}"]
+        self.library_gaps = [f"你的文献库里没有关于{shown}的内容" if zh else f"Your library has nothing on {shown}"]
         return None
 
     def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:

@@ -253,6 +253,8 @@ class OfflinePolicy:
         single_word: float = 0.5,
         weights: dict[str, float] | None = None,
         min_score: float = 0.2,
+        side_searches: bool = True,
+        intro_reads: bool = True,
     ) -> None:
         self.k = max(1, min(10, k))
         self.read_budget = read_budget
@@ -263,6 +265,8 @@ class OfflinePolicy:
         self.single_word = single_word  # a one-word name is a weaker lead than a full name
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.min_score = min_score
+        self.side_searches = side_searches  # search each side of a comparison on its own
+        self.intro_reads = intro_reads  # read the opening of the document a definition is about
         self._runs: OrderedDict[int, _Run] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -381,6 +385,8 @@ class OfflinePolicy:
         """"What is X?" (or "how do X and Y differ?"): read the opening passages of the document
         titled X — its abstract says what X is, which a keyword search rarely ranks first."""
         a = run.analysis
+        if not self.intro_reads:
+            return None
         defining = "definition" in (a.sub_types or (a.answer_type,))
         generic_cmp = a.is_comparison and not [w for w in a.attribute if w not in _COMPARE_WORDS]
         if not (defining or generic_cmp) or budget < 2 or a.is_bridge:
@@ -410,7 +416,7 @@ class OfflinePolicy:
     def _side_search(self, state: AgentState, run: _Run, rounds_left: int) -> PolicyStep | None:
         """A comparison needs evidence on each side: search a side nothing read is about yet, on its own."""
         a = run.analysis
-        if not a.is_comparison or rounds_left < 3:
+        if not self.side_searches or not a.is_comparison or rounds_left < 3:
             return None
         for side in a.sides:
             n = _norm(side)
