@@ -7,8 +7,8 @@ asked value) and — only when a model wrote the answer — the model's own esti
 
 ``COEFFICIENTS`` were fitted by ``tests/bench/bench_sufficiency.py --fit`` on the tuning split
 of HotpotQA (even line numbers of hotpot_dev500.jsonl, with unanswerable and out-of-library
-questions built as in ``paperpilot eval``), offline policy, plain logistic regression (L2 0.01,
-gradient descent); calibration is reported on the held-out split (odd line numbers), never
+questions built as in ``paperpilot eval``), offline policy, logistic regression (L2 0.03,
+projected gradient descent, penalties kept ≤ 0); calibration is reported on the held-out split (odd line numbers), never
 used for fitting. The model estimate's weight cannot be fitted on the scripted model server
 (whose estimate is a constant), so it is a fixed prior: a model's estimate moves the log-odds
 by ``MODEL_WEIGHT`` × its own log-odds.

@@ -439,7 +439,7 @@ class _Run:
         v = verify_answer(answer, st.passages, question=st.question, bridges=bridges, instructions=instructions)
         for code, message in v.rejected:
             yield Warning(round=st.round, elapsed_ms=self.ms(), code=code, message=message)
-        model = getattr(self.policy, "name", "") == "llm" and not self._answer_is_extractive(answer)
+        model = getattr(self.policy, "name", "") == "llm"  # the model's estimate counts only with a model
         if v.obeyed:
             # The draft repeats what a planted instruction demands: the whole draft is suspect.
             yield self.finish(
@@ -493,10 +493,6 @@ class _Run:
             )
         yield self.finish(status, text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes,
                           parts=self.parts(a, v))  # fmt: skip
-
-    @staticmethod
-    def _answer_is_extractive(answer: Answer) -> bool:
-        return False
 
     def features(self, a: Assessment, v: Verified) -> dict[str, float]:
         supports = [c.support.score for c in v.claims]

@@ -15,6 +15,7 @@ from .events import HitView, PassageView
 from .injection import is_instruction
 from .router import is_complex
 from .state import AgentState, PolicyStep
+from .sufficiency import CAUSE
 
 
 def _term_in(term: str, text_lower: str) -> bool:
@@ -693,6 +694,8 @@ def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Cont
     """The best sentence for each typed slot of the question: a defining sentence about the
     subject for "what is X", a number next to the counted noun for "how many", a date for "when"."""
     subject = a.entities[0] if a.entities else (a.concepts[0] if a.concepts else "")
+    if a.answer_type == "why" and not a.entities and a.concepts:
+        subject = a.concepts[0].split()[-1]  # "house sparrows decline": the sentence names the decline
     if not subject or a.is_comparison or a.is_bridge:
         return []
     n = _norm(subject)
@@ -712,6 +715,8 @@ def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Cont
                          for m in _QUANTITY.finditer(c.text) if m.group().strip())  # fmt: skip
             elif t == "when":
                 ok = _DATE.search(c.text) is not None
+            elif t == "why":
+                ok = CAUSE.search(c.text) is not None and not re.search(r"\b(?:not|no|neither|nor)\b", c.text)
             else:
                 ok = False
             if not ok:

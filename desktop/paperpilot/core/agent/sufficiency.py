@@ -33,8 +33,9 @@ _DEFINING = re.compile(
     r"is called|are called|is known as)\b|(?:是|指|即|称为|被称为|定义为)",
     re.IGNORECASE,
 )
-_CAUSE = re.compile(
-    r"\b(?:because|due to|caused?|as a result|led to|leads? to|owing to|driven by|so that|therefore|thus|"
+CAUSE = re.compile(
+    r"\b(?:because|due to|caused?|causes|as a result|led to|leads? to|owing to|driven by|so that|therefore|thus|"
+    r"(?:main |major |key )?(?:drivers?|reasons?|factors?)\b|explains?|attributed to|responsible for|contribut\w+ to|"
     r"results? in|in order to|allows?|enables?)\b|因为|由于|导致|造成|所以|因此|使得",
     re.IGNORECASE,
 )
@@ -151,7 +152,7 @@ def _is_typed(answer_type: str, text: str, question: str, entity_words: set[str]
         # Chinese regulations and papers define by describing; the concept checks carry it.
         return has_cjk(question) or _DEFINING.search(text) is not None
     if answer_type == "why":
-        return _CAUSE.search(text) is not None
+        return CAUSE.search(text) is not None
     return True
 
 
@@ -301,4 +302,4 @@ def _missing(part: Part, bridge: list[str]) -> str:
     return part.missing
 
 
-__all__ = ["Assessment", "PartCoverage", "assess", "mentions"]
+__all__ = ["CAUSE", "Assessment", "PartCoverage", "assess", "mentions"]
