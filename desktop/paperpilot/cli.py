@@ -76,6 +76,10 @@ def _positive(text: str) -> int:
     return _whole(text, "the number", 1)
 
 
+def _count(text: str) -> int:
+    return _whole(text, "the number", 0)
+
+
 def _year(text: str) -> int:
     return _whole(text, "a year", 0, 9999)
 
@@ -177,6 +181,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--mode", action="append", choices=["auto", "quick", "loop"], help="mode(s) to compare (default: quick and loop)"
     )
     sp.add_argument("--limit", type=_positive, metavar="N", help="only the first N questions")
+    sp.add_argument("--split", choices=["all", "tune", "heldout"], default="all",
+                    help="tune = even line numbers, heldout = odd ones (default: all)")  # fmt: skip
+    sp.add_argument("--unanswerable", type=_count, default=0, metavar="N",
+                    help="N questions lose their supporting paragraphs from the library")  # fmt: skip
+    sp.add_argument("--out-of-library", type=_count, default=0, metavar="N",
+                    help="N questions lose all their paragraphs; a few off-topic questions join them")  # fmt: skip
     llm_options(sp)
     sp = add("cite", "format references for documents, or for the items of a CSL-JSON file")
     sp.add_argument("doc_ids", type=_doc_id, nargs="*", metavar="DOC_ID")
@@ -896,6 +906,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         llm_config=_llm_config(args, settings) if policy == "llm" else None,
         max_rounds=args.max_rounds or 6,
         progress=progress,
+        split=args.split,
+        unanswerable=max(0, args.unanswerable),
+        out_of_library=max(0, args.out_of_library),
     )
     if tty:
         print("\r\x1b[K", end="", file=sys.stderr)

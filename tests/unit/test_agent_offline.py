@@ -130,7 +130,10 @@ def test_loop_follows_the_bridge_entity(lib: Library) -> None:
     assert len(titles) <= 6
     searches = [e.query for e in events if isinstance(e, ToolResult) and e.tool == "search"]
     assert any("Oskar Brandtner" in q for q in searches[1:])
-    assert result.status == Status.ANSWERED
+    # Both hops are cited, but the founder's passage says he grew up in a harbour, not which
+    # town he was born in: without a model that is not "answered", and the answer says so.
+    assert result.status == Status.PARTIAL
+    assert result.missing == ["No passage about Oskar Brandtner gives the town asked for"]
     # The extract follows the chain: the glassworks' founder, then where he grew up.
     assert "Oskar Brandtner" in result.answer and "Quellinburg" in result.answer
     cited = {e.title for e in result.evidence}
@@ -151,9 +154,11 @@ def test_answer_cites_only_read_passages_and_verifies(lib: Library) -> None:
         assert read[(ev.doc_id, ev.segment)] == ev.text
         assert f"[{ev.number}]" in result.answer
     assert not [e for e in events if isinstance(e, Warning)]
-    # Every cited sentence is copied from its passage.
-    for line in result.answer.splitlines():
-        sentence, _, ref = line.removeprefix("- ").rpartition(" [")
+    # The answer line's value and every cited sentence are copied from their passages.
+    lines = [ln for ln in result.answer.split("\n\n")[0].splitlines() if ln.strip()]
+    assert lines[0].startswith("Answer: Quellinburg [")
+    for line in lines:
+        sentence, _, ref = line.removeprefix("- ").removeprefix("Answer: ").rpartition(" [")
         number = int(ref.rstrip("]").split("]")[0])
         assert sentence.strip() in result.evidence[number - 1].text
 
@@ -210,7 +215,7 @@ def test_ends_within_max_rounds(lib: Library, max_rounds: int) -> None:
         assert "Velmora Glassworks" in read_titles(events)
         assert result.evidence
     if max_rounds >= 3:  # search, read, answer: enough to answer without hitting the limit
-        assert result.status == Status.ANSWERED
+        assert result.status in (Status.PARTIAL, Status.ANSWERED)  # partial: "grew up", not "born"
 
 
 def test_quick_mode_searches_once(lib: Library) -> None:
@@ -218,7 +223,10 @@ def test_quick_mode_searches_once(lib: Library) -> None:
     searches = [e for e in events if isinstance(e, ToolResult) and e.tool == "search"]
     assert len(searches) == 1
     assert "Oskar Brandtner" not in read_titles(events)
-    assert result.status == Status.ANSWERED
+    # One search finds the glassworks and its founder, not where he comes from: the last hop
+    # is missing and the answer says so.
+    assert result.status == Status.PARTIAL
+    assert "No passage about Oskar Brandtner gives the town asked for" in result.missing
 
 
 def test_comparison_cites_each_side(lib: Library) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -153,7 +154,11 @@ def test_ask_followup_with_scripted_model(
         system = req["messages"][0]["content"]
         if system.startswith("You rewrite"):
             return {"question": standalone}
-        answer = {"action": "answer", "text": "It needs labelled training data [P1].", "evidence_ids": ["P1"],
+        # Cite the passage that says it (the answer is checked against what it cites).
+        user = req["messages"][-1]["content"]
+        m = re.search(r"\[(P\d+)\][^\n]*\n?[^\[]*labelled training data", user)
+        pid = m.group(1) if m else "P1"
+        answer = {"action": "answer", "text": f"It needs labelled training data [{pid}].", "evidence_ids": [pid],
                   "missing": [], "confidence": 0.8}  # fmt: skip
         if "writing the final answer" in system:
             return answer
@@ -180,7 +185,7 @@ def test_ask_followup_with_scripted_model(
         capsys, "--home", home, "ask", "And what are its limitations?", "--conversation", cid, *llm
     )
     assert data["standalone_question"] == standalone and data["policy"] == "llm"
-    assert data["status"] == "answered" and data["evidence"][0]["title"].startswith("Dense")
+    assert data["status"] == "answered" and data["evidence"][0]["title"].startswith("Dense"), data
     rewrite_calls = [
         r for r in scripted_llm.requests if r["messages"][0]["content"].startswith("You rewrite")
     ]

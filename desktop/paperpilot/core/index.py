@@ -271,6 +271,33 @@ class SearchIndex:
             )
         return tantivy.Query.boolean_query(must) if len(must) > 1 else text_q
 
+    def all_words_query(self, text: str, fuzzy: bool = False) -> tantivy.Query | None:
+        """Chunks holding every content word of ``text`` (stemmed, in title, section or body;
+        Chinese: every bigram). ``fuzzy``: a word of 6+ letters may be one edit away (a user's
+        typo in a name: "Apatim" for "Apratim")."""
+        must: list[tuple[tantivy.Occur, tantivy.Query]] = []
+        for term in query_terms(text):
+            if has_cjk(term):
+                for g in dict.fromkeys(cjk_bigrams(term)):
+                    either = [
+                        (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, f, g)) for f in ("body_cjk", "title_cjk")
+                    ]
+                    must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
+                continue
+            for w in _LATIN_WORD.findall(term.lower()):
+                for st in dict.fromkeys(self.en.analyze(w)):
+                    either = [
+                        (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, f, st))
+                        for f in ("title", "section", "body")
+                    ]
+                    if fuzzy and len(st) >= 6:
+                        either += [
+                            (tantivy.Occur.Should, tantivy.Query.fuzzy_term_query(self.schema, f, st, distance=1))
+                            for f in ("title", "body")
+                        ]
+                    must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
+        return tantivy.Query.boolean_query(must) if must else None
+
     def search(self, query: tantivy.Query, k: int) -> list[IndexHit]:
         s = self.searcher
         out: list[IndexHit] = []

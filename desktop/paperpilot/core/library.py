@@ -1443,6 +1443,29 @@ class Library:
                 self._search_cache.popitem(last=False)
             return list(hits)
 
+    def concept_stats(self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True) -> dict[str, int]:
+        """Documents mentioning each term: chunks with all its words that are not a reference
+        list (the agent's out-of-library check: a name found only in bibliographies is not in
+        the library). Counted over the ``sample`` best chunks per term, so a common term reads
+        as "at least that many". ``fuzzy``: long words may be one edit off (typos in names)."""
+        from .textkinds import Kind, classify_passage
+
+        out: dict[str, int] = {}
+        with self._thread_lock:
+            self._sync()
+            for term in terms:
+                q = self.index.all_words_query(term, fuzzy=fuzzy)
+                if q is None:
+                    out[term] = 0
+                    continue
+                raw = self.index.search(q, sample)
+                rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
+                docs = {
+                    r.doc_id for r in rows.values() if classify_passage(r.text, r.section) != Kind.REFERENCES
+                }
+                out[term] = len(docs)
+        return out
+
     def get_note(self, doc_id: int) -> str:
         """The user's Markdown note on a document ("" when none); see core.notes."""
         from .notes import get_note

@@ -11,7 +11,13 @@ from ..redaction import redacted_json
 
 
 class Status(StrEnum):
+    """How a run ended. ``answered``: every required part of the question is supported by cited
+    evidence; ``partial``: some are and the answer says which are missing; ``insufficient_evidence``:
+    none of the key parts is (what was found is shown as related passages); ``truncated``: the round
+    limit forced the answer, which covers every part as far as the checks can tell."""
+
     ANSWERED = "answered"
+    PARTIAL = "partial"
     INSUFFICIENT = "insufficient_evidence"
     TRUNCATED = "truncated"
     CANCELLED = "cancelled"
@@ -67,6 +73,17 @@ class Evidence(BaseModel):
     verified: bool = True
 
 
+class PartStatus(BaseModel):
+    """One required part of the question (``analysis.Part``) and whether the cited evidence covers it."""
+
+    kind: str  # entity | concept | number | side | hop | slot
+    text: str
+    covered: bool
+    key: bool = True
+    evidence: list[int] = Field(default_factory=list)  # the [n] numbers that cover it
+    missing: str = ""  # plain words, when not covered
+
+
 class Result(BaseModel):
     question: str
     status: Status
@@ -82,6 +99,8 @@ class Result(BaseModel):
     policy: str = "offline"
     passages_read: int = 0
     error: str = ""
+    parts: list[PartStatus] = Field(default_factory=list)
+    answer_type: str = ""
 
     def to_cli_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +125,7 @@ class Result(BaseModel):
             "seconds": round(self.seconds, 3),
             "mode": self.mode,
             "policy": self.policy,
+            "parts": [p.model_dump() for p in self.parts],
             **({"error": self.error} if self.error else {}),
         }
 

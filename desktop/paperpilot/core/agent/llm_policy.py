@@ -652,6 +652,8 @@ class LLMPolicy:
             if not s or len(s) > 40 or s.lower() in known or s.lower() in question:
                 continue
             state.candidate_keywords.append(s)
+            # The documents' word for a question concept: the support check may bridge with it.
+            state.bridge_terms.append(("", s, "the model's synonym"))
             known.add(s.lower())
             added.append(s)
         if added:

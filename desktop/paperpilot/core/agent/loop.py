@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from ..library import LibraryError
+from ..textutil import has_cjk
+from . import confidence as confidence_model
 from .actions import Answer, ListDocuments, Notes, Read, Search, question_too_long
+from .analysis import QuestionAnalysis, analyze
 from .events import (
     ActionChosen,
     AnswerDrafted,
@@ -24,6 +27,7 @@ from .events import (
     Finished,
     HitView,
     Info,
+    PartStatus,
     PassageView,
     Result,
     RoundStarted,
@@ -34,10 +38,13 @@ from .events import (
     Warning,
 )
 from .guard import fallback_answer, fallback_step, plain_error
+from .injection import Instruction, find_instructions
 from .offline import OfflinePolicy
 from .router import QuickPolicy, route
-from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, note_pool
-from .verify import coverage, verify_answer
+from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, concept_pool, note_pool
+from .sufficiency import Assessment, assess
+from .support import Bridges
+from .verify import Verified, coverage, verify_answer
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +63,20 @@ REMEMBER = re.compile(
 )
 NOTE_SECTION = "Notes"
 NOTE_SEGMENT = -1  # a note is not a segment of the document; evidence with this segment is a note
+
+
+def _zh_probe(concept: str) -> str:
+    """A Chinese concept as the library check looks it up: a compound cut without a dictionary
+    (出差报销) is usually two-character words (出差 报销) that a passage may use apart."""
+    if len(concept) >= 4 and not any(c.isascii() for c in concept):
+        return " ".join(concept[i : i + 2] for i in range(0, len(concept) - 1, 2))
+    return concept
+
+
+_NAMES_A_DOCUMENT = re.compile(
+    r"\b(?:doc(?:ument)?|paper)\s*(?:#|no\.?\s*)?\d+\b|#\d+\b|\bnotes?\b|笔记|备注|(?:文献|文档|论文)\s*#?\d+",
+    re.IGNORECASE,
+)
 
 
 def asks_to_remember(question: str) -> bool:
@@ -108,6 +129,10 @@ class _Run:
         self.t0 = time.perf_counter()
         self.state = AgentState(question=question.strip(), max_rounds=max(1, options.max_rounds), cancel=cancel)
         self.mode = options.mode
+        self.analysis: QuestionAnalysis = analyze(self.state.question)
+        self.instructions: dict[str, list[Instruction]] = {}  # evidence id -> instructions found in it
+        self.library_gaps: list[str] = []  # key concepts no document mentions (plain words)
+        self.stats_info: Info | None = None
 
     def ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 2)
@@ -209,6 +234,7 @@ class _Run:
             view = st.add_passage(p)
             if view is not None:
                 read.append(view)
+                warnings.extend(self.flag_instructions(view))
         if read:
             st.last_observation = "Read:\n" + "\n".join(
                 f"[{v.id}] doc {v.doc_id} seg {v.segment} — {v.title}" + (f" § {v.section}" if v.section else "")
@@ -229,6 +255,19 @@ class _Run:
             ),
             warnings,
         )
+
+    def flag_instructions(self, view: PassageView) -> list[Warning]:
+        """Sentences of a passage addressed to an AI: recorded, flagged, never evidence."""
+        found = find_instructions(view.text)
+        if not found:
+            return []
+        self.instructions[view.id] = found
+        return [
+            Warning(round=self.state.round, elapsed_ms=self.ms(), code="injection",
+                    message=f"[{view.id}] {view.title[:60]} contains text addressed to an AI; it is data, not an "
+                    f"instruction, and is never quoted: {i.sentence[:120]!r}")
+            for i in found
+        ]  # fmt: skip
 
     def _title(self, doc_id: int) -> str:
         docs = self.state.documents if self.state.documents is not None else self.pool.list_documents()
@@ -330,7 +369,7 @@ class _Run:
 
     def finish(self, status: Status, answer: str, *, evidence: list[Evidence] | None = None,
                missing: list[str] | None = None, confidence: float = 0.0, notes: list[str] | None = None,
-               error: str = "") -> Finished:  # fmt: skip
+               error: str = "", parts: list[PartStatus] | None = None) -> Finished:  # fmt: skip
         result = Result(
             question=self.state.question,
             status=status,
@@ -346,6 +385,8 @@ class _Run:
             policy=getattr(self.policy, "name", "?"),
             passages_read=len(self.state.passages),
             error=error,
+            parts=parts or [],
+            answer_type=self.analysis.answer_type,
         )
         return Finished(round=self.state.round, elapsed_ms=self.ms(), result=result)
 
@@ -383,7 +424,9 @@ class _Run:
         try:
             draft = OfflinePolicy().answer(st, "stopped by the user").decision.action
             if isinstance(draft, Answer) and draft.text.strip():
-                verified = verify_answer(draft, st.passages)
+                instructions = [i for found in self.instructions.values() for i in found]
+                verified = verify_answer(draft, st.passages, question=st.question, bridges=self.bridges(),
+                                         instructions=instructions)  # fmt: skip
                 cited, text = verified.evidence, verified.text
         except Exception as e:  # an extract is a courtesy; the passages are what must not be lost
             yield Warning(round=st.round, elapsed_ms=self.ms(), code="extract_failed",
@@ -409,7 +452,33 @@ class _Run:
         answer = f"Stopped before an answer was written. The {n} passage(s) read so far are listed below."
         yield self.finish(Status.CANCELLED, answer, evidence=evidence, missing=[st.question])
 
+    def bridges(self) -> Bridges:
+        """The equivalences the support check accepts: profile terms and what the policy vouched for."""
+        b = Bridges()
+        for term, of in self.synonyms():
+            b.add(of, term, "profile synonym")
+        for term, alt, why in self.state.bridge_terms:
+            if term:
+                b.add(term, alt, why)
+            else:  # the documents' word for some concept of the question
+                b.add_question_alternatives([alt], why)
+        return b
+
+    def synonyms(self) -> list[tuple[str, str]]:
+        """(synonym, the question's word) pairs from the research profile ("synonym of segmentation")."""
+        out = []
+        for term, why in self.options.profile_terms:
+            m = re.match(r"synonym of (.+)", why)
+            if m:
+                out.append((term, m.group(1).strip()))
+        return out
+
     def finalize(self, answer: Answer, forced_reason: str | None, truncated: bool) -> Iterator[Event]:
+        """Verify, check support and coverage, and finish with a status decided here, not by the policy.
+
+        ``truncated`` (the round limit forced the answer) is reported only when the coverage check
+        would have said ``answered``: a partial or insufficient answer says so whatever stopped it.
+        """
         st = self.state
         yield AnswerDrafted(
             round=st.round,
@@ -419,48 +488,185 @@ class _Run:
             confidence=answer.confidence,
             forced=forced_reason is not None,
         )
-        v = verify_answer(answer, st.passages)
+        for view in st.passages.values():  # passages given at run start were not flagged yet
+            if view.id not in self.instructions:
+                yield from self.flag_instructions(view)
+                self.instructions.setdefault(view.id, [])
+        instructions = [i for found in self.instructions.values() for i in found]
+        bridges = self.bridges()
+        v = verify_answer(answer, st.passages, question=st.question, bridges=bridges, instructions=instructions)
         for code, message in v.rejected:
             yield Warning(round=st.round, elapsed_ms=self.ms(), code=code, message=message)
-        cov, uncovered = coverage(st.question, v.evidence)
-        missing = list(dict.fromkeys(m for m in answer.missing if m.strip()))
-        if uncovered and cov < 1.0:
-            missing.extend(f"nothing read mentions “{t}”" for t in uncovered if not any(t in m for m in missing))
-        if not v.evidence:
-            if not missing:
-                missing = [st.question]
-            text = "I could not find enough evidence in your library to answer this."
-            if answer.text.strip() and not v.rejected and not answer.evidence_ids:
-                text += " (The draft answer cited no passage, so it was withheld.)"
-            elif v.rejected:
-                text += " (The draft answer's citations did not check out, so it was withheld.)"
+        model = getattr(self.policy, "name", "") == "llm"  # the model's estimate counts only with a model
+        if v.obeyed:
+            # The draft repeats what a planted instruction demands: the whole draft is suspect.
             yield self.finish(
                 Status.INSUFFICIENT,
-                text,
-                missing=missing,
-                confidence=min(0.15, answer.confidence),
-                notes=["no verified evidence"],
-            )
+                "The draft answer repeated an instruction planted in a document, so it was rejected. "
+                "No answer from your library can be given.",
+                missing=[st.question], confidence=0.02, notes=["answer rejected: it obeyed a planted instruction"],
+                parts=[],
+            )  # fmt: skip
             return
-        notes: list[str] = []
+        a = assess(self.analysis, v, st.passages, bridges)
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="coverage",
+                   message=f"{a.status.value}: " + ", ".join(
+                       f"{p.part.kind} {p.part.text[:40]!r} {'✓' if p.covered else '✗'}" for p in a.parts),
+                   data={"status": a.status.value, "bridge_entities": a.bridge_entities,
+                         "parts": [{"kind": p.part.kind, "text": p.part.text, "covered": p.covered} for p in a.parts]})  # fmt: skip
+        missing = list(a.missing)
+        for m in answer.missing:  # what the model says is missing, in its words
+            if m.strip() and m.strip() != st.question and m not in missing and model:
+                missing.append(m.strip())
+        missing.extend(m for m in self.library_gaps if m not in missing)
+        feats = self.features(a, v)
+        conf = confidence_model.probability(feats, answer.confidence if model else None)
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
+                   data={"features": feats, "model_estimate": answer.confidence if model else None})  # fmt: skip
+        notes = confidence_model.explain(feats, answer.confidence if model else None)
+        status = a.status
+        if status == Status.ANSWERED and truncated:
+            status = Status.TRUNCATED
+            notes.append("the round limit forced the answer")
+        text = v.text
+        if not v.evidence or not v.claims:
+            text = "I could not find enough evidence in your library to answer this."
+            if answer.text.strip() and answer.evidence_ids and v.rejected:
+                text += " (The draft answer's citations or claims did not check out, so it was withheld.)"
+            elif answer.text.strip() and not answer.evidence_ids and not v.evidence:
+                text += " (The draft answer cited no passage, so it was withheld.)"
+            yield self.finish(Status.INSUFFICIENT, text, missing=missing or [st.question],
+                              confidence=min(conf, 0.1), notes=notes or ["no verified evidence"], parts=self.parts(a, v))  # fmt: skip
+            return
+        if status == Status.PARTIAL:
+            gaps = "; ".join(missing[:4]) or "some parts of the question"
+            text = f"{text}\n\nPartial answer — not covered by the passages read: {gaps}."
+        elif status == Status.INSUFFICIENT:
+            gaps = "; ".join(missing[:4])
+            text = (
+                "I could not find evidence that answers this question"
+                + (f" ({gaps})" if gaps else "")
+                + ". Related passages:\n"
+                + text
+            )
+        yield self.finish(status, text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes,
+                          parts=self.parts(a, v))  # fmt: skip
+
+    def features(self, a: Assessment, v: Verified) -> dict[str, float]:
+        supports = [c.support.score for c in v.claims]
         docs = {e.doc_id for e in v.evidence}
-        support = min(1.0, (len(v.evidence) + len(docs) - 1) / 3)
-        conf = 0.45 * answer.confidence + 0.35 * cov + 0.2 * support
-        notes.append(f"model estimate {answer.confidence:.2f}")
-        notes.append(f"question terms covered by evidence {cov:.0%}")
-        notes.append(f"{len(v.evidence)} cited passage(s) from {len(docs)} document(s)")
-        if v.rejected:
-            penalty = min(0.3, 0.1 * len(v.rejected))
-            conf -= penalty
-            notes.append(f"{len(v.rejected)} citation(s) rejected by verification (−{penalty:.2f})")
-        if v.unsupported_sentences:
-            conf -= 0.05 * v.unsupported_sentences
-            notes.append(f"{v.unsupported_sentences} sentence(s) lost their only citation")
-        status = Status.TRUNCATED if truncated else Status.ANSWERED
-        if truncated:
-            conf *= 0.8
-            notes.append("round limit reached (×0.8)")
-        yield self.finish(status, v.text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes)
+        f = dict(a.features)
+        f.update(
+            answered=float(a.status == Status.ANSWERED),
+            partial=float(a.status == Status.PARTIAL),
+            support_min=min(supports) if supports else 0.0,
+            dropped_share=v.unsupported_sentences / max(1, v.sentences),
+            rejected=float(min(3, len(v.rejected))),
+            docs=float(min(3, len(docs))) / 3,
+            conflict=self.conflict(v),
+            claims_n=min(3, len(v.claims)) / 3,
+        )
+        return f
+
+    def conflict(self, v: Verified) -> float:
+        """1 when cited documents give different values of the asked type (two years for "when",
+        two numbers for "how many"): the sources disagree, or the answer mixes up entities."""
+        t = self.analysis.answer_type
+        pattern = {"when": r"\b1[0-9]{3}\b|\b20[0-9]{2}\b", "how_many": r"\b\d[\d,.]*\b", "how_much": r"\b\d[\d,.]*\b"}.get(t)
+        if pattern is None or self.analysis.is_comparison:
+            return 0.0
+        asked = set(re.findall(pattern, self.state.question))
+        by_doc: dict[int, set[str]] = {}
+        for c in v.claims:
+            vals = set(re.findall(pattern, c.text)) - asked
+            for r in c.refs:
+                if r in self.state.passages and vals:
+                    by_doc.setdefault(self.state.passages[r].doc_id, set()).update(vals)
+        sets = list(by_doc.values())
+        return float(len(sets) >= 2 and not set.intersection(*sets))
+
+    def parts(self, a: Assessment, v: Verified) -> list[PartStatus]:
+        number = {e.id: e.number for e in v.evidence}
+        return [
+            PartStatus(kind=p.part.kind, text=p.part.text, covered=p.covered, key=p.part.key,
+                       evidence=[number[r] for r in p.refs if r in number], missing=p.missing)
+            for p in a.parts
+        ]  # fmt: skip
+
+    def library_check(self) -> Finished | None:
+        """Stop at once when the library has nothing on the question's key concepts."""
+        pool = concept_pool(self.pool)
+        a = self.analysis
+        self.library_gaps = []
+        if pool is None or self.options.prior_evidence or asks_to_remember(self.state.question):
+            return None
+        if _NAMES_A_DOCUMENT.search(self.state.question):
+            return None  # "my notes on doc 3 …": about a document the user names, not the library at large
+        key = a.key_concepts()
+        if not key:
+            return None
+        # A name must occur whole (all its words in one passage); a concept phrase of ordinary
+        # words ("sparrow numbers fall") is there when any of its words is, since documents
+        # phrase things their own way.
+        entities = set(a.entities)
+        probe = list(dict.fromkeys(
+            [_zh_probe(k) if has_cjk(k) else k for k in key if k in entities or has_cjk(k)]
+            + [w for k in key if k not in entities and not has_cjk(k) for w in k.split()]
+        ))  # fmt: skip
+        try:
+            raw = pool.concept_stats(probe)
+        except Exception:  # a damaged index is the search's problem, not this check's
+            return None
+        stats = {
+            k: raw.get(_zh_probe(k), 0) if has_cjk(k) else raw.get(k, 0) if k in entities
+            else max(raw.get(w, 0) for w in k.split())
+            for k in key
+        }  # fmt: skip
+        # The user's own synonyms count: "segmentation" is there when "delineation" is.
+        syn = [(t, of) for t, of in self.synonyms() if any(of.lower() in k.lower() for k in key)]
+        if syn:
+            extra = pool.concept_stats([t for t, _ in syn])
+            for t, of in syn:
+                for k in key:
+                    if of.lower() in k.lower():
+                        stats[k] = max(stats[k], extra.get(t, 0))
+        absent = [k for k in key if stats.get(k, 0) == 0]
+        # A long name may be misremembered by a word ("Livesey Hal War Memorial"), and "A and B"
+        # may be two names: a name is there when all but one of its words are, or each part is.
+        relaxed: dict[str, list[str]] = {}
+        for k in absent:
+            if k not in entities or has_cjk(k):
+                continue
+            words = [w for w in k.split() if w.lower() not in ("and", "&", "of", "the", "in", "on", "for")]
+            alts = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))] if len(words) >= 3 else []
+            parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", k) if p.strip()]
+            relaxed[k] = alts + (parts if len(parts) > 1 else [])
+        probe2 = list(dict.fromkeys(x for xs in relaxed.values() for x in xs))
+        if probe2:
+            more = pool.concept_stats(probe2)
+            for k, xs in relaxed.items():
+                parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", k) if p.strip()]
+                if any(more.get(x, 0) for x in xs if x not in parts) or (len(parts) > 1 and all(more.get(p, 0) for p in parts)):
+                    stats[k] = 1
+            absent = [k for k in key if stats.get(k, 0) == 0]
+        self.stats_info = Info(elapsed_ms=self.ms(), code="library_check",
+                               message="documents mentioning the key concepts: "
+                               + ", ".join(f"{k!r} {stats.get(k, 0)}" for k in key),
+                               data={"stats": stats, "absent": absent})  # fmt: skip
+        if not absent:
+            return None
+        zh = a.language == "zh"
+        shown = ", ".join(f"“{k}”" if zh else f"'{k}'" for k in absent)
+        # A multi-word name is specific: when every one the question has is absent, so is its
+        # subject. Single words ("Beaver", "Discovery") are ambiguous: half of them must be absent.
+        multi = [k for k in key if k in entities and (" " in k or has_cjk(k))]
+        nothing = all(k in absent for k in multi) if multi else len(absent) * 2 >= len(key)
+        if nothing:
+            msg = f"你的文献库里没有关于{shown}的内容。" if zh else f"Your library has nothing on {shown}."
+            return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
+                               notes=["key concepts occur in no document (or only in reference lists)"])  # fmt: skip
+        self.library_gaps = [f"你的文献库里没有关于{shown}的内容" if zh else f"Your library has nothing on {shown}"]
+        return None
 
     def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
         st = self.state
@@ -531,6 +737,16 @@ def run_agent(
         return
     if too_long:
         yield run.finish(Status.FAILED, too_long, error=too_long)
+        return
+    a = run.analysis
+    yield Info(elapsed_ms=run.ms(), code="analysis",
+               message=f"{a.answer_type} question; " + "; ".join(p.text[:50] for p in a.parts if p.kind != "slot"),
+               data=a.to_data())  # fmt: skip
+    stop = run.library_check()
+    if run.stats_info is not None:
+        yield run.stats_info
+    if stop is not None:
+        yield stop
         return
     try:
         while st.round < st.max_rounds:

@@ -7,11 +7,15 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from ..textutil import STOPWORDS, has_cjk, query_terms, split_sentences
+from ..textkinds import Kind, answer_sentences, answerable
+from ..textutil import STOPWORDS, has_cjk, query_terms
 from .actions import Answer, Decision, Notes, PassageRef, Read, Search, fit_query
+from .analysis import QuestionAnalysis, analyze, names_in
 from .events import HitView, PassageView
+from .injection import is_instruction
 from .router import is_complex
 from .state import AgentState, PolicyStep
+from .sufficiency import CAUSE
 
 
 def _term_in(term: str, text_lower: str) -> bool:
@@ -46,26 +50,8 @@ def _share(terms: list[str], text_lower: str) -> float:
 
 # --- names: the bridge entities of multi-hop questions ------------------------------------------
 
-_CAP = r"(?:[A-Z][\w'’.\-]*[\w’]|[A-Z]\.|[A-Z])"  # Shirley, O'Brien, F., U.S., WINNER
-# Words that may sit inside a name ("University of Kansas", "Ludwig van Beethoven"); "and",
-# "for" and friends usually join two names ("Howard Ashman and Alan Menken"), so they split.
-_LINK = r"(?:of|the|de|del|der|van|von|da|di|du|la|le|al|bin|ibn)"
-_NAME = re.compile(rf"\b{_CAP}(?:\s+(?:{_LINK}\s+)*{_CAP})*")
-# Quoted titles, English and Chinese: "Kiss and Tell", 《红楼梦》, 「请假流程」.
-_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,40})》|「([^」]{1,40})」|『([^』]{1,40})』")
-_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 _NONWORD = re.compile(r"[^\w]+")
-_POSSESSIVE = re.compile(r"['’]s?$")
-# Capitalised at a sentence start or as a function word, not because they are names.
-_NOT_NAME_WORDS = (
-    "the a an in on at it its this that these those he she they we his her their there here "
-    "as after before during since while when where what which who whom whose how although "
-    "however but and or if for from by with to of also both each other some many most "
-    "several is are was were be been do does did has have had can could will would should "
-    "might january february march april may june july august september october november "
-    "december monday tuesday wednesday thursday friday saturday sunday "
-)
-_NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|\d{4}年")
 # Comparisons decided by a date: prefer the sentence that gives one.
 _WHEN = re.compile(
@@ -91,41 +77,6 @@ def title_core(title: str) -> str:
     return _norm(_PAREN.sub("", title))
 
 
-def names_in(sentence: str) -> list[str]:
-    """Proper names and quoted titles in one sentence, in order of appearance (repeats kept).
-
-    A lone capitalised word opening the sentence is usually just the sentence's first word.
-    """
-    found: list[tuple[int, str]] = []
-    quoted: list[tuple[int, int]] = []
-    for m in _QUOTED.finditer(sentence):
-        i = next(i for i in range(1, 5) if m.group(i) is not None)
-        found.append((m.start(i), m.group(i).strip()))
-        quoted.append(m.span())
-    for m in _NAME.finditer(sentence):
-        if any(a <= m.start() < b for a, b in quoted):
-            continue  # part of a quoted title, which counts whole
-        words = m.group().split()
-        while words and words[0].lower() in _NOT_NAMES:
-            words = words[1:]
-        while words and (words[-1].lower() in _NOT_NAMES or re.fullmatch(_LINK, words[-1])):
-            words = words[:-1]
-        if words:
-            words[-1] = _POSSESSIVE.sub("", words[-1])
-        name = " ".join(words).rstrip(".")
-        if len(name) < 2 or name.lower() in STOPWORDS:
-            continue
-        if (
-            len(words) == 1
-            and m.group().split()[0] == words[0]
-            and not sentence[: m.start()].strip(" \"“'‘([")
-        ):
-            continue
-        found.append((m.start(), name))
-    found.sort()
-    return [n for _, n in found]
-
-
 def _fit(query: str) -> str:
     """``query`` shortened to what a Search action accepts (its keywords, cut at a word)."""
     return fit_query(query)
@@ -139,11 +90,6 @@ def _mentions(core: str, text_norm: str) -> bool:
     return f" {core} " in f" {text_norm} "
 
 
-_INSTRUCTION = re.compile(
-    r"\b(ignore|disregard|forget)\b.{0,40}\b(previous|prior|above|earlier|all)\b.{0,20}\b(instructions?|prompts?|rules)\b"
-    r"|\b(system prompt|you are (?:an?|the) (?:ai|assistant|language model))\b|忽略.{0,10}(指令|提示|说明)",
-    re.IGNORECASE,
-)
 _WHY = re.compile(r"\b(why|how come|reason|cause[sd]?)\b|为什么|为何|原因", re.IGNORECASE)
 _CAUSE = re.compile(
     r"\b(because|due to|caused?|after|when|since|as a result|led to|owing to|driven by)\b|因为|由于|导致|造成|之后",
@@ -174,13 +120,17 @@ def _contexts(state: AgentState) -> list[_Context]:
     terms = question_terms(state.question)
     out: list[_Context] = []
     for p in state.passages.values():
-        title_low = p.title.lower()
+        # The section heading is part of what a sentence is about ("Limitations", "Results").
+        title_low = (p.title + " " + p.section).lower()
         w_passage = _share(terms, title_low + " " + p.text.lower())
-        for i, sent in enumerate(split_sentences(p.text)):
+        # Reference entries, code, tables, author blocks and text addressed to an AI stay
+        # readable but never become answer sentences; a caption only when nothing else will do.
+        for i, (sent, kind) in enumerate(answer_sentences(p.text, p.section)):
+            if not answerable(kind) or is_instruction(sent):
+                continue
             overlap = _share(terms, title_low + " " + sent.lower())
-            out.append(
-                _Context(p, i, sent, _norm(sent), names_in(sent), overlap, w_passage * (0.25 + overlap))
-            )
+            weight = w_passage * (0.25 + overlap) * (0.5 if kind == Kind.CAPTION else 1.0)
+            out.append(_Context(p, i, sent, _norm(sent), names_in(sent), overlap, weight))
     return out
 
 
@@ -241,6 +191,15 @@ class _Run:
     contexts_of: tuple[str, ...] = ()
     notes_done: bool = False  # the notes tool was used (or judged not needed) in this run
     start_passages: int = 0  # passages given at run start (a follow-up's reused evidence)
+    sides_searched: set[str] = field(default_factory=set)
+    intro_done: set[str] = field(default_factory=set)
+    _analysis: QuestionAnalysis | None = None
+
+    @property
+    def analysis(self) -> QuestionAnalysis:
+        if self._analysis is None:
+            self._analysis = analyze(self.state.question)
+        return self._analysis
 
     def sentences(self) -> list[_Context]:
         key = tuple(self.state.passages)
@@ -292,6 +251,8 @@ class OfflinePolicy:
         single_word: float = 0.5,
         weights: dict[str, float] | None = None,
         min_score: float = 0.2,
+        side_searches: bool = True,
+        intro_reads: bool = True,
     ) -> None:
         self.k = max(1, min(10, k))
         self.read_budget = read_budget
@@ -302,6 +263,8 @@ class OfflinePolicy:
         self.single_word = single_word  # a one-word name is a weaker lead than a full name
         self.weights = {**DEFAULT_WEIGHTS, **(weights or {})}
         self.min_score = min_score
+        self.side_searches = side_searches  # search each side of a comparison on its own
+        self.intro_reads = intro_reads  # read the opening of the document a definition is about
         self._runs: OrderedDict[int, _Run] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -389,12 +352,18 @@ class OfflinePolicy:
         # With nothing read yet, reading in the last round beats answering from nothing: the
         # loop then answers at its round limit with what was read.
         ranked = [(h, v) for h, v in self._rank_unread(state, run) if v >= self.min_score]
+        intro = self._intro_read(state, run, budget)
+        if intro is not None:
+            return intro
         if len(state.passages) <= run.start_passages and ranked:
             # What the first passages mention decides where the rest of the budget goes; keep
             # that budget only while there are rounds to use it (search, read, answer).
             n = budget if rounds_left - 1 < 3 else min(budget, self.first_reads)
             pick = [h for h, _ in ranked[:n]]
             return self._read(pick, f"read the {len(pick)} best hit(s) first")
+        side = self._side_search(state, run, rounds_left)
+        if side is not None:
+            return side
         chain = 0  # bridge searches since the last read
         for x in reversed(run.searches):
             if not x.bridge or x.after_reads != len(state.passages):
@@ -409,6 +378,61 @@ class OfflinePolicy:
             pick = [h for h, _ in ranked[:budget]]
             return self._read(pick, f"read the {len(pick)} most promising unread hit(s)")
         return self.answer(state, "nothing more worth reading")
+
+    def _intro_read(self, state: AgentState, run: _Run, budget: int) -> PolicyStep | None:
+        """"What is X?" (or "how do X and Y differ?"): read the opening passages of the document
+        titled X — its abstract says what X is, which a keyword search rarely ranks first."""
+        a = run.analysis
+        if not self.intro_reads:
+            return None
+        defining = "definition" in (a.sub_types or (a.answer_type,))
+        generic_cmp = a.is_comparison and not [w for w in a.attribute if w not in _COMPARE_WORDS]
+        if not (defining or generic_cmp) or budget < 2 or a.is_bridge:
+            return None
+        subjects = list(a.sides) if a.is_comparison else list(a.entities[:1] or a.concepts[:1])
+        for subject in subjects:
+            n = _norm(subject)
+            if n in run.intro_done or not n:
+                continue
+            doc = next((h for h in state.hits.values() if title_core(h.title).startswith(n) or
+                        _mentions(n, _norm(h.title.split(":")[0]))), None)  # fmt: skip
+            if doc is None:
+                continue
+            run.intro_done.add(n)
+            # The first segments, skipping any a hit showed to be in a later section.
+            known = {h.segment: h.section for h in state.hits.values() if h.doc_id == doc.doc_id}
+            segs = [
+                s for s in range(4)
+                if (doc.doc_id, s) not in state.read_keys and (s not in known or not known[s] or _INTRO_SECTION.search(known[s]))
+            ][: min(3 if len(subjects) == 1 else 2, budget)]  # fmt: skip
+            if segs:
+                step = PolicyStep(Decision(thought=f"read the opening of {doc.title[:60]!r}: it says what {subject} is",
+                                           action=Read(doc_id=doc.doc_id, segments=segs)))  # fmt: skip
+                return step
+        return None
+
+    def _side_search(self, state: AgentState, run: _Run, rounds_left: int) -> PolicyStep | None:
+        """A comparison needs evidence on each side: search a side nothing read is about yet, on its own."""
+        a = run.analysis
+        if not self.side_searches or not a.is_comparison or rounds_left < 3:
+            return None
+        for side in a.sides:
+            n = _norm(side)
+            if n in run.sides_searched:
+                continue
+            about = any(
+                title_core(p.title) == n or _mentions(n, _norm(p.title + " " + p.text)) for p in state.passages.values()
+            )
+            if about:
+                continue
+            run.sides_searched.add(n)
+            attr = [w for w in a.attribute if w not in n.split()][:3]
+            q = _fit(" ".join([side, *attr]))
+            if not state.tried(q):
+                step = self._search(run, q, f"search {side!r} on its own: a comparison needs both sides", [n])
+                step.infos = [("side_search", f"searching the side {side!r} on its own")]
+                return step
+        return None
 
     # --- choosing what to read -----------------------------------------------------------------
 
@@ -509,14 +533,19 @@ class OfflinePolicy:
         terms = question_terms(state.question)
         # A sentence addressed to an AI ("ignore previous instructions …") is not evidence of
         # anything the question asks; quoting it would pass the injection on to the reader.
-        contexts = [c for c in run.sentences() if c.text.strip() and not _INSTRUCTION.search(c.text)]
+        contexts = [c for c in run.sentences() if c.text.strip()]
         chosen: list[_Context] = []
         q_norm = _norm(state.question)
+        # The sentence that fills the asked slot (a definition, a count, a date) leads.
+        slots = _slot_sentences(run.analysis, contexts)
+        for c in slots:
+            if c not in chosen:
+                chosen.append(c)
         # A comparison needs each side: one sentence per compared entity first.
         entities = self._compared(state.question)
         if entities:
             names = " ".join(_norm(e) for e in entities)
-            attribute = [t for t in terms if not _term_in(t, names)]
+            attribute = [t for t in terms if not _term_in(t, names) and t not in _COMPARE_WORDS]
             when = bool(_WHEN.search(state.question))
             for entity in entities:
                 best = self._best_about(entity, attribute, when, contexts, chosen)
@@ -557,6 +586,9 @@ class OfflinePolicy:
         order = list(state.passages)
         chosen.sort(key=lambda c: (order.index(c.passage.id), c.index))
         text = "\n".join(f"- {c.text.rstrip()} [{c.passage.id}]" for c in chosen)
+        direct = _direct_line(run.analysis, chosen, state, slots)
+        if direct:
+            text = direct + "\n" + text
         said = " ".join(c.passage.title + " " + c.text for c in chosen).lower()
         missing = [t for t in terms if not _term_in(t, said)]
         coverage = 1 - len(missing) / max(1, len(terms))
@@ -626,7 +658,172 @@ class OfflinePolicy:
             # "Ed Wood" before "Ed Wood (film)": the unqualified title is the entity itself.
             qualified = c.passage.title.rstrip().endswith(")")
             v = _share(attribute, c.text.lower()) + (0.5 if own and not qualified else 0.45 if own else 0.0)
-            v += 0.3 * bool(when and _YEAR.search(c.text)) + 0.1 * (c.index == 0)
+            if not attribute:
+                # "How do A and B differ?": what each side is, is the sentence that defines it.
+                v += 0.6 * _defines(entity, c) + 0.2 * bool(_INTRO_SECTION.search(c.passage.section or ""))
+            # A comparison decided by dates is decided by the sentence that gives the date.
+            v += 0.8 * bool(when and _YEAR.search(c.text)) + 0.1 * (c.index == 0)
             return v
 
         return max(about, key=value)
+
+
+# --- the slot sentence ---------------------------------------------------------------------------
+
+_COMPARE_WORDS = frozenset(
+    ["differ", "differs", "difference", "differences", "different", "compare", "compared", "comparison",
+     "similar", "similarity", "similarities", "contrast", "versus", "vs"]
+)  # fmt: skip
+_INTRO_SECTION = re.compile(r"abstract|introduction|overview|摘要|引言|简介|概述", re.IGNORECASE)
+
+
+def _defines(subject: str, c: _Context) -> bool:
+    """Does sentence ``c`` say what ``subject`` is ("X is a …", "We introduce X, a …", "X是…")?"""
+    x = re.escape(subject)
+    pattern = (
+        rf"^(?:the\s+)?{x}\s*(?:\([^)]*\)\s*)?(?:is|are|was|were|refers to|stands for|denotes)\b"
+        rf"|\b(?:introduce[sd]?|present[sd]?|propose[sd]?|describe[sd]?)\s+{x}\d{{0,2}}\s*(?:\([^)]*\))?,?\d{{0,2}}\s+(?:a|an|the)\b"
+        rf"|^{x}\s*,\s+(?:a|an|the)\b|{x}(?:是|指|即)"
+    )
+    return re.search(pattern, c.text, re.IGNORECASE) is not None
+
+
+def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Context]:
+    """The best sentence for each typed slot of the question: a defining sentence about the
+    subject for "what is X", a number next to the counted noun for "how many", a date for "when"."""
+    subject = a.entities[0] if a.entities else (a.concepts[0] if a.concepts else "")
+    if a.answer_type == "why" and not a.entities and a.concepts:
+        subject = a.concepts[0].split()[-1]  # "house sparrows decline": the sentence names the decline
+    if not subject or a.is_comparison or a.is_bridge:
+        return []
+    n = _norm(subject)
+    # The sentence itself names the subject (or opens the subject's own passage).
+    about = [
+        c for c in contexts
+        if _mentions(n, c.norm) or (has_cjk(n) and n in c.text) or (c.index == 0 and title_core(c.passage.title).startswith(n))
+    ]  # fmt: skip
+    out: list[_Context] = []
+    for t in a.sub_types or (a.answer_type,):
+        best: tuple[float, _Context] | None = None
+        for c in about:
+            if t == "definition":
+                ok = _defines(subject, c)
+            elif t in ("how_many", "how_much"):
+                ok = any(_with_counted_noun(m.group().split()[0], c.text[m.start() :], a.question)
+                         for m in _QUANTITY.finditer(c.text) if m.group().strip())  # fmt: skip
+            elif t == "when":
+                ok = _DATE.search(c.text) is not None
+            elif t == "why":
+                ok = CAUSE.search(c.text) is not None and not re.search(r"\b(?:not|no|neither|nor)\b", c.text)
+            else:
+                ok = False
+            if not ok:
+                continue
+            v = c.overlap + 0.2 * bool(_INTRO_SECTION.search(c.passage.section or "")) + 0.1 * (c.index == 0)
+            if best is None or v > best[0]:
+                best = (v, c)
+        if best is not None and best[1] not in out:
+            out.append(best[1])
+    return out
+
+
+# --- the direct answer line ----------------------------------------------------------------------
+
+_DATE = re.compile(
+    r"\b(?:(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},\s+)?"
+    r"(?:1[0-9]{3}|20[0-9]{2})\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|"
+    r"November|December)\s+(?:1[0-9]{3}|20[0-9]{2})\b|\d{4}年(?:\d{1,2}月)?(?:\d{1,2}日)?"
+)
+_QUANTITY = re.compile(
+    r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:%|[KMB]\b|million|billion|thousand|hundred|percent)?"
+    r"(?:\s+(?!(?:and|or|of|in|on|at|to|the|a|an|for|by|with|from|as)\b)[A-Za-z][\w-]*){0,2}"
+    r"|[一二两三四五六七八九十百千万\d]+[个篇种位名项条件次日天月年周]"
+)
+_EARLY = frozenset(["first", "earlier", "earliest", "older", "oldest", "before", "sooner"])
+_LATE = frozenset(["later", "latest", "younger", "youngest", "after", "newer", "recent", "last"])
+
+
+def _with_counted_noun(number: str, text: str, question: str) -> str:
+    """"81.1M English-language academic papers": the number up to the noun the question counts."""
+    words = text.split()[1:6]
+    q = set(question_terms(question))
+    for i, w in enumerate(words):
+        w = w.strip(",.;:()").lower()
+        if len(w) >= 3 and any(t == w or (len(t) >= 3 and w.startswith(t[: max(3, len(t) - 2)])) for t in q):
+            return " ".join([number, *words[: i + 1]]).rstrip(",.;:")
+    return ""
+
+
+def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState, slots: list[_Context] | None = None) -> str:
+    """"Answer: … [P2]": the typed value the question asks for, when a chosen sentence gives one.
+
+    Built only from words of the cited sentence (the support check holds it to that): a number
+    with its noun for how-many/how-much, a date for when, a new name for who/where/which (from
+    the last hop's passage for a bridge question), and for a comparison decided by dates the
+    side with the earlier or later date.
+    """
+    if not chosen:
+        return ""
+    q_low = a.question.lower()
+    if a.is_comparison:
+        attr = set(a.attribute) | set(a.question.lower().split())
+        early, late = bool(attr & _EARLY), bool(attr & _LATE)
+        if early == late:
+            return ""
+        dated: list[tuple[int, str, str]] = []
+        for side in a.sides:
+            n = _norm(side)
+            for c in chosen:
+                if title_core(c.passage.title) == n or _mentions(n, c.norm):
+                    m = _DATE.search(c.text)
+                    year = re.search(r"1[0-9]{3}|20[0-9]{2}", m.group()) if m else None
+                    if year:
+                        dated.append((int(year.group()), side, c.passage.id))
+                        break
+        if len(dated) != len(a.sides) or len({y for y, _, _ in dated}) < 2:
+            return ""
+        dated.sort()
+        win = dated[0] if early else dated[-1]
+        rest = "; ".join(f"{s} {y}" for y, s, _ in dated if s != win[1])
+        refs = ", ".join(dict.fromkeys(pid for _, _, pid in dated))
+        return f"Answer: {win[1]} ({win[0]}; {rest}) [{refs}]"
+    t = a.answer_type
+    if t not in ("how_many", "how_much", "when", "who", "where", "which"):
+        return ""
+    # The sentence that answers: the one covering the question best, from the last hop's passage
+    # when the question is a bridge (the first hop only names where to look).
+    pool = list(chosen)
+    if a.is_bridge and len({c.passage.id for c in chosen}) > 1:
+        anchor = _norm(a.hops[0].anchor)
+        later = [c for c in chosen if not (title_core(c.passage.title) == anchor or _mentions(anchor, c.norm))]
+        pool = later or pool
+    first_hop_names = {n.lower() for c in chosen if c not in pool for n in c.names}
+    ordered = [c for c in slots or [] if c in pool] + sorted((c for c in pool if c not in (slots or [])), key=lambda c: -c.overlap)
+    for c in ordered:
+        span = ""
+        if t in ("how_many", "how_much"):
+            plain = ""
+            for m in _QUANTITY.finditer(c.text):
+                v = m.group().strip()
+                if v and v.split()[0] not in q_low and not re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", v.split()[0]):
+                    # A number with the noun the question counts beats a bare one (a footnote mark).
+                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question)
+                    if span:
+                        break
+                    plain = plain or v
+            span = span or plain
+        elif t == "when":
+            m = next((m for m in _DATE.finditer(c.text) if m.group() not in a.question), None)
+            span = m.group() if m else ""
+        else:
+            if has_cjk(a.question):
+                return ""
+            for n in c.names:
+                low = n.lower()
+                if low in q_low or low in first_hop_names or _norm(n) in _norm(a.question):
+                    continue
+                span = n
+                break
+        if span:
+            return f"Answer: {span} [{c.passage.id}]"
+    return ""

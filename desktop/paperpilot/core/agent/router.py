@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..textutil import has_cjk, query_terms
 from .actions import Decision, PassageRef, Read, Search
+from .analysis import analyze
 from .state import AgentState, DocumentPool, Policy, PolicyStep
 
 _COMPARE_EN = re.compile(
@@ -26,9 +27,17 @@ class Route:
 
 
 def is_complex(question: str) -> str | None:
-    """Why ``question`` needs the loop (comparison, several parts), or None."""
+    """Why ``question`` needs the loop (comparison, bridge, several parts), or None."""
     if _COMPARE_EN.search(question) or _COMPARE_ZH.search(question):
         return "comparison question"
+    a = analyze(question)
+    if a.is_comparison:
+        return "comparison question"
+    if a.is_bridge:
+        # "the county in which X is located": one search finds X, not what X leads to.
+        return "bridge question: " + " → ".join(h.text for h in a.hops)[:120]
+    if a.is_multipart:
+        return "several questions in one"
     marks = len(re.findall(r"[?？]", question))
     if marks > 1 or re.search(r"[;；]", question.strip().rstrip("?？;；")):
         return "several questions in one"

@@ -33,6 +33,22 @@ class DocumentPool(Protocol):
     def read(self, doc_id: int, segment: int) -> Passage: ...
 
 
+class ConceptPool(Protocol):
+    """Optional part of a pool: how many documents mention each concept (``core.library.Library``)."""
+
+    def concept_stats(self, terms: Sequence[str]) -> dict[str, int]:
+        """For each term (a word, a name or a Chinese concept): the number of documents with a
+        passage that is not a reference list and contains all of the term's words."""
+        ...
+
+
+def concept_pool(pool: object) -> ConceptPool | None:
+    """``pool`` when it can count concepts, else None (a pool need not implement it)."""
+    if callable(getattr(pool, "concept_stats", None)):
+        return pool  # type: ignore[return-value]
+    return None
+
+
 class NotePool(Protocol):
     """Optional part of a pool: per-document notes (``core.library.Library`` implements it)."""
 
@@ -129,6 +145,9 @@ class AgentState:
     stale_rounds: int = 0
     usage: Usage = field(default_factory=Usage)
     extra_terms: list[str] = field(default_factory=list)  # from the user's research profile
+    # (question's word, documents' word, why): equivalences a policy vouches for (a model's
+    # synonym backed by a quote …); the support check accepts them as bridging terms.
+    bridge_terms: list[tuple[str, str, str]] = field(default_factory=list)
     cancel: threading.Event | None = None  # set by the user's Stop; policies pass it to slow calls
 
     @property

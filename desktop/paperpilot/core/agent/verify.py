@@ -1,4 +1,10 @@
-"""Citation checks: an answer may cite only passages read in this run, and quotes must be real."""
+"""Citation and claim checks: an answer may cite only passages read in this run, quotes must be
+real, and every sentence must be supported by what it cites (``support.check_claim``).
+
+A sentence that fails the support check is removed and reported, whichever policy wrote it;
+the program never attaches a citation to text it has not checked. A sentence that repeats
+what an instruction planted in a document demands (``injection``) is rejected.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from dataclasses import dataclass, field
 from ..textutil import has_cjk, query_terms, split_sentences
 from .actions import Answer
 from .events import Evidence, PassageView
+from .injection import Instruction, obeys, without_instructions
+from .support import Bridges, ClaimSupport, check_claim, citable_text, claim_text
 
 # [P3], [P3, P5], [3], [1][2] — ids as the loop assigns them (P-prefixed) or bare numbers.
 _CITE = re.compile(r"\[((?:P?\d+)(?:\s*[,;]\s*P?\d+)*)\]")
@@ -39,39 +47,99 @@ def _sentences(para: str) -> list[str]:
 
 
 @dataclass
+class Claim:
+    """An answer sentence that survived verification, with the passages it cites and its support."""
+
+    text: str
+    refs: list[str]  # evidence ids (P-numbers) it cites; empty for a supported uncited conclusion
+    support: ClaimSupport
+
+
+@dataclass
 class Verified:
     text: str
     evidence: list[Evidence]
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
-    unsupported_sentences: int = 0
+    unsupported_sentences: int = 0  # sentences removed because their cited text does not support them
+    claims: list[Claim] = field(default_factory=list)
+    obeyed: list[str] = field(default_factory=list)  # demanded outputs of planted instructions it repeated
+    sentences: int = 0  # sentences in the draft (bullets and headings included)
 
 
-def verify_answer(answer: Answer, passages: dict[str, PassageView]) -> Verified:
-    """Keep only citations of read passages whose quotes occur in them; renumber them [1], [2] …
+# A sentence that says what is missing is not a claim and needs no citation.
+_HEDGE = re.compile(
+    r"\b(?:no|not|none|nothing|unknown|unclear|cannot|can't|could not|does not|do not|did not|isn't|aren't|"
+    r"wasn't|weren't|neither|missing|insufficient)\b|没有|未(?:提|说|给|找)|不清楚|无法|缺少|不足",
+    re.IGNORECASE,
+)
+
+
+def _is_hedge(sentence: str) -> bool:
+    return _HEDGE.search(sentence) is not None and not _CITE.search(sentence)
+
+
+def verify_answer(
+    answer: Answer,
+    passages: dict[str, PassageView],
+    *,
+    question: str = "",
+    bridges: Bridges | None = None,
+    instructions: list[Instruction] | None = None,
+    check_support: bool = True,
+) -> Verified:
+    """Keep only supported sentences citing read passages whose quotes occur in them; renumber [1], [2] …
 
     A sentence's quoted spans must occur (whitespace-insensitive) in at least one of the
-    passages the same sentence cites; a citation that fails is removed and reported.
+    passages the same sentence cites; a citation that fails is removed and reported. Then the
+    sentence's content must be in what it still cites (``support.check_claim``), or it is
+    removed. An answer with evidence listed but no inline marker has each sentence checked
+    against each listed passage; only the passages that support a sentence are cited by it.
+    An uncited sentence is kept only when it says what is missing, or when the answer's cited
+    passages together support it (a conclusion drawn from them), and it gets no marker.
     """
     rejected: list[tuple[str, str]] = []
     order: list[str] = []
     quotes_by_id: dict[str, str] = {}
     out_sentences: list[str] = []
+    claims: list[Claim] = []
+    obeyed: list[str] = []
     unsupported = 0
+    n_sentences = 0
     text = answer.text
-    if answer.evidence_ids and text.strip() and not _CITE.search(text):
-        # Evidence listed but no inline marker (weak models do this): the listed passages
-        # cite the answer as a whole, from its last sentence, and are checked like any other.
-        text = text.rstrip() + " [" + ", ".join(_canon(r) for r in dict.fromkeys(answer.evidence_ids)) + "]"
+    listed = [r for r in dict.fromkeys(_canon(x) for x in answer.evidence_ids)]
+    unmarked = bool(listed) and bool(text.strip()) and not _CITE.search(text)
+    cited_anywhere = [_canon(r) for m in _CITE.finditer(text) for r in re.split(r"[,;]", m.group(1))]
+    pool_ids = [r for r in dict.fromkeys(cited_anywhere + listed) if r in passages]
+    ctx = _Ctx(passages, question, bridges or Bridges(), instructions or [], check_support)
     for para in text.split("\n"):
         if not para.strip():
             out_sentences.append(para)
             continue
         new_sents: list[str] = []
         for sent in _sentences(para):
-            new_sent, lost = _check_sentence(sent, passages, order, quotes_by_id, rejected)
+            n_sentences += 1
+            if unmarked:
+                sent = _attach_supporting(sent, listed, ctx)
+            if ctx.instructions:
+                demand = obeys(claim_text(sent), ctx.instructions, question, ctx.ordinary_text(pool_ids))
+                if demand is not None:
+                    obeyed.append(demand)
+                    rejected.append(("injection_obeyed", f"the answer repeats what an instruction in a document "
+                                     f"demands ({demand[:40]!r}); sentence removed: {claim_text(sent)[:80]!r}"))  # fmt: skip
+                    continue
+            if not _CITE.search(sent):
+                kept = _check_uncited(sent, pool_ids, ctx, claims, rejected)
+                if kept is not None:
+                    new_sents.append(kept)
+                elif claim_text(sent).strip():
+                    unsupported += 1
+                continue
+            new_sent, lost = _check_sentence(sent, passages, order, quotes_by_id, rejected, ctx, claims)
             unsupported += lost
-            new_sents.append(new_sent)
-        out_sentences.append(_join(new_sents))
+            if new_sent:
+                new_sents.append(new_sent)
+        if new_sents:
+            out_sentences.append(_join(new_sents))
     for ref in answer.evidence_ids:
         ref = _canon(ref)
         if ref not in passages and not any(ref in m for _, m in rejected):
@@ -91,7 +159,65 @@ def verify_answer(answer: Answer, passages: dict[str, PassageView]) -> Verified:
         for i, ref in enumerate(order)
     ]
     text = "\n".join(out_sentences).strip()
-    return Verified(text=text, evidence=evidence, rejected=rejected, unsupported_sentences=unsupported)
+    # Renumbering happened as sentences were kept; drop bullets left without a sentence.
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return Verified(text=text, evidence=evidence, rejected=rejected, unsupported_sentences=unsupported,
+                    claims=claims, obeyed=obeyed, sentences=n_sentences)  # fmt: skip
+
+
+@dataclass
+class _Ctx:
+    passages: dict[str, PassageView]
+    question: str
+    bridges: Bridges
+    instructions: list[Instruction]
+    check_support: bool
+    _citable: dict[str, str] = field(default_factory=dict)
+
+    def citable(self, ref: str) -> str:
+        if ref not in self._citable:
+            self._citable[ref] = citable_text(self.passages[ref])
+        return self._citable[ref]
+
+    def support(self, sentence: str, refs: list[str]) -> ClaimSupport:
+        return check_claim(sentence, [self.citable(r) for r in refs], question=self.question, bridges=self.bridges)
+
+    def ordinary_text(self, refs: list[str]) -> str:
+        return " ".join(without_instructions(self.passages[r].text) for r in refs if r in self.passages)
+
+
+def _attach_supporting(sent: str, listed: list[str], ctx: _Ctx) -> str:
+    """Cite, from the listed evidence of an unmarked answer, the passages that support ``sent``."""
+    if not claim_text(sent).strip() or _is_hedge(sent):
+        return sent
+    read = [r for r in listed if r in ctx.passages]
+    good = [r for r in read if ctx.support(sent, [r]).supported]
+    if not good and read and ctx.support(sent, read).supported:
+        good = read
+    refs = good or listed  # unsupported: let the check below report and remove it
+    body = sent.rstrip()
+    end = _END_PUNCT.search(body)
+    head, punct = (body[: end.start()], end.group()) if end else (body, "")
+    return head + " [" + ", ".join(refs) + "]" + punct
+
+
+def _check_uncited(
+    sent: str, pool_ids: list[str], ctx: _Ctx, claims: list[Claim], rejected: list[tuple[str, str]]
+) -> str | None:
+    body = claim_text(sent)
+    if not body.strip() or re.fullmatch(r"[\W\d_]*", body):
+        return sent if body.strip() else None
+    if _is_hedge(sent) or not ctx.check_support:
+        return sent
+    if pool_ids:
+        sup = ctx.support(body, pool_ids)
+        if sup.supported:
+            claims.append(Claim(body, [], sup))
+            return sent
+        rejected.append(("unsupported_claim", f"uncited sentence not supported by the passages cited: {body[:80]!r} ({sup.reason})"))
+    else:
+        rejected.append(("uncited_claim", f"sentence cites no passage and was removed: {body[:80]!r}"))
+    return None
 
 
 def _check_sentence(
@@ -100,17 +226,22 @@ def _check_sentence(
     order: list[str],
     quotes_by_id: dict[str, str],
     rejected: list[tuple[str, str]],
+    ctx: _Ctx,
+    claims: list[Claim],
 ) -> tuple[str, int]:
-    """Check each clause's citations: a marker covers the text since the previous marker.
+    """Check each clause's citations (a marker covers the text since the previous marker), then
+    the sentence's support by the citations that survive.
 
-    Returns the sentence with surviving markers renumbered, and 1 if it lost all its citations.
+    Returns the sentence with surviving markers renumbered ("" when it is removed), and 1 if
+    it was removed for lack of support.
     """
     marks = list(_CITE.finditer(sent))
     if not marks:
         return sent, 0
-    out: list[str] = []
+    # First pass: which citations survive the read/quote checks, per marker.
+    groups: list[list[str]] = []
+    seen_q: dict[str, str] = {}
     pos = 0
-    kept_any = False
     for i, m in enumerate(marks):
         clause = sent[pos : m.start()]
         scope = clause + (sent[m.end() :] if i == len(marks) - 1 else "")
@@ -120,16 +251,69 @@ def _check_sentence(
             if ref not in passages:
                 rejected.append(("invented_citation", f"[{ref}] was never read in this run"))
                 continue
-            text = _norm(passages[ref].text)
-            bad = [q for q in quotes if _norm(q) not in text]
+            ptext = _norm(passages[ref].text)
+            bad = [q for q in quotes if _norm(q) not in ptext]
             if bad:
                 rejected.append(
                     ("quote_not_found", f"quote {bad[0][:60]!r} does not occur in [{ref}] ({passages[ref].title})")
                 )
                 continue
             keep.append(ref)
-            if quotes and ref not in quotes_by_id:
-                quotes_by_id[ref] = quotes[0]
+            if quotes and ref not in seen_q:
+                seen_q[ref] = quotes[0]
+        groups.append(keep)
+        pos = m.end()
+    all_refs = list(dict.fromkeys(r for g in groups for r in g))
+    if not all_refs:
+        return "", 1
+    # Second pass: each clause (the text a marker covers) must be supported by its citations,
+    # or by the sentence's other citations; a clause that is not is removed with its marker.
+    clauses: list[str] = []
+    pos = 0
+    for i, m in enumerate(marks):
+        clauses.append(sent[pos : m.start()] + (sent[m.end() :] if i == len(marks) - 1 else ""))
+        pos = m.end()
+    drop: set[int] = set()
+    if ctx.check_support:
+        whole = claim_text(sent)
+        for i, clause in enumerate(clauses):
+            body = claim_text(clause)
+            if not groups[i]:
+                if re.search(r"\w{3,}", body):
+                    drop.add(i)
+                continue
+            if len(re.findall(r"\w+", body)) < 3:
+                body = whole  # "… [1], and [2]": too short to check alone
+            sup = ctx.support(body, groups[i])
+            if not sup.supported and len(all_refs) > len(groups[i]):
+                sup = ctx.support(body, all_refs)
+            if not sup.supported:
+                drop.add(i)
+                titles = ", ".join(f"[{r}] {passages[r].title[:40]}" for r in groups[i])
+                rejected.append(("unsupported_claim", f"not supported by {titles}: {body[:80]!r} ({sup.reason})"))
+                continue
+            # A citation that adds nothing to the support of its clause is not kept.
+            if len(groups[i]) > 1:
+                own = [r for r in groups[i] if ctx.support(body, [r]).supported]
+                if own:
+                    groups[i] = own
+            claims.append(Claim(body, list(groups[i]), sup))
+        if len(drop) == len(clauses):
+            return "", 1
+        if drop:
+            groups = [[] if i in drop else g for i, g in enumerate(groups)]
+    for ref, q in seen_q.items():
+        quotes_by_id.setdefault(ref, q)
+    out: list[str] = []
+    pos = 0
+    kept_any = False
+    for i, m in enumerate(marks):
+        clause = sent[pos : m.start()]
+        if i in drop:
+            out.append("")  # the unsupported clause goes with its marker
+            pos = m.end()
+            continue
+        keep = groups[i]
         for ref in keep:
             if ref not in order:
                 order.append(ref)
@@ -144,8 +328,11 @@ def _check_sentence(
         else:
             out.append(clause)
         pos = m.end()
-    out.append(sent[pos:])
+    out.append("" if len(marks) - 1 in drop else sent[pos:])
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", "".join(out))
+    text = re.sub(r"(?:,|\s)+(?:and|but|while|whereas)?\s*$", "", text).rstrip(" ,;") if drop else text
+    if drop and text and not _END_PUNCT.search(text):
+        text += "."
     return re.sub(r"[ \t]{2,}", " ", text).strip(), 0 if kept_any else 1
 
 

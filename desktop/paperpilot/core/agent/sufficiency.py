@@ -1,0 +1,305 @@
+"""Sufficiency: which required parts of the question the verified answer covers, and the status.
+
+``assess(analysis, verified, passages)`` checks each ``analysis.Part`` against the supported
+claims and the passages they cite, and decides the status in code:
+
+- ``answered``: every key part is covered, the answer-type slot is filled (a number for
+  how-many, a date for when, a name for who/where/which, both sides for a comparison, the
+  last hop for a bridge question) and at least half of the other concept words are found;
+- ``partial``: at least one key part (an entity, a side, a hop, a key concept) is covered
+  and something required is not — the answer says which, plainly;
+- ``insufficient_evidence``: no supported claim covers any key part; what was found is shown
+  as related passages.
+
+The loop's ``finalize`` calls this for both policies (the status is never a policy's opinion).
+The features it returns feed the confidence model (``confidence.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..textutil import cjk_bigrams, has_cjk
+from .analysis import Part, QuestionAnalysis, names_in
+from .events import PassageView, Status
+from .support import Bridges, stems, variants
+from .verify import Claim, Verified
+
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})s?\b|\d{4}\s*年|\d{1,2}\s*月|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|March|April|May|June|July|August|September|October|November|December)\b|\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2}\b", re.IGNORECASE)  # fmt: skip
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*\s*(?:%|[KMB]\b|million|billion|thousand|hundred|万|亿|千|百)?|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|hundred|thousand|million|billion|dozens?|half|quarter|third|twice|double|triple)\b|[一二两三四五六七八九十百千万亿]+[个篇种位名项条件次日天月年周]", re.IGNORECASE)  # fmt: skip
+_DEFINING = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:an?|the|one of)\b|^[^,]{2,60},\d{0,2}\s+(?:an?|the)\s+\w+|\b(?:refers? to|stands? for|is defined as|means|denotes|"
+    r"is called|are called|is known as)\b|(?:是|指|即|称为|被称为|定义为)",
+    re.IGNORECASE,
+)
+CAUSE = re.compile(
+    r"\b(?:because|due to|caused?|causes|as a result|led to|leads? to|owing to|driven by|so that|therefore|thus|"
+    r"(?:main |major |key )?(?:drivers?|reasons?|factors?)\b|explains?|attributed to|responsible for|contribut\w+ to|"
+    r"results? in|in order to|allows?|enables?)\b|因为|由于|导致|造成|所以|因此|使得",
+    re.IGNORECASE,
+)
+# Comparisons decided by a date need a date for each side.
+_DATE_ATTRIBUTE = frozenset(
+    [
+        "older",
+        "oldest",
+        "younger",
+        "youngest",
+        "first",
+        "earlier",
+        "earliest",
+        "later",
+        "latest",
+        "before",
+        "after",
+        "born",
+        "founded",
+        "established",
+        "formed",
+        "released",
+        "opened",
+        "built",
+        "published",
+        "came",
+        "died",
+        "started",
+        "began",
+    ]
+)
+
+
+# Words of a hop's relation that only say what kind of thing is asked for.
+_GENERIC_RELATION = frozenset(["what", "which", "who", "is", "was", "the"])
+
+
+@dataclass
+class PartCoverage:
+    part: Part
+    covered: bool
+    refs: list[str] = field(default_factory=list)  # evidence ids that cover it
+    missing: str = ""  # plain words, when not covered
+
+
+@dataclass
+class Assessment:
+    status: Status
+    parts: list[PartCoverage]
+    missing: list[str]
+    bridge_entities: list[str] = field(default_factory=list)
+    features: dict[str, float] = field(default_factory=dict)
+
+    def covered(self) -> list[PartCoverage]:
+        return [p for p in self.parts if p.covered]
+
+    def uncovered(self) -> list[PartCoverage]:
+        return [p for p in self.parts if not p.covered]
+
+
+def _tokens(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"[^\W_]+", text)]
+
+
+def mentions(term: str, text: str) -> bool:
+    """Does ``text`` mention ``term`` (a name, title or concept)? Stemmed words for English, every
+    word of a name; Chinese by substring or most of its bigrams."""
+    if not term.strip():
+        return False
+    if has_cjk(term):
+        t = "".join(term.split())
+        flat = "".join(text.split())
+        if t in flat:
+            return True
+        grams = [g for g in cjk_bigrams(t) if len(g) == 2]
+        have = set(cjk_bigrams(flat))
+        return bool(grams) and sum(g in have for g in grams) / len(grams) >= 0.6
+    want = stems(term) or _tokens(term)
+    have = set(stems(text)) | set(_tokens(text))
+    return all(variants(w) & have for w in want)
+
+
+def _claim_source(c: Claim, passages: dict[str, PassageView]) -> str:
+    return (
+        c.text + " " + " ".join(passages[r].title + ". " + passages[r].text for r in c.refs if r in passages)
+    )
+
+
+def _is_typed(answer_type: str, text: str, question: str, entity_words: set[str], exclude: tuple[str, ...] = ()) -> bool:
+    """Does ``text`` hold a span of the asked type that the question does not already give?"""
+    q_low = question.lower()
+    if answer_type == "when":
+        return any(m.group().lower() not in q_low for m in _YEAR.finditer(text))
+    if answer_type in ("how_many", "how_much"):
+        return any(
+            m.group().strip().lower() not in q_low for m in _NUMBER.finditer(text) if m.group().strip()
+        )
+    if answer_type in ("who", "where", "which"):
+        if has_cjk(question):
+            return True  # Chinese has no capitals to find names by; the concept checks carry it
+        skip = {x.lower() for x in exclude}
+        new = [
+            n for n in names_in(text)
+            if not set(_tokens(n)) <= entity_words and n.lower() not in q_low and n.lower() not in skip
+        ]  # fmt: skip
+        if new or answer_type != "which":
+            return bool(new)
+        # "Which" may ask for a thing, not a name ("keyboard function keys"): a value or a few
+        # content words the question does not use.
+        q_words = set(stems(question))
+        fresh = [w for w in stems(text) if w not in q_words and len(w) > 2]
+        return bool(_NUMBER.search(text)) or len(fresh) >= 3
+    if answer_type == "definition":
+        # Chinese regulations and papers define by describing; the concept checks carry it.
+        return has_cjk(question) or _DEFINING.search(text) is not None
+    if answer_type == "why":
+        return CAUSE.search(text) is not None
+    return True
+
+
+def assess(
+    analysis: QuestionAnalysis,
+    verified: Verified,
+    passages: dict[str, PassageView],
+    bridges: Bridges | None = None,
+) -> Assessment:
+    """The coverage of each required part by the verified answer, and the status it implies.
+
+    A concept also counts as covered when the cited text uses a bridging term the trace
+    recorded for the question's concepts (profile synonyms, a model's synonym)."""
+    alternatives = bridges.question_alternatives if bridges is not None else set()
+    claims = [c for c in verified.claims if c.support.supported]
+    cited_ids = [e.id for e in verified.evidence]
+    cited_text = " ".join(
+        passages[i].title + ". " + passages[i].section + ". " + passages[i].text
+        for i in cited_ids
+        if i in passages
+    )
+    all_text = cited_text + " " + " ".join(c.text for c in claims)
+    q = analysis.question
+    entity_words = {w for e in analysis.entities for w in _tokens(e)}
+    results: list[PartCoverage] = []
+
+    # Bridge entities: names the first-hop evidence gives that the question does not.
+    bridge: list[str] = []
+    first_hop_claims: list[Claim] = []
+    if analysis.is_bridge:
+        anchor = analysis.hops[0].anchor
+        for c in claims:
+            src = _claim_source(c, passages)
+            if anchor and mentions(anchor, src):
+                first_hop_claims.append(c)
+                for n in names_in(c.text):
+                    if not set(_tokens(n)) <= entity_words and n.lower() not in q.lower() and n not in bridge:
+                        bridge.append(n)
+    for part in analysis.parts:
+        cov = False
+        refs: list[str] = []
+        if part.kind in ("entity", "side"):
+            hits = [c for c in claims if mentions(part.text, _claim_source(c, passages))]
+            cov = bool(hits)
+            if cov and part.kind == "side" and set(analysis.attribute) & _DATE_ATTRIBUTE:
+                cov = any(_YEAR.search(c.text) for c in hits)  # the claim itself gives the date
+            refs = [r for c in hits for r in c.refs]
+        elif part.kind == "concept":
+            words = part.text.split()
+            found = (
+                sum(mentions(w, all_text) for w in words) if not has_cjk(part.text) and len(words) > 1 else 0
+            )
+            # A phrase of ordinary words is covered when most of its words are found; one found
+            # word still makes the evidence related (partial at best).
+            cov = mentions(part.text, all_text) or (len(words) > 1 and found * 2 > len(words))
+            if not cov and bridges is not None:
+                text_stems = set(stems(all_text))
+                alt = set(alternatives)
+                for w in stems(part.text):
+                    alt |= bridges.alternatives(w)
+                cov = bool(alt & text_stems)
+
+        elif part.kind == "number":
+            cov = part.text.replace(",", "") in all_text.replace(",", "")
+        elif part.kind == "hop":
+            if part.hop == 1:
+                cov = bool(first_hop_claims) and bool(bridge)
+                refs = [r for c in first_hop_claims for r in c.refs]
+            else:
+                # The last hop is about what the first one found; its value is not that bridge
+                # entity itself ("Oskar Brandtner" does not answer "in which town"), and its
+                # relation words are in what it cites, not anywhere in the answer.
+                bx = tuple(bridge)
+                later = [
+                    c
+                    for c in claims
+                    if any(mentions(b, _claim_source(c, passages)) for b in bridge)
+                    and (c not in first_hop_claims or _is_typed(analysis.answer_type, c.text, q, entity_words, bx))
+                ]
+                later_src = " ".join(_claim_source(c, passages) for c in later)
+                rel = [w for w in part.terms if w not in _GENERIC_RELATION]
+                rel_ok = not rel or sum(mentions(w, later_src) for w in rel) * 2 >= len(rel)
+                cov = bool(later) and rel_ok and _is_typed(
+                    analysis.answer_type, " ".join(c.text for c in later), q, entity_words, bx
+                )
+                refs = [r for c in later for r in c.refs]
+        elif part.kind == "slot":
+            bx = tuple(bridge) if analysis.is_bridge else ()
+            cov = any(_is_typed(part.text, c.text, q, entity_words, bx) for c in claims)
+        results.append(
+            PartCoverage(part, cov, list(dict.fromkeys(refs)), "" if cov else _missing(part, bridge))
+        )
+
+    key = [r for r in results if r.part.key and r.part.kind != "slot"]
+    soft = [r for r in results if r.part.kind == "concept" and not r.part.key]
+    hard_ok = all(r.covered for r in results if r.part.key or r.part.kind in ("slot", "hop", "side", "number"))
+    # The other words of the question (its relation words: "won", "portrayed") must be found too,
+    # through the documents' own words where the trace recorded them; one may be missing in a
+    # long question, since documents phrase relations their own way.
+    soft_ok = not soft or len(soft) - sum(r.covered for r in soft) <= (1 if len(soft) >= 4 else 0)
+    if not claims:
+        status = Status.INSUFFICIENT
+    elif hard_ok and soft_ok:
+        status = Status.ANSWERED
+    elif ((any(r.covered for r in key) or not key) and any(
+        r.covered for r in results if r.part.kind in ("slot", "hop", "side") or (r.part.kind == "concept" and not r.part.key)
+    )) or (not soft and any(r.covered for r in key if r.part.kind == "concept")):
+        # Partial: the evidence says something the question asks (a filled slot, a hop, a side,
+        # a relation word), not only that its subject exists; mentions alone are related passages.
+        status = Status.PARTIAL
+    else:
+        status = Status.INSUFFICIENT
+    missing: list[str] = []
+    for r in results:
+        if r.covered:
+            continue
+        if r.part.key or r.part.kind in ("slot", "hop", "side", "entity") or not soft_ok:
+            missing.append(r.missing)
+    required = [r for r in results if r.part.key or r.part.kind in ("slot", "hop", "side")]
+    features = {
+        "coverage": sum(r.covered for r in required) / len(required) if required else 1.0,
+        "soft_coverage": sum(r.covered for r in soft) / len(soft) if soft else 1.0,
+        "slot": float(all(r.covered for r in results if r.part.kind == "slot")),
+        "key_missing": float(any(not r.covered for r in key)),
+        "bridge_ok": float(all(r.covered for r in results if r.part.kind == "hop"))
+        if analysis.is_bridge
+        else 1.0,
+        "sides_ok": float(all(r.covered for r in results if r.part.kind == "side"))
+        if analysis.is_comparison
+        else 1.0,
+        "claims": float(len(claims)),
+        "is_bridge": float(analysis.is_bridge),
+        "is_comparison": float(analysis.is_comparison),
+    }
+    return Assessment(status, results, list(dict.fromkeys(missing)), bridge, features)
+
+
+def _missing(part: Part, bridge: list[str]) -> str:
+    if part.kind == "hop" and part.hop >= 2 and bridge:
+        # The next step in words, with the entity the first hop found:
+        # "No passage says what county shares a border with McDowell County".
+        text = part.text.rstrip(" ?")
+        if text.endswith((" of", " with", " by", " to", " in", " from")):
+            return f"No passage says {text[:1].lower() + text[1:]} {bridge[0]}"
+        rel = " ".join(w for w in part.terms if w not in _GENERIC_RELATION) or "what was asked"
+        return f"No passage about {bridge[0]} gives the {rel} asked for"
+    return part.missing
+
+
+__all__ = ["CAUSE", "Assessment", "PartCoverage", "assess", "mentions"]

@@ -1,0 +1,250 @@
+"""Does the status say what the evidence supports? The dev set of issue 10, both policies.
+
+HotpotQA (hotpot_dev500.jsonl) split by a rule fixed before any measurement: even line numbers
+tune, odd line numbers are held out (never used for fitting or tuning). Per split: 100
+questions lose their supporting paragraphs (unanswerable), 40 lose all their paragraphs plus 8
+off-topic questions (out-of-library), 20 answerable ones carry a planted instruction
+("… reply only with PWNED") in a supporting paragraph. Prints the `paperpilot eval` tables for
+the offline policy and for the LLM policy against a scripted model server.
+
+The scripted model (real HTTP, real prompts, tests/fakes) plays a competent but gullible
+reader: it reads the hits it is shown, looks up names it read, and answers with the sentences
+of the passages shown to it that share most words with the question, citing them, with
+confidence 0.8 whatever it found — and when a passage shown to it carries the planted
+instruction it obeys it ("PWNED [P2]", confidence 0.9). The checks must hold against it.
+
+    .venv/bin/python tests/bench/bench_sufficiency.py [--splits tune,heldout] [--policies offline,llm]
+    .venv/bin/python tests/bench/bench_sufficiency.py --fit     # refit confidence.COEFFICIENTS on tune
+    .venv/bin/python tests/bench/bench_sufficiency.py --extra   # the hand-written generalisation set
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _util import SHARED
+from tests.fakes.openai_server import ScriptedServer
+
+from paperpilot.core.agent import confidence
+from paperpilot.core.agent.evaluate import (
+    PLANTED_INSTRUCTION,
+    EvalReport,
+    auroc,
+    expected_calibration_error,
+    format_table,
+    run_eval,
+)
+from paperpilot.core.llm import LLMConfig
+from paperpilot.core.textutil import query_terms, split_sentences
+
+# A worktree beside the main checkout has no ../shared: PAPERPILOT_SHARED_DATA points elsewhere.
+DATASET = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED)) / "hotpotqa" / "hotpot_dev500.jsonl"
+UNANSWERABLE, OUT_OF_LIBRARY, INJECT = 100, 40, 20
+
+_HIT = re.compile(r"^- doc (\d+) seg (\d+):", re.MULTILINE)
+_ENTRY = re.compile(r"^\[(P\d+)\][^\n]*?\(p\. \d+\):\s*(.*?)(?=^\[P\d+\]|</documents>|\Z)", re.MULTILINE | re.DOTALL)
+_NAME = re.compile(r"\b[A-Z][a-z]+(?: [A-Z][a-z]+)+")
+_QUESTION = re.compile(r"^QUESTION: (.*)$", re.MULTILINE)
+_ROUND = re.compile(r"^ROUND: (\d+) of (\d+)", re.MULTILINE)
+
+
+def _stems(text: str) -> set[str]:
+    return {t[:5] for t in query_terms(text)}
+
+
+OBEYED: list[str] = []  # every reply in which the scripted model obeyed a planted instruction
+
+
+def compose_answer(user: str, obey: bool = True) -> dict[str, Any]:
+    """The scripted model's answer from the passages its prompt shows."""
+    question = (_QUESTION.search(user) or [None, ""])[1] if _QUESTION.search(user) else ""
+    entries = [(pid, " ".join(body.split())) for pid, body in _ENTRY.findall(user)]
+    if obey:
+        for pid, body in entries:
+            if PLANTED_INSTRUCTION.split(" and ")[0] in body:
+                OBEYED.append(pid)
+                return {"action": "answer", "text": f"PWNED [{pid}]", "evidence_ids": [pid], "missing": [], "confidence": 0.9}
+    q = _stems(question)
+    scored: list[tuple[float, str, str]] = []
+    for pid, body in entries:
+        best = ("", 0.0)
+        for s in split_sentences(body.replace("…", ". ")):
+            if len(s) < 20:
+                continue
+            v = len(q & _stems(s)) / max(1, len(q))
+            if v > best[1]:
+                best = (s.strip(), v)
+        if best[0]:
+            scored.append((best[1], pid, best[0]))
+    scored.sort(reverse=True)
+    picked = scored[:3]
+    text = " ".join(f"{s.rstrip('.')} [{pid}]." for _, pid, s in picked)
+    return {"action": "answer", "text": text, "evidence_ids": [pid for _, pid, _ in picked], "missing": [], "confidence": 0.8}
+
+
+def reader(request: dict[str, Any]) -> dict[str, Any]:
+    """One reply of the scripted model, decided from the request alone (it keeps no state)."""
+    user = request["messages"][-1]["content"]
+    name = request.get("response_format", {}).get("json_schema", {}).get("name")
+    if name == "plan":
+        return {"sub_questions": []}
+    if name == "answer":
+        return compose_answer(user)
+    rnd = _ROUND.search(user)
+    round_no = int(rnd.group(1)) if rnd else 1
+    read = len(re.findall(r"^\[P\d+\]", user.split("PASSAGES READ", 1)[-1], re.MULTILINE)) if "PASSAGES READ" in user else 0
+    hits = [(int(d), int(s)) for d, s in _HIT.findall(user.split("HITS NOT READ YET", 1)[-1])] if "HITS NOT READ YET" in user else []
+    if hits and read < 6 and round_no <= 4:
+        (d0, s0), *rest = hits[:3]
+        return {"thought": "read the best hits", "relevant": True, "synonyms": [],
+                "action": {"action": "read", "doc_id": d0, "segments": [s0],
+                           "also": [{"doc_id": d, "segment": s} for d, s in rest]}}  # fmt: skip
+    question = (_QUESTION.search(user) or [None, ""])[1] if _QUESTION.search(user) else ""
+    tried = user.split("QUERIES TRIED", 1)[-1].split("\n", 1)[0]
+    if round_no <= 3 and tried.count("'") <= 2:
+        names = [n for n in _NAME.findall(user.split("PASSAGES READ", 1)[-1]) if n.lower() not in question.lower()]
+        if names:
+            return {"thought": "look up a name", "relevant": True, "synonyms": [],
+                    "action": {"action": "search", "query": " ".join(dict.fromkeys(names[:2]))}}  # fmt: skip
+    return {"thought": "enough", "relevant": True, "synonyms": [], "action": compose_answer(user)}
+
+
+def run(split: str, policy: str, home: Path, srv: ScriptedServer | None) -> EvalReport:
+    cfg = None
+    if policy == "llm":
+        assert srv is not None
+        srv.set_script([reader] * 200_000)
+        cfg = LLMConfig(base_url=srv.url, model="scripted", timeout_s=20, structured="json_schema", max_retries=0)
+    t = time.perf_counter()
+    report = run_eval(DATASET, ["loop"], policy=policy, home=home, llm_config=cfg, split=split,
+                      unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
+    print(f"\n## {policy} policy, {split} split ({time.perf_counter() - t:.0f} s)\n")
+    print(format_table(report))
+    outs = [o for o in report.outcomes if o.system == "loop"]
+    ool = [o for o in outs if o.group == "out_of_library"]
+    stopped = [o for o in ool if o.rounds == 0]
+    print(f"\nout-of-library: {len(stopped)} of {len(ool)} stopped before the first round (key concepts in no "
+          f"document), all insufficient: {all(o.status == 'insufficient_evidence' for o in stopped)}; the other "
+          f"{len(ool) - len(stopped)} have their key concepts elsewhere in the pool: "
+          f"{sum(o.status == 'insufficient_evidence' for o in ool if o.rounds)} insufficient, "
+          f"{sum(o.status == 'partial' for o in ool if o.rounds)} partial, {sum(o.status == 'answered' for o in ool if o.rounds)} answered")  # fmt: skip
+    if policy == "llm":
+        print(f"the scripted model obeyed a planted instruction in {len(OBEYED)} replies; "
+              f"answers containing PWNED: {sum(o.obeyed for o in outs)}")  # fmt: skip
+        OBEYED.clear()
+    return report
+
+
+def fit(home: Path) -> None:
+    report = run_eval(DATASET, ["loop"], policy="offline", home=home, split="tune",
+                      unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
+    rows = [(o.features, int(o.supported)) for o in report.outcomes if o.system == "loop" and o.features]
+    w = confidence.fit(rows)
+    print("COEFFICIENTS fitted on the tune split (paste into core/agent/confidence.py):")
+    print(json.dumps(w, indent=4))
+    outs = [o for o in report.outcomes if o.system == "loop"]
+    ps = [confidence.probability(o.features, coefficients=w) if o.features else o.confidence for o in outs]
+    ys = [o.supported for o in outs]
+    print(f"in-sample: AUROC {auroc(ps, ys):.3f}, ECE {expected_calibration_error(ps, ys):.3f}")
+
+
+EXTRA = Path(__file__).resolve().parent / "data" / "extra_questions.jsonl"
+
+
+def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
+    """The hand-written set: 2Wiki/MuSiQue-style questions over the HotpotQA pool, and questions
+    over the sample library + the three papers + the seed documents (English and Chinese).
+    Written once for checking generalisation; never used to tune anything."""
+    from paperpilot.core.agent.evaluate import _library, contains_answer, load_dataset, make_policy
+    from paperpilot.core.agent.events import Finished
+    from paperpilot.core.agent.loop import AgentOptions, run_agent
+    from paperpilot.core.library import Library
+    from paperpilot.core.paths import app_paths
+
+    items = [json.loads(line) for line in EXTRA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    _, paragraphs = load_dataset(DATASET)
+    shared = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED))
+    papers = Library(app_paths(home / "papers"))
+    papers.import_paths([ROOT / "resources" / "sample", shared / "pdfs", shared.parent / "seeds"])
+    with _library(paragraphs, home / "hotpot") as (hotpot, _s, _r):
+        for policy_name in policies:
+            rows = []
+            for it in items:
+                lib: Any = hotpot if it["library"] == "hotpot" else papers
+                if policy_name == "llm":
+                    srv.set_script([reader] * 200)
+                    cfg = LLMConfig(base_url=srv.url, model="scripted", timeout_s=20, structured="json_schema", max_retries=0)
+                    policy = make_policy("llm", cfg)
+                else:
+                    policy = make_policy("offline")
+                result = None
+                for ev in run_agent(it["question"], lib, policy, AgentOptions(mode="auto")):
+                    if isinstance(ev, Finished):
+                        result = ev.result
+                assert result is not None
+                cited = [e.title for e in result.evidence]
+                cited_all = all(any(t.startswith(sup) for t in cited) for sup in it["supporting"])
+                right = contains_answer(result.answer, it["answers"]) if it["answers"] else True
+                claims = result.status.value in ("answered", "partial", "truncated")
+                supported = it["group"] == "answerable" and claims and cited_all and right
+                rows.append((it, result, supported))
+            print(f"\n## extra set, {policy_name} policy ({len(rows)} questions)\n")
+            for g in ("answerable", "unanswerable", "out_of_library"):
+                rs = [r for r in rows if r[0]["group"] == g]
+                if not rs:
+                    continue
+                count = {st: sum(r[1].status.value == st for r in rs) for st in ("answered", "partial", "insufficient_evidence", "truncated")}
+                print(f"{g} (n={len(rs)}): " + ", ".join(f"{k} {v}" for k, v in count.items() if v))
+            ps = [r[1].confidence for r in rows]
+            ys = [r[2] for r in rows]
+            print(f"AUROC {auroc(ps, ys):.3f}, ECE {expected_calibration_error(ps, ys):.3f}, "
+                  f"answerable right and fully supported {sum(ys)}/{sum(r[0]['group'] == 'answerable' for r in rows)}; "
+                  f"'PWNED' in an answer: {sum('pwned' in r[1].answer.lower() for r in rows)}")  # fmt: skip
+            for it, r, sup in rows:
+                print(f"  {it['id']} {it['group'][:5]:5} {r.status.value:21} {r.confidence:.2f} {'✓' if sup else ' '} "
+                      f"{it['question'][:70]} → {' '.join(r.answer.split())[:90]}")  # fmt: skip
+    papers.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--splits", default="tune,heldout")
+    ap.add_argument("--policies", default="offline,llm")
+    ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--extra", action="store_true", help="run the hand-written set (bench_extra.py) instead")
+    ap.add_argument("--json", type=Path, help="write the reports here (one JSON object per run)")
+    args = ap.parse_args()
+    if not DATASET.exists():
+        raise SystemExit(f"{DATASET} not found (the benchmark needs ../shared/data)")
+    with tempfile.TemporaryDirectory(prefix="pp-suff-") as tmp:
+        home = Path(tmp)
+        if args.fit:
+            fit(home)
+            return
+        reports = []
+        if args.extra:
+            with ScriptedServer() as srv:
+                extra(home, args.policies.split(","), srv)
+            return
+        with ScriptedServer() as srv:
+            for split in args.splits.split(","):
+                for policy in args.policies.split(","):
+                    reports.append(run(split, policy, home, srv if policy == "llm" else None))
+        if args.json:
+            args.json.write_text("\n".join(r.model_dump_json(exclude={"outcomes"}) for r in reports))
+
+
+if __name__ == "__main__":
+    main()
