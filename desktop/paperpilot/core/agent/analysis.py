@@ -53,6 +53,11 @@ _NOT_NAME_WORDS = (
 )
 NOT_NAMES = frozenset(_NOT_NAME_WORDS.split())
 _LINK_RE = re.compile(_LINK)
+# Instruction verbs that open a request ("Comparing BERT and GPT-2: …", "Explain ELMo"): capitalised
+# because they start the sentence, not part of the name that follows them.
+_OPENING_VERBS = frozenset(
+    ["compare", "comparing", "contrast", "contrasting", "describe", "describing", "explain", "explaining", "list", "listing", "summarise", "summarize", "summarising", "summarizing", "tell", "give", "name", "define", "discuss", "discussing", "outline", "evaluate", "evaluating", "identify", "show", "find", "using", "use", "given", "based", "considering", "regarding", "assuming", "suppose", "supposing", "according", "looking", "focusing", "please"]
+)
 
 
 def names_in(sentence: str) -> list[str]:
@@ -71,6 +76,9 @@ def names_in(sentence: str) -> list[str]:
             continue  # part of a quoted title, which counts whole
         words = m.group().split()
         while words and words[0].lower() in NOT_NAMES:
+            words = words[1:]
+        opening = not sentence[: m.start()].strip(" \"“'‘([") or sentence[: m.start()].rstrip().endswith((":", ";"))
+        while len(words) > 1 and opening and words[0].lower() in _OPENING_VERBS:
             words = words[1:]
         while words and (words[-1].lower() in NOT_NAMES or _LINK_RE.fullmatch(words[-1])):
             words = words[:-1]
