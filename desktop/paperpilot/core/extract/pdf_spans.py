@@ -44,7 +44,10 @@ FOLLOW_PAGES = 2
 
 _WORD = re.compile(r"[^\W_]+")
 _OPENING = frozenset("([{\"'“‘«")
-_SKIP = frozenset("\r\n\t \x02\ufffe\ufffd\u00ad")
+# Characters without a box worth drawing. The marks PDFium leaves for a removed line-end
+# hyphen (\x02, \ufffe) keep the hyphen's box, so the highlight covers the printed hyphen.
+_SKIP = frozenset("\r\n\t \ufffd")
+_HYPHEN_MARKS = frozenset("\x02\ufffe\u00ad")
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +230,7 @@ def merge_line_rects(boxes: list[Rect]) -> list[Rect]:
 
 
 def _glued(c: str) -> bool:
-    return not c.isalnum() and not c.isspace() and c not in _SKIP
+    return not c.isalnum() and not c.isspace() and c not in _SKIP and c not in _HYPHEN_MARKS
 
 
 class _TextPage:
