@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 class Status(StrEnum):
     ANSWERED = "answered"
+    PARTIAL = "partial"
     INSUFFICIENT = "insufficient_evidence"
     TRUNCATED = "truncated"
     CANCELLED = "cancelled"
