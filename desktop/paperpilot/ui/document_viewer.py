@@ -25,6 +25,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
     QPainter,
+    QPainterPath,
     QPaintEvent,
     QPalette,
     QResizeEvent,
@@ -249,17 +250,21 @@ class SpanPdfView(QPdfView):
         super().paintEvent(event)
         if not self._span:
             return
+        clip = QRectF(event.rect())
+        path = QPainterPath()
+        path.setFillRule(Qt.FillRule.WindingFill)
+        for _, rect in self.span_viewport_rects():
+            # A pixel of air around the glyphs, as a highlighter pen leaves.
+            r = rect.adjusted(-1.5, -1.0, 1.5, 1.0)
+            if r.intersects(clip):
+                path.addRect(r)
+        if path.isEmpty():
+            return
         painter = QPainter(self.viewport())
         try:
             painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(SPAN_COLOUR)
-            clip = QRectF(event.rect())
-            for _, rect in self.span_viewport_rects():
-                # A pixel of air around the glyphs, as a highlighter pen leaves.
-                r = rect.adjusted(-1.5, -1.0, 1.5, 1.0)
-                if r.intersects(clip):
-                    painter.drawRect(r)
+            # One filled outline: where the bands of neighbouring lines overlap, no darker seam.
+            painter.fillPath(path.simplified(), SPAN_COLOUR)
         finally:
             painter.end()
 
