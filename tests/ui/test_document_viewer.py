@@ -211,3 +211,24 @@ def test_closing_the_viewer_during_a_look_up_is_safe(library: Library, span_doc:
     assert again.span_location is not None and again.span_location.found
     again.close()
     wait_lingering_threads(5_000)
+
+
+def test_gui_keeps_running_while_pdfium_is_busy_elsewhere(
+    library: Library, span_doc: DocumentInfo, open_viewers: list[DocumentViewer], qtbot: Any, lag_meter: Any
+) -> None:
+    from paperpilot.core.extract.pdf import PDFIUM_LOCK
+
+    passage = passage_with(library, span_doc, "gutter")
+    # An import extracting a big PDF holds PDFium's lock for a while; the look-up must wait for
+    # it in its worker, never on the GUI thread.
+    with PDFIUM_LOCK:
+        viewer = DocumentViewer(library, span_doc, passage.page, passage.text)
+        open_viewers.append(viewer)
+        viewer.show()
+        lag_meter.start()
+        qtbot.wait(600)
+        assert viewer.is_locating() and viewer.span_location is None
+        assert viewer.result_label.text() == "Finding the passage…"
+        assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 250
+    qtbot.waitUntil(lambda: viewer.span_location is not None, timeout=10_000)
+    assert viewer.span_location is not None and viewer.span_location.found

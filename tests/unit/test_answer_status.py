@@ -54,10 +54,14 @@ def test_plain_answer_of_an_insufficient_result_lists_related_passages() -> None
     assert related[1].endswith(" …”") and len(related[1]) < 300  # an excerpt, not the whole passage
 
 
-def test_full_answer_has_a_status_line_and_no_note() -> None:
+def test_full_answer_copies_as_paste_ready_text() -> None:
     r = result(Status.ANSWERED, "Yes [1].", partial().evidence, [], 0.9)
-    assert answer_status.header_lines(r) == ["Status: Answered · confidence 90%"]
-    assert answer_status.missing_lines(r) == []
+    assert answer_status.header_lines(r) == []
+    assert answer_status.plain_answer(r) == "Yes [1].\n\nReferences\n[1] Places of McDowell County, p. 4, §Geography\n"
+    # An "answered" result that still lists a missing part is not a full answer: it says so.
+    gap = result(Status.ANSWERED, "Yes [1].", partial().evidence, ["the year"], 0.9)
+    assert answer_status.header_lines(gap) == ["Status: Answered · confidence 90%"]
+    assert answer_status.missing_lines(gap) == ["Not covered by this answer", "- the year"]
     assert not answer_status.is_related(r)
 
 

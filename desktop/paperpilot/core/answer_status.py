@@ -95,8 +95,19 @@ def status_line(result: Result, tr: Translate = _same) -> str:
     return words
 
 
+def is_full_answer(result: Result) -> bool:
+    return result.status == Status.ANSWERED and not missing_parts(result)
+
+
 def header_lines(result: Result, tr: Translate = _same) -> list[str]:
-    """The status line and, when the answer is not a full one, what that means."""
+    """The status line and what the status means, for any answer that is not a full one.
+
+    A full answer copies as paste-ready text (answer, references): it is what a researcher
+    puts into a manuscript. Anything less says so first, so a partial answer pasted elsewhere
+    never passes for a full one.
+    """
+    if is_full_answer(result):
+        return []
     lines = [status_line(result, tr)]
     note = status_note(result.status)
     if note:
@@ -127,7 +138,7 @@ def related_lines(result: Result, tr: Translate = _same) -> list[str]:
 def plain_answer(result: Result, references: list[str] | None = None, tr: Translate = _same) -> str:
     """The whole answer as plain text: status, answer, what is missing, then its references
     (``references`` already formatted; by default ``[n] Title, p. 3``) or its related passages."""
-    blocks = ["\n".join(header_lines(result, tr)), result.answer.strip()]
+    blocks = ["\n".join(header_lines(result, tr)), result.answer.strip()]  # no header: blank, dropped
     missing = missing_lines(result, tr)
     if missing:
         blocks.append("\n".join(missing))

@@ -736,6 +736,8 @@ def _related_html(related: list[Evidence], muted: str, links: bool = False) -> s
 
 def _copy_header_html(result: Result) -> str:
     lines = answer_status.header_lines(result, tr)
+    if not lines:
+        return ""
     first = f"<p><b>{html.escape(lines[0])}</b>"
     rest = "".join(f"<br><i>{html.escape(x)}</i>" for x in lines[1:])
     return first + rest + "</p>\n"
