@@ -209,6 +209,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--ask", metavar="QUESTION", help="with --screenshot: run this question to the end first")
     sp.add_argument("--size", metavar="WxH", help="with --screenshot: window size (default 1400x860)")
     sp.add_argument("--mode", choices=["auto", "quick", "loop"], default="auto", help="mode for --ask")
+    sp.add_argument(
+        "--open-evidence",
+        type=int,
+        metavar="N",
+        help="with --screenshot and --ask: open the answer's evidence [N] at its source and save that viewer instead",
+    )
     return p
 
 

@@ -134,3 +134,35 @@ def test_quitting_after_a_copy_does_not_crash(tmp_path: Path) -> None:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
+
+
+def test_screenshot_of_the_viewer_open_at_a_cited_span(paperpilot_home: Path, tmp_path: Path) -> None:
+    from paperpilot.core.library import Library
+    from paperpilot.core.paths import app_paths
+    from tests.fixtures.pdfs import make_span_pdf
+
+    with Library(app_paths(paperpilot_home)) as lib:
+        lib.import_paths([make_span_pdf(tmp_path)])
+    out = tmp_path / "viewer.png"
+    env = {**os.environ, "PAPERPILOT_HOME": str(paperpilot_home), "QT_QPA_PLATFORM": "offscreen"}
+    question = "Where must cited passages be shown?"
+    r = run_cli(["gui", "--screenshot", str(out), "--ask", question, "--mode", "quick", "--open-evidence", "1"], env)
+    assert r.returncode == 0, r.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == app_module.VIEWER_SIZE  # the viewer, not the main window
+    # The cited span is painted: plenty of highlighter yellow on the page.
+    yellow = sum(
+        1
+        for y in range(0, image.height(), 4)
+        for x in range(0, image.width(), 4)
+        if (c := image.pixelColor(x, y)).red() > 230 and c.green() > 190 and c.blue() < 150
+    )
+    assert yellow > 300
+
+
+def test_open_evidence_needs_a_question(
+    paperpilot_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = app_module.run_gui(str(paperpilot_home), screenshot=str(tmp_path / "x.png"), open_evidence=1)
+    assert code == 2
+    assert "--open-evidence needs --screenshot and --ask" in capsys.readouterr().err

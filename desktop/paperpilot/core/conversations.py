@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
+from . import answer_status
 from .agent.events import Result, event_from_json
 from .paths import AppPaths
 from .redaction import redact, redacted_json
@@ -330,10 +331,23 @@ class ConversationStore:
             lines += [f"## Q{t.seq}. {t.question.strip()}", ""]
             if t.standalone_question and t.standalone_question.strip() != t.question.strip():
                 lines += [f"_Understood as: {t.standalone_question.strip()}_", ""]
-            lines += [t.result.answer.strip() or "_(no answer)_", ""]
-            if t.result.missing:
-                lines += ["**Not covered:** " + "; ".join(t.result.missing), ""]
-            if t.result.evidence:
+            r = t.result
+            status = f"**Status:** {answer_status.status_label(r.status)} · confidence {r.confidence:.0%}"
+            note = answer_status.status_note(r.status)
+            lines += [status + (f" — {note}" if note else ""), ""]
+            lines += [r.answer.strip() or "_(no answer)_", ""]
+            missing = answer_status.missing_parts(r)
+            if missing:
+                lines += [f"**{answer_status.missing_heading(r)}:**", "", *(f"- {m}" for m in missing), ""]
+            related = answer_status.related_passages(r)
+            if related:
+                # Found and verified, but not an answer: never listed as its evidence or references.
+                lines += [f"**{answer_status.RELATED_HEADING}** ({answer_status.RELATED_NOTE})", ""]
+                for e in related:
+                    where = f"p. {e.page}" + (f", {e.section}" if e.section else "")
+                    lines.append(f"{e.number}. {e.title} ({where}): “{answer_status.excerpt(e.text)}”")
+                lines.append("")
+            elif t.result.evidence:
                 lines += ["**Evidence**", ""]
                 for e in t.result.evidence:
                     where = f"p. {e.page}" + (f", {e.section}" if e.section else "")

@@ -8,10 +8,11 @@ import gc
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, QTimer, Slot
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from .. import __version__
 from ..core import keystore
@@ -23,7 +24,9 @@ from .main_window import MainWindow
 from .resources import app_icon
 
 SCREENSHOT_SIZE = (1400, 860)
+VIEWER_SIZE = (900, 1000)
 ASK_TIMEOUT_MS = 120_000
+OPEN_TIMEOUT_MS = 20_000
 BENCH_ENV = "PAPERPILOT_BENCH_STARTUP"
 
 
@@ -69,6 +72,7 @@ def run_gui(
     ask: str | None = None,
     size: str | None = None,
     mode: str = "auto",
+    open_evidence: int | None = None,
 ) -> int:
     """Run the desktop app; returns the process exit code."""
     t0 = time.perf_counter()
@@ -79,6 +83,9 @@ def run_gui(
         return 2
     if mode not in ("auto", "quick", "loop"):
         _say(f"unknown mode {mode!r} (auto, quick or loop)")
+        return 2
+    if open_evidence is not None and (screenshot is None or not ask):
+        _say("--open-evidence needs --screenshot and --ask (it opens a passage the answer cites)")
         return 2
     if _no_display():
         if screenshot is None:
@@ -128,7 +135,8 @@ def run_gui(
     window = MainWindow(library, paths, settings)
     try:
         if screenshot is not None:
-            return _screenshot(window, Path(screenshot), (width, height), ask, mode)
+            viewer_size = (width, height) if size else VIEWER_SIZE
+            return _screenshot(window, Path(screenshot), (width, height), ask, mode, open_evidence, viewer_size)
         probe = _StartupProbe(window, t0) if os.environ.get(BENCH_ENV) else None
         window.show()
         freeze_startup_objects()
@@ -161,7 +169,15 @@ def _process_events(rounds: int) -> None:
         QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
 
 
-def _screenshot(window: MainWindow, out: Path, size: tuple[int, int], ask: str | None, mode: str) -> int:
+def _screenshot(
+    window: MainWindow,
+    out: Path,
+    size: tuple[int, int],
+    ask: str | None,
+    mode: str,
+    open_evidence: int | None = None,
+    viewer_size: tuple[int, int] = VIEWER_SIZE,
+) -> int:
     window.resize(*size)
     window.show()
     _process_events(3)
@@ -171,18 +187,71 @@ def _screenshot(window: MainWindow, out: Path, size: tuple[int, int], ask: str |
             _say(f"the question did not finish within {ASK_TIMEOUT_MS // 1000} s; saving the window as it is")
     # Let the answer and the inspector lay themselves out before grabbing.
     _process_events(5)
-    image = window.grab().toImage()
+    target: QWidget = window
+    if open_evidence is not None:
+        viewer = _open_evidence(window, open_evidence, viewer_size)
+        if viewer is not None:
+            target = viewer
+    image = target.grab().toImage()
     out.parent.mkdir(parents=True, exist_ok=True)
     code = 0
     if not image.save(str(out), "PNG"):  # type: ignore[call-overload]  # the stub says bytes; PySide wants str
         _say(f"could not write {out}")
         code = 1
+    if target is not window:
+        target.close()
+        _process_events(2)
     # hide, not close: a headless screenshot must not overwrite the saved window geometry.
     window.shutdown_workers()
     window.hide()
     window.deleteLater()
     QCoreApplication.sendPostedEvents()
     return code
+
+
+def _open_evidence(window: MainWindow, number: int, size: tuple[int, int]) -> QWidget | None:
+    """Open the answer's evidence [number] at its source, as the inspector's button does, and
+    wait until the viewer has marked the passage; None (and a message) when it cannot."""
+    result = window.chat_pane.last_result()
+    evidence = next((e for e in (result.evidence if result else []) if e.number == number), None)
+    if evidence is None:
+        _say(f"the answer has no evidence [{number}]; saving the main window instead")
+        return None
+    window.inspector.select_evidence(number)
+    window.inspector.open_button.click()
+    viewer = window.library_pane.viewers.get(evidence.doc_id)
+    if viewer is None:
+        _say(f"evidence [{number}] could not be opened; saving the main window instead")
+        return None
+    viewer.resize(*size)
+    _process_events(3)
+    if not _wait_for(lambda: not viewer.is_locating(), OPEN_TIMEOUT_MS):
+        _say("the passage was not located in time; saving the viewer as it is")
+    # QtPdf renders pages in its own threads: wait until print shows up in the view.
+    if not _wait_for(lambda: _has_print(viewer), OPEN_TIMEOUT_MS):
+        _say("the page did not render in time; saving the viewer as it is")
+    _process_events(5)
+    return viewer
+
+
+def _has_print(widget: QWidget) -> bool:
+    image = widget.grab().toImage()
+    step = 7
+    for y in range(40, image.height(), step):
+        for x in range(0, image.width(), step):
+            if image.pixelColor(x, y).lightness() < 90:
+                return True
+    return False
+
+
+def _wait_for(done: Callable[[], bool], timeout_ms: int) -> bool:
+    deadline = time.perf_counter() + timeout_ms / 1000
+    while not done():
+        if time.perf_counter() > deadline:
+            return False
+        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.01)
+    return True
 
 
 class _AgentWaiter(QObject):
@@ -247,10 +316,14 @@ def main_gui_entry(args: argparse.Namespace | None = None) -> int:
     """The ``paperpilot gui`` command (and plain ``paperpilot``): CLI arguments → run_gui."""
     if args is None:
         return run_gui(None)
+    extra: dict[str, int] = {}
+    if getattr(args, "open_evidence", None) is not None:
+        extra["open_evidence"] = args.open_evidence
     return run_gui(
         getattr(args, "home", None),
         screenshot=getattr(args, "screenshot", None),
         ask=getattr(args, "ask", None),
         size=getattr(args, "size", None),
         mode=getattr(args, "mode", None) or "auto",
+        **extra,
     )

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core import answer_status
 from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,
@@ -41,7 +42,7 @@ from ..core.agent.events import (
     Status,
     ToolResult,
 )
-from ..core.agent.report import answer_with_references, format_reference, one_line, status_words
+from ..core.agent.report import format_reference, one_line
 from ..core.citations.styles import Rendered
 from .i18n import tr
 from .qtcompat import new_mime_data
@@ -55,8 +56,11 @@ CitationFormatter = Callable[[list[int], list[int]], str]
 MODES: tuple[tuple[str, str], ...] = (("Auto", "auto"), ("Quick", "quick"), ("Deep loop", "loop"))
 
 # Fixed colours with white text at ≥ 4.5:1 contrast, readable on light and dark palettes alike.
+# Partial is violet: a hue of its own between the green of answered and the amber of
+# insufficient, so the two are never confused at a glance.
 STATUS_COLOURS: dict[str, str] = {
     Status.ANSWERED.value: "#1b7f3b",
+    Status.PARTIAL.value: "#6b3fb5",
     Status.INSUFFICIENT.value: "#9a5200",
     Status.TRUNCATED.value: "#1f5fa8",
     Status.CANCELLED.value: "#5f6368",
@@ -481,29 +485,34 @@ class ChatPane(QWidget):
             QTimer.singleShot(4000, self._clear_transient_note)
 
     def _styled_answer_mime(self, result: Result, references: ReferenceFormatter) -> QMimeData:
+        if answer_status.is_related(result):
+            # Related passages are not sources: they are listed as such, never as references.
+            return self._simple_answer_mime(result)
         cited = number_by_document(result.answer, result.evidence)
         entries = references(cited.doc_ids) if cited.doc_ids else []
         answer = renumber_citations(result.answer, cited, self._format_citation or bracket_marker)
-        heading = tr("References")
-        body = markdown_to_html(answer, None)
+        heading = tr(answer_status.REFERENCES_HEADING)
+        body = _copy_header_html(result) + markdown_to_html(answer, None) + _copy_missing_html(result)
         if entries:
             body += f"\n<p><b>{html.escape(heading)}</b></p>\n" + "".join(f"<p>{r.html}</p>" for r in entries)
-        text = answer.strip()
-        if entries:
-            text += f"\n\n{heading}\n" + "\n".join(r.text for r in entries)
+        shown = result.model_copy(update={"answer": answer})
+        text = answer_status.plain_answer(shown, [r.text for r in entries], tr)
         mime = new_mime_data()
         mime.setHtml(f"<html><body>{body}</body></html>")
-        mime.setText(text + "\n")
+        mime.setText(text)
         return mime
 
     def _simple_answer_mime(self, result: Result) -> QMimeData:
-        body = markdown_to_html(result.answer, None)
-        if result.evidence:
+        body = _copy_header_html(result) + markdown_to_html(result.answer, None) + _copy_missing_html(result)
+        related = answer_status.related_passages(result)
+        if related:
+            body += _related_html(related, "")
+        elif result.evidence:
             refs = "".join(f"<p>{html.escape(format_reference(e), quote=False)}</p>" for e in result.evidence)
-            body += f"\n<p><b>References</b></p>\n{refs}"
+            body += f"\n<p><b>{html.escape(tr(answer_status.REFERENCES_HEADING))}</b></p>\n{refs}"
         mime = new_mime_data()
         mime.setHtml(f"<html><body>{body}</body></html>")
-        mime.setText(answer_with_references(result))
+        mime.setText(answer_status.plain_answer(result, None, tr))
         return mime
 
     def focus_input(self) -> None:
@@ -674,16 +683,24 @@ class ChatPane(QWidget):
             + _badge(r.status.value)
             + f'&nbsp;&nbsp;<span style="color:{muted}">{html.escape(" · ".join(facts))}</span></p>'
         ]
+        missing = answer_status.missing_parts(r)
+        # A partial or insufficient answer says what it lacks first, right under its badge;
+        # for the other statuses the (rare) list follows the answer.
+        upfront = r.status in (Status.PARTIAL, Status.INSUFFICIENT)
+        if upfront and missing:
+            out.append(_missing_html(tr(answer_status.missing_heading(r)), missing, top=True))
         numbers = {e.number for e in r.evidence}
         out.append(markdown_to_html(r.answer, numbers))
-        # A stopped or failed run lists its own question as "missing"; saying so adds nothing.
-        stopped = r.status in (Status.CANCELLED, Status.FAILED)
-        if r.missing and not stopped:
-            out.append(f"<p><b>{html.escape(tr('Still missing'))}</b></p>")
-            out.append("<ul>" + "".join(f"<li>{html.escape(one_line(m))}</li>" for m in r.missing) + "</ul>")
+        if missing and not upfront:
+            out.append(_missing_html(tr("Still missing"), missing, top=False))
+        related = answer_status.related_passages(r)
+        if related:
+            out.append(_related_html(related, muted, links=True))
+            return "\n".join(out)
         # A stopped or failed run keeps every passage it read: list them all (click to read),
         # the ones its extract cites first.
-        shown = r.evidence if stopped else [e for e in r.evidence if e.verified]
+        stopped = answer_status.stopped(r)
+        shown = r.evidence if stopped else [] if r.status == Status.INSUFFICIENT else [e for e in r.evidence if e.verified]
         if shown:
             heading = tr("Sources")
             if r.status is Status.CANCELLED:
@@ -699,9 +716,51 @@ class ChatPane(QWidget):
         return "\n".join(out)
 
 
+def _missing_html(heading: str, parts: list[str], top: bool) -> str:
+    margin = "margin-top:2px; margin-bottom:2px" if top else "margin-bottom:2px"
+    return (
+        f'<p style="{margin}"><b>{html.escape(heading)}</b></p>'
+        + '<ul style="margin-top:0">'
+        + "".join(f"<li>{html.escape(one_line(m), quote=False)}</li>" for m in parts)
+        + "</ul>"
+    )
+
+
+def _related_html(related: list[Evidence], muted: str, links: bool = False) -> str:
+    """Related passages, labelled as such: what was found, not what answers the question."""
+    style = f' style="color:{muted}"' if muted else ""
+    out = [
+        f'<p style="margin-bottom:0"><b>{html.escape(tr(answer_status.RELATED_HEADING))}</b>'
+        f"&nbsp;<i{style}>{html.escape(tr(answer_status.RELATED_NOTE))}</i></p>",
+        '<ul style="margin-top:2px">',
+    ]
+    for e in related:
+        ref = _reference_html(e) if links else html.escape(format_reference(e), quote=False)
+        quote = html.escape(answer_status.excerpt(e.text), quote=False)
+        out.append(f"<li>{ref}<br><span{style}>“{quote}”</span></li>")
+    out.append("</ul>")
+    return "".join(out)
+
+
+def _copy_header_html(result: Result) -> str:
+    lines = answer_status.header_lines(result, tr)
+    if not lines:
+        return ""
+    first = f"<p><b>{html.escape(lines[0])}</b>"
+    rest = "".join(f"<br><i>{html.escape(x)}</i>" for x in lines[1:])
+    return first + rest + "</p>\n"
+
+
+def _copy_missing_html(result: Result) -> str:
+    parts = answer_status.missing_parts(result)
+    if not parts:
+        return ""
+    return "\n" + _missing_html(tr(answer_status.missing_heading(result)), parts, top=False)
+
+
 def _badge(status: str) -> str:
     colour = STATUS_COLOURS.get(status, "#5f6368")
-    words = html.escape(tr(status_words(status)))
+    words = html.escape(tr(answer_status.status_label(status)))
     return f'<span style="background-color:{colour}; color:#ffffff; font-weight:600">&nbsp;{words}&nbsp;</span>'
 
 

@@ -1,8 +1,12 @@
-"""A window that shows one library document at a page, with a passage searched or highlighted.
+"""A window that shows one library document at a page, with a passage highlighted.
 
-PDFs are rendered with QtPdf and searched with QPdfSearchModel; text, Markdown and corpus
-documents are shown from their chunks (the text PaperPilot actually indexed and cites) so an
-evidence passage can be found and highlighted exactly.
+PDFs are rendered with QtPdf. A cited passage is located on its page by
+``core.extract.pdf_spans`` (in a worker thread: PDFium is shared with imports under one lock
+and a look-up takes tens of milliseconds) and its whole span is painted over the page as
+translucent line rectangles; when it cannot be located, the viewer falls back to searching
+its first words with QPdfSearchModel. Text, Markdown and corpus documents are shown from
+their chunks (the text PaperPilot actually indexed and cites) so an evidence passage can be
+found and highlighted exactly.
 """
 
 from __future__ import annotations
@@ -11,8 +15,23 @@ import html
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, Qt, QTimer, QUrl, Slot
-from PySide6.QtGui import QAction, QColor, QDesktopServices, QKeySequence, QPalette, QTextDocument
+from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QPainter,
+    QPainterPath,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QTextDocument,
+    QWheelEvent,
+)
 from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
@@ -25,13 +44,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.extract.pdf_spans import PageRects, SpanLocation, locate_span
 from ..core.library import Library, LibraryError
 from ..core.models import DocumentInfo
 from .i18n import tr
+from .workers import WorkerThread, adopt_lingering_thread
 
 SEARCH_WORDS = 6
 SEARCH_MAX_CHARS = 48
 _WS = re.compile(r"\s+")
+# A highlighter's yellow, multiplied onto the page so the print stays black under it.
+SPAN_COLOUR = QColor(255, 214, 10, 150)
+# Below this share of the passage found, the label says only part of it is marked.
+FULL_COVERAGE = 0.9
 
 
 def search_phrase(text: str) -> str:
@@ -59,6 +84,210 @@ def _blend(a: QColor, b: QColor, t: float) -> QColor:
     )
 
 
+class SpanWorker(QObject):
+    """Locates one passage in one PDF off the GUI thread."""
+
+    located = Signal(int, object)  # request id, SpanLocation
+
+    def __init__(self, request: int, path: Path, text: str, page: int) -> None:
+        super().__init__()
+        self.request = request
+        self.path = path
+        self.text = text
+        self.page = page
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            loc = locate_span(self.path, self.text, self.page)
+        except Exception as e:  # locate_span does not raise; a bug there must not kill the thread quietly
+            loc = SpanLocation(note=f"{type(e).__name__}: {e}")
+        self.located.emit(self.request, loc)
+        # End the thread's event loop from here, so it finishes even if the viewer has gone.
+        thread = self.thread()
+        if thread is not None:
+            thread.quit()
+
+
+class SpanPdfView(QPdfView):
+    """A QPdfView that paints a cited span over its pages.
+
+    QPdfView exposes no mapping from page to viewport, so ``page_rect`` repeats the layout
+    QtPdf computes for its pages (QPdfViewPrivate::calculateDocumentLayout in Qt 6.4–6.12:
+    logical DPI / 72 × zoom, or the viewport width for fit-to-width, pages centred and
+    stacked with the document margins and page spacing). The tests check it against the
+    rendered pixels, so a change upstream shows up as a failing test.
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        screen = QGuiApplication.primaryScreen()
+        self._resolution = (screen.logicalDotsPerInch() if screen is not None else 72.0) / 72.0
+        self._span: tuple[PageRects, ...] = ()
+        self._layout_key: tuple[object, ...] = ()
+        self._layout: dict[int, QRect] = {}
+        self._scroll_target: tuple[int, float] | None = None  # page (0-based), fraction of its height
+        self.verticalScrollBar().sliderPressed.connect(self.on_scroll_bar_slider_pressed)
+
+    # --- the span --------------------------------------------------------------------------
+
+    def set_span(self, pages: tuple[PageRects, ...]) -> None:
+        self._span = pages
+        self.viewport().update()
+
+    def span(self) -> tuple[PageRects, ...]:
+        return self._span
+
+    def clear_span(self) -> None:
+        self._span = ()
+        self._scroll_target = None
+        self.viewport().update()
+
+    def span_viewport_rects(self) -> list[tuple[int, QRectF]]:
+        """(page 0-based, rectangle in viewport pixels) for every rectangle of the span."""
+        out: list[tuple[int, QRectF]] = []
+        dx, dy = self.horizontalScrollBar().value(), self.verticalScrollBar().value()
+        for p in self._span:
+            geometry = self.page_rect(p.page - 1)
+            if geometry.isEmpty() or p.width <= 0 or p.height <= 0:
+                continue
+            sx = geometry.width() / p.width
+            sy = geometry.height() / p.height
+            for r in p.rects:
+                out.append(
+                    (
+                        p.page - 1,
+                        QRectF(
+                            geometry.x() - dx + r.left * sx,
+                            geometry.y() - dy + (p.height - r.top) * sy,
+                            r.width * sx,
+                            r.height * sy,
+                        ),
+                    )
+                )
+        return out
+
+    def scroll_to_span(self) -> None:
+        """Bring the span's first rectangle into view, a little below the top edge."""
+        first = next(((p.page - 1, p.rects[0], p.height) for p in self._span if p.rects), None)
+        if first is None:
+            return
+        page, rect, height = first
+        self._scroll_target = (page, (height - rect.top) / height if height > 0 else 0.0)
+        self._apply_scroll()
+
+    def _apply_scroll(self) -> None:
+        if self._scroll_target is None:
+            return
+        page, fraction = self._scroll_target
+        geometry = self.page_rect(page)
+        if geometry.isEmpty():
+            return
+        # A quarter of the view above the passage keeps its context (a heading, the previous line).
+        y = geometry.y() + fraction * geometry.height() - self.viewport().height() // 4
+        bar = self.verticalScrollBar()
+        bar.setValue(max(bar.minimum(), min(bar.maximum(), round(y))))
+
+    # --- page layout -----------------------------------------------------------------------
+
+    def page_rect(self, page: int) -> QRect:
+        """Where ``page`` (0-based) lies in the scrolled content, in pixels (as QtPdf lays it out)."""
+        doc = self.document()
+        if doc is None or doc.status() != QPdfDocument.Status.Ready:
+            return QRect()
+        key = (
+            doc.pageCount(),
+            self.viewport().width(),
+            self.zoomMode(),
+            self.zoomFactor(),
+            self.pageMode(),
+            self.pageSpacing(),
+            self.documentMargins(),
+            self.pageNavigator().currentPage() if self.pageMode() == QPdfView.PageMode.SinglePage else -1,
+        )
+        if key != self._layout_key:
+            self._layout = self._compute_layout(doc)
+            self._layout_key = key
+        return QRect(self._layout.get(page, QRect()))
+
+    def _compute_layout(self, doc: QPdfDocument) -> dict[int, QRect]:
+        margins = self.documentMargins()
+        viewport = self.viewport().size()
+        if self.pageMode() == QPdfView.PageMode.SinglePage:
+            pages = [self.pageNavigator().currentPage()]
+        else:
+            pages = list(range(doc.pageCount()))
+        sizes: dict[int, QSize] = {}
+        for page in pages:
+            points = doc.pagePointSize(page)
+            mode = self.zoomMode()
+            if mode == QPdfView.ZoomMode.FitToWidth:
+                size = (points * self._resolution).toSize()
+                if size.width() > 0:
+                    size = size * ((viewport.width() - margins.left() - margins.right()) / size.width())
+            elif mode == QPdfView.ZoomMode.FitInView:
+                size = (points * self._resolution).toSize()
+                size = size.scaled(
+                    viewport - QSize(margins.left() + margins.right(), self.pageSpacing()),
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                )
+            else:
+                size = (points * self._resolution * self.zoomFactor()).toSize()
+            sizes[page] = size
+        total_width = max((s.width() for s in sizes.values()), default=0) + margins.left() + margins.right()
+        y = margins.top()
+        layout: dict[int, QRect] = {}
+        for page in pages:
+            size = sizes[page]
+            x = (max(total_width, viewport.width()) - size.width()) // 2
+            layout[page] = QRect(x, y, size.width(), size.height())
+            y += size.height() + self.pageSpacing()
+        return layout
+
+    # --- Qt overrides ----------------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # Qt override
+        super().paintEvent(event)
+        if not self._span:
+            return
+        clip = QRectF(event.rect())
+        path = QPainterPath()
+        path.setFillRule(Qt.FillRule.WindingFill)
+        for _, rect in self.span_viewport_rects():
+            # A pixel of air around the glyphs, as a highlighter pen leaves.
+            r = rect.adjusted(-1.5, -1.0, 1.5, 1.0)
+            if r.intersects(clip):
+                path.addRect(r)
+        if path.isEmpty():
+            return
+        painter = QPainter(self.viewport())
+        try:
+            painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_Multiply)
+            # One filled outline: where the bands of neighbouring lines overlap, no darker seam.
+            painter.fillPath(path.simplified(), SPAN_COLOUR)
+        finally:
+            painter.end()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        # The first layouts happen while the window opens; keep the passage in view through
+        # them (and through later resizes), until the reader scrolls somewhere else.
+        self._apply_scroll()
+
+    def wheelEvent(self, event: QWheelEvent) -> None:  # Qt override
+        self._scroll_target = None
+        super().wheelEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # Qt override
+        self._scroll_target = None
+        super().keyPressEvent(event)
+
+    @Slot()
+    def on_scroll_bar_slider_pressed(self) -> None:
+        self._scroll_target = None
+
+
+
 class DocumentViewer(QMainWindow):
     """Shows ``doc`` at ``page`` (1-based) with ``text`` searched (PDF) or highlighted (text)."""
 
@@ -80,9 +309,15 @@ class DocumentViewer(QMainWindow):
         self._target_page = max(1, page)
         self._pending_jump = False
         self.pdf_doc: QPdfDocument | None = None
-        self.pdf_view: QPdfView | None = None
+        self.pdf_view: SpanPdfView | None = None
         self.search_model: QPdfSearchModel | None = None
         self.text_view: QTextBrowser | None = None
+        # Span look-ups: one at a time; a newer request waits and replaces an older waiting one.
+        self._span_request = 0
+        self._span_thread: WorkerThread | None = None
+        self._span_waiting: tuple[int, Path, str, int] | None = None
+        self._span_phrase = ""
+        self.span_location: SpanLocation | None = None
 
         self._build_toolbar()
         self.stack = QStackedWidget(self)
@@ -151,7 +386,7 @@ class DocumentViewer(QMainWindow):
             doc.deleteLater()
             return False
         self.pdf_doc = doc
-        view = QPdfView(self)
+        view = SpanPdfView(self)
         view.setDocument(doc)
         view.setPageMode(QPdfView.PageMode.MultiPage)
         view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
@@ -195,23 +430,87 @@ class DocumentViewer(QMainWindow):
         return 1 if self.text_view is not None and self.text_view.textCursor().hasSelection() else 0
 
     def show_location(self, page: int, text: str) -> None:
-        """Go to ``page`` (1-based) and search for / highlight ``text`` there."""
+        """Go to ``page`` (1-based) and highlight ``text`` there (its whole span in a PDF)."""
         self._target_page = max(1, page)
         phrase = search_phrase(text)
         self.search_edit.setText(phrase)
         if self.pdf_view is not None and self.pdf_doc is not None and self.search_model is not None:
             last = self.pdf_doc.pageCount()
             self._target_page = min(self._target_page, last)
+            self.pdf_view.clear_span()
+            self.span_location = None
             self.pdf_view.pageNavigator().jump(self._target_page - 1, QPointF(0, 0))
             self._update_page_label()
-            self._pending_jump = bool(phrase)
-            if phrase == self.search_model.searchString():
-                self.on_search_model_count_changed()  # same search: the results are already there
+            self._pending_jump = False
+            # The whole span replaces the first-words search; that search stays the fallback.
+            if self.search_model.searchString():
+                self.search_model.setSearchString("")
+            self._span_phrase = phrase
+            if text.strip() and self.file_path is not None:
+                self._span_request += 1
+                self._span_waiting = (self._span_request, self.file_path, text, self._target_page)
+                self.result_label.setText(tr("Finding the passage…"))
+                self._start_span_lookup()
             else:
-                self.search_model.setSearchString(phrase)
-            self._update_result_label()
+                self._update_result_label()
         else:
             self._render_text(text)
+
+    # --- span look-up (worker) ----------------------------------------------------------------
+
+    def is_locating(self) -> bool:
+        return self._span_thread is not None or self._span_waiting is not None
+
+    def _start_span_lookup(self) -> None:
+        if self._span_thread is not None or self._span_waiting is None:
+            return
+        request, path, text, page = self._span_waiting
+        self._span_waiting = None
+        worker = SpanWorker(request, path, text, page)
+        worker.located.connect(self.on_span_worker_located)
+        thread = WorkerThread(worker)
+        # Owned by the reaper, not by this window: closing the viewer mid-look-up must not
+        # destroy a running thread, and the app waits for it when it quits.
+        adopt_lingering_thread(thread)
+        self._span_thread = thread
+        thread.start()
+
+    @Slot(int, object)
+    def on_span_worker_located(self, request: int, loc: object) -> None:
+        self._span_thread = None
+        try:
+            if request == self._span_request and isinstance(loc, SpanLocation):
+                self._show_span(loc)
+            # else: an older request, answered after a newer one was made
+        finally:
+            self._start_span_lookup()
+
+    def _show_span(self, loc: SpanLocation) -> None:
+        if self.pdf_view is None:
+            return
+        self.span_location = loc
+        if loc.found:
+            self.pdf_view.set_span(loc.pages)
+            self.pdf_view.scroll_to_span()
+            self._update_page_label()
+            if loc.coverage >= FULL_COVERAGE:
+                self.result_label.setText(tr("Passage highlighted"))
+            else:
+                self.result_label.setText(tr("Part of the passage highlighted"))
+            return
+        # Not found in the text layer (a table, a scan, a changed file): search the first words.
+        phrase = self._span_phrase
+        if self.search_model is not None and phrase:
+            self._pending_jump = True
+            if phrase == self.search_model.searchString():
+                self.on_search_model_count_changed()
+            else:
+                self.search_model.setSearchString(phrase)
+        self._update_result_label()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
+        self._span_waiting = None  # a running look-up ends on its own; nothing new starts
+        super().closeEvent(event)
 
     def _jump_to_result(self, index: int) -> None:
         if self.pdf_view is None or self.search_model is None:

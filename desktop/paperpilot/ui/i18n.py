@@ -394,6 +394,18 @@ _ZH: dict[str, str] = {
     "Could not save the notes": "无法保存笔记",
     "Saved the notes.": "已保存笔记。",
     "Your note on this paper": "你对这篇论文的笔记",
+    # answer status: partial answers, related passages, copies (issue 10)
+    "Partial answer": "部分回答",
+    "Some parts of the question are not covered by the cited passages.": "问题的某些部分没有被所引用的段落覆盖。",
+    "Your library does not hold enough evidence to answer this question.": "你的文献库中没有足够的证据来回答这个问题。",
+    "The run reached its round limit; the answer may be incomplete.": "运行达到轮次上限，答案可能不完整。",
+    "Not covered by this answer": "本答案未覆盖",
+    "Not found in your library": "文献库中未找到",
+    "Related passages": "相关段落",
+    "Found and verified in your library, but they do not answer the question.": "在文献库中找到并已核实，但它们并不能回答这个问题。",
+    "Status: {status} · confidence {confidence}": "状态：{status} · 置信度 {confidence}",
+    "Finding the passage…": "正在定位段落…",
+    "Part of the passage highlighted": "已高亮段落的一部分",
 }
 
 _TABLES: dict[str, dict[str, str]] = {"zh": _ZH}

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core import answer_status
 from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,
@@ -51,7 +52,7 @@ from ..core.agent.events import (
     ToolResult,
     Warning,
 )
-from ..core.agent.report import describe_action, one_line, status_words, trace_to_jsonl, trace_to_markdown
+from ..core.agent.report import describe_action, one_line, trace_to_jsonl, trace_to_markdown
 from ..core.config import atomic_write_text
 from ..core.textutil import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
@@ -91,6 +92,19 @@ def highlight_html(text: str, terms: list[str], colour: str = "#ffe08a") -> str:
         pos = m.end()
     out.append(html.escape(text[pos:], quote=False))
     return "".join(out)
+
+
+# Policies that ask no language model: a "model estimate" in their confidence notes is the
+# offline policy's own constant, not a model's judgement, and must not be shown as one.
+MODEL_FREE_POLICIES = frozenset({"offline"})
+
+
+def confidence_notes(result: Result) -> list[str]:
+    """The confidence notes worth showing for ``result``."""
+    notes = [n for n in result.confidence_notes if n.strip()]
+    if result.policy in MODEL_FREE_POLICIES:
+        notes = [n for n in notes if "model estimate" not in n.casefold()]
+    return notes
 
 
 def is_note(e: Evidence) -> bool:
@@ -152,6 +166,11 @@ class InspectorPane(QWidget):
         self.evidence_placeholder = QLabel(tr("Evidence appears here when an answer is ready."), page)
         self.evidence_placeholder.setWordWrap(True)
         self.evidence_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.related_label = QLabel(page)
+        self.related_label.setObjectName("relatedLabel")
+        self.related_label.setWordWrap(True)
+        self.related_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.related_label.setVisible(False)
 
         detail = QWidget(page)
         dl = QVBoxLayout(detail)
@@ -172,6 +191,7 @@ class InspectorPane(QWidget):
         layout = QVBoxLayout(page)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.evidence_placeholder)
+        layout.addWidget(self.related_label)
         layout.addWidget(self.evidence_split, 1)
         self.tabs.addTab(page, tr("Evidence"))
         self.evidence_tab = page
@@ -196,6 +216,10 @@ class InspectorPane(QWidget):
         self.status_label.setObjectName("resultStatus")
         # A badge, not a bar: as wide as its words.
         self.status_label.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Preferred)
+        self.status_note = QLabel(inner)
+        self.status_note.setObjectName("resultStatusNote")
+        self.status_note.setWordWrap(True)
+        self.status_note.setVisible(False)
         self.confidence_bar = QProgressBar(inner)
         self.confidence_bar.setObjectName("confidenceBar")
         self.confidence_bar.setRange(0, 100)
@@ -213,6 +237,7 @@ class InspectorPane(QWidget):
         self.run_label.setWordWrap(True)
         for label in (
             self.status_label,
+            self.status_note,
             self.confidence_notes,
             self.rounds_label,
             self.passages_label,
@@ -228,7 +253,12 @@ class InspectorPane(QWidget):
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(self.confidence_bar)
         cl.addWidget(self.confidence_notes)
-        form.addRow(tr("Status"), self.status_label)
+        status_box = QWidget(inner)
+        sl = QVBoxLayout(status_box)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.status_label)
+        sl.addWidget(self.status_note)
+        form.addRow(tr("Status"), status_box)
         form.addRow(tr("Confidence"), conf_box)
         form.addRow(tr("Missing information"), self.missing_label)
         form.addRow(tr("Rounds"), self.rounds_label)
@@ -258,11 +288,14 @@ class InspectorPane(QWidget):
         self.open_button.setEnabled(False)
         self.evidence_placeholder.setText(tr("Evidence appears here when an answer is ready."))
         self.evidence_placeholder.setVisible(True)
+        self.related_label.setVisible(False)
         self.evidence_split.setVisible(False)
         self.status_label.setText("—")
         self.status_label.setStyleSheet("")
         self.confidence_bar.setValue(0)
         self.confidence_notes.clear()
+        self.status_note.clear()
+        self.status_note.setVisible(False)
         self.missing_label.setText("—")
         for label in (self.rounds_label, self.passages_label, self.tokens_label, self.time_label, self.run_label):
             label.setText("—")
@@ -380,6 +413,12 @@ class InspectorPane(QWidget):
                 item.setForeground(QBrush(self.palette().color(QPalette.ColorRole.PlaceholderText)))
             self.evidence_list.addItem(item)
         has = bool(result.evidence)
+        related = answer_status.is_related(result)
+        # Passages of an insufficient answer are what was found nearby, not its support.
+        self.related_label.setText(
+            f"{tr(answer_status.RELATED_HEADING)}: {tr(answer_status.RELATED_NOTE)}" if related else ""
+        )
+        self.related_label.setVisible(related)
         self.evidence_split.setVisible(has)
         if stopped and has:
             # What was read before the stop: useful, but not evidence for any answer.
@@ -433,15 +472,21 @@ class InspectorPane(QWidget):
 
     def _fill_result(self, r: Result) -> None:
         colour = STATUS_COLOURS.get(r.status.value, "#5f6368")
-        self.status_label.setText(tr(status_words(r.status)))
+        self.status_label.setText(tr(answer_status.status_label(r.status)))
         self.status_label.setStyleSheet(
             f"QLabel {{ background-color: {colour}; color: #ffffff; font-weight: 600; padding: 2px 6px; border-radius: 3px; }}"
         )
         self.confidence_bar.setValue(round(r.confidence * 100))
-        self.confidence_notes.setText("; ".join(r.confidence_notes) if r.confidence_notes else "")
-        stopped = r.status in (Status.CANCELLED, Status.FAILED)
-        if r.missing and not stopped:
-            self.missing_label.setText("<ul style='margin:0'>" + "".join(f"<li>{html.escape(one_line(m))}</li>" for m in r.missing) + "</ul>")
+        notes = confidence_notes(r)
+        self.confidence_notes.setText("; ".join(notes))
+        self.status_note.setText(tr(answer_status.status_note(r.status)))
+        self.status_note.setVisible(bool(self.status_note.text()))
+        missing = answer_status.missing_parts(r)
+        if missing:
+            self.missing_label.setText(
+                f"<b>{html.escape(tr(answer_status.missing_heading(r)))}</b>"
+                "<ul style='margin:0'>" + "".join(f"<li>{html.escape(one_line(m))}</li>" for m in missing) + "</ul>"
+            )
         else:
             self.missing_label.setText("—")
         self.rounds_label.setText(str(r.steps))
@@ -552,7 +597,7 @@ class InspectorPane(QWidget):
         if isinstance(ev, Finished):
             r = ev.result
             item = QTreeWidgetItem(
-                [tr("Finished"), f"{tr(status_words(r.status))} · {r.confidence:.0%} · {r.seconds:.2f} s"]
+                [tr("Finished"), f"{tr(answer_status.status_label(r.status))} · {r.confidence:.0%} · {r.seconds:.2f} s"]
             )
             colour = QColor(STATUS_COLOURS.get(r.status.value, "#5f6368"))
             item.setForeground(0, QBrush(colour))
