@@ -683,6 +683,15 @@ def _write_report(out: Path, report: dict[str, Any]) -> None:
     rows = ["| run | scale | workers x threads | cap | cls | CER en | CER zh | s/page | CPU s/page | pages/s "
             "| peak RSS MB | load before/after |",
             "|---|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+    kinds = ["clean", "clean-cap2000", "clean-cls", "direct-png", "clean-1w1t", "clean-2w1t", "scan-like",
+             "small-7pt", "clean-fit", "real-scans", "real-fit"]
+
+    def order(r: dict[str, Any]) -> tuple[int, float]:
+        sc = r["scale"]
+        return (kinds.index(r["kind"]) if r["kind"] in kinds else len(kinds),
+                float(sc[3:]) if isinstance(sc, str) else float(sc))
+
+    report["runs"].sort(key=order)
     for r in report["runs"]:
         c = r["cer"]
         rows.append(f"| {r['kind']} | {r['scale']} | {r['workers']}x{r['threads']} | {r['max_side']} | "
