@@ -234,7 +234,7 @@ def _style_names() -> tuple[str, ...]:
 
 
 def _emit_json(data: object) -> None:
-    from .core.redaction import has_secrets, redact_data
+    from .core.text.redaction import has_secrets, redact_data
 
     # Masked before encoding: JSON escapes would hide a key holding a quote from the stream's mask.
     if has_secrets():
@@ -517,7 +517,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _llm_config(args: argparse.Namespace, settings: Settings) -> Any:
     from .core.llm import LLMConfig
-    from .core.redaction import InvalidAPIKey, clean_api_key
+    from .core.text.redaction import InvalidAPIKey, clean_api_key
 
     s = settings.llm
     key_env = args.api_key_env or s.api_key_env
@@ -1156,7 +1156,7 @@ def _say(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from .core.logsetup import configure_logging, log_crash, reset_logging
-    from .core.redaction import RedactingStream
+    from .core.text.redaction import RedactingStream
 
     parser = build_parser()
     try:

@@ -47,7 +47,7 @@ from paperpilot.core.agent.evaluate import (
     run_eval,
 )
 from paperpilot.core.llm import LLMConfig
-from paperpilot.core.textutil import query_terms, split_sentences
+from paperpilot.core.text.language import query_terms, split_sentences
 
 # A worktree beside the main checkout has no ../shared: PAPERPILOT_SHARED_DATA points elsewhere.
 DATASET = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED)) / "hotpotqa" / "hotpot_dev500.jsonl"

@@ -31,7 +31,7 @@ from paperpilot.core.agent.offline import OfflinePolicy, names_in, question_term
 from paperpilot.core.agent.state import AgentState, PolicyFailure, PolicyStep
 from paperpilot.core.library import Library
 from paperpilot.core.paths import app_paths
-from paperpilot.core.textutil import query_terms
+from paperpilot.core.text.language import query_terms
 
 QUESTION = "In which town was the founder of the Velmora Glassworks born?"
 

@@ -9,7 +9,7 @@ import pytest
 
 from paperpilot.core.chunker import chunk_pages, chunk_text, split_paragraph
 from paperpilot.core.models import Chunk, Page
-from paperpilot.core.textutil import split_sentences
+from paperpilot.core.text.language import split_sentences
 
 EN_SENTENCES = [
     "Retrieval-augmented generation grounds a language model in documents it can cite.",

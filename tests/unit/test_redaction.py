@@ -11,7 +11,7 @@ from paperpilot.core.agent.events import Finished, Result, Status, Warning, even
 from paperpilot.core.conversations import ConversationStore
 from paperpilot.core.llm import LLMClient, LLMConfig, LLMError
 from paperpilot.core.paths import app_paths
-from paperpilot.core.redaction import (
+from paperpilot.core.text.redaction import (
     InvalidAPIKey,
     RedactingFilter,
     clean_api_key,

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from paperpilot.core.textutil import (
+from paperpilot.core.text.language import (
     cjk_bigrams,
     detect_language,
     first_sentences,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from paperpilot.core.models import Chunk, Page
-from paperpilot.core.textutil import split_sentences
+from paperpilot.core.text.language import split_sentences
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJKISH = re.compile(f"[{_CJKISH_CLASS}]")

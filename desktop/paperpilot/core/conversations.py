@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from . import answer_status
 from .agent.events import Result, event_from_json
 from .paths import AppPaths
-from .redaction import redact, redacted_json
+from .text.redaction import redact, redacted_json
 
 if TYPE_CHECKING:
     from .library import Library

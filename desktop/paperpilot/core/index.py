@@ -14,7 +14,7 @@ from pathlib import Path
 import tantivy
 
 from .store import ChunkRow
-from .textutil import cjk_bigrams, cjk_index_text, has_cjk, query_terms
+from .text.language import cjk_bigrams, cjk_index_text, has_cjk, query_terms
 
 # Bump when the schema or the analyzers change: a mismatch triggers a rebuild at start-up.
 INDEX_VERSION = 1

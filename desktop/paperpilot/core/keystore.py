@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from .config import atomic_write_text
 from .paths import AppPaths
-from .redaction import InvalidAPIKey, clean_api_key
+from .text.redaction import InvalidAPIKey, clean_api_key
 
 log = logging.getLogger(__name__)
 

@@ -50,9 +50,9 @@ from .index import IndexCorrupt, SearchIndex
 from .models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
 from .paths import AppPaths
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
-from .snippets import make_snippet
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
-from .textutil import detect_language, query_terms
+from .text.language import detect_language, query_terms
+from .text.snippets import make_snippet
 from .writerlock import WriterLock
 
 log = logging.getLogger(__name__)
@@ -1448,7 +1448,7 @@ class Library:
         list (the agent's out-of-library check: a name found only in bibliographies is not in
         the library). Counted over the ``sample`` best chunks per term, so a common term reads
         as "at least that many". ``fuzzy``: long words may be one edit off (typos in names)."""
-        from .textkinds import Kind, classify_passage
+        from .text.kinds import Kind, classify_passage
 
         out: dict[str, int] = {}
         with self._thread_lock:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .paths import AppPaths
-from .redaction import RedactingFilter, redact
+from .text.redaction import RedactingFilter, redact
 
 LOG_FILE = "paperpilot.log"
 MAX_LOG_BYTES = 1_000_000

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .config import atomic_write_text, describe_invalid, move_aside
 from .paths import AppPaths
-from .textutil import has_cjk, query_terms
+from .text.language import has_cjk, query_terms
 
 PROFILE_SCHEMA_VERSION = 2
 PROFILE_FILE = "profile.json"

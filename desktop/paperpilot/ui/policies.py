@@ -8,7 +8,7 @@ from ..core.agent.state import Policy
 from ..core.config import LLMSettings, Settings
 from ..core.keystore import load_api_key
 from ..core.paths import AppPaths
-from ..core.redaction import clean_api_key
+from ..core.text.redaction import clean_api_key
 
 
 def resolve_api_key(llm: LLMSettings, paths: AppPaths) -> str | None:

@@ -50,7 +50,7 @@ from ..core.keystore import (
     storage_target,
 )
 from ..core.paths import AppPaths
-from ..core.redaction import clean_api_key, redact
+from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
 from .policies import resolve_api_key
 from .workers import WorkerThread, adopt_lingering_thread

@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 from ..config import ImportSettings, load_settings
 from ..library import Library
 from ..paths import app_paths
-from ..textutil import query_terms
+from ..text.language import query_terms
 from .events import ActionChosen, Finished, Info, RoundStarted, ToolResult
 from .loop import AgentOptions, run_agent
 from .state import Policy

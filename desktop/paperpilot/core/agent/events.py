@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from ..redaction import redacted_json
+from ..text.redaction import redacted_json
 
 
 class Status(StrEnum):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..models import DocumentInfo, Hit, Passage
-from ..textutil import STOPWORDS, has_cjk, query_terms
+from ..text.language import STOPWORDS, has_cjk, query_terms
 from .actions import Decision
 from .events import HitView, PassageView, Usage
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .textutil import CJK_RUN, cjk_bigrams, first_sentences, has_cjk, query_terms, split_sentences
+from .language import CJK_RUN, cjk_bigrams, first_sentences, has_cjk, query_terms, split_sentences
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 
-from .textutil import cjk_ratio, has_cjk, split_sentences
+from .language import cjk_ratio, has_cjk, split_sentences
 
 
 class Kind(StrEnum):
