@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
-from .core.config import MAX_ROUNDS, MIN_ROUNDS, Settings, load_settings
 from .core.library import ImportProgress, Library, LibraryBusy, LibraryError
-from .core.paths import HOME_ENV, AppPaths, app_paths
+from .core.settings.config import MAX_ROUNDS, MIN_ROUNDS, Settings, load_settings
+from .core.settings.paths import HOME_ENV, AppPaths, app_paths
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a program ended by Ctrl+C
@@ -750,8 +750,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_conversations(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .core.config import atomic_write_text
     from .core.conversations import ConversationError
+    from .core.settings.config import atomic_write_text
 
     paths = app_paths(args.home)
     store = _conversations(paths)
@@ -1030,7 +1030,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .core.citations.library_meta import items_for_documents
-    from .core.config import atomic_write_text
+    from .core.settings.config import atomic_write_text
 
     with _open(args) as lib:
         items = items_for_documents(lib, args.doc_ids or None)
@@ -1155,7 +1155,7 @@ def _say(message: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from .core.logsetup import configure_logging, log_crash, reset_logging
+    from .core.settings.logsetup import configure_logging, log_crash, reset_logging
     from .core.text.redaction import RedactingStream
 
     parser = build_parser()

@@ -171,7 +171,7 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
     from paperpilot.core.agent.events import Finished
     from paperpilot.core.agent.loop import AgentOptions, run_agent
     from paperpilot.core.library import Library
-    from paperpilot.core.paths import app_paths
+    from paperpilot.core.settings.paths import app_paths
 
     items = [json.loads(line) for line in EXTRA.read_text(encoding="utf-8").splitlines() if line.strip()]
     _, paragraphs = load_dataset(DATASET)

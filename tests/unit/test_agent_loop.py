@@ -15,7 +15,7 @@ from paperpilot.core.agent.loop import AgentOptions, run_agent, run_to_result
 from paperpilot.core.agent.router import route
 from paperpilot.core.agent.state import AgentState, PolicyFailure, PolicyStep
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 PAPERS = {
     "sparrows.md": "# Urban Sparrows\n\nHouse sparrows nest in city walls. Their population fell by half since 1990.\n",

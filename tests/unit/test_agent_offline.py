@@ -30,7 +30,7 @@ from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy, names_in, question_terms, title_core
 from paperpilot.core.agent.state import AgentState, PolicyFailure, PolicyStep
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.language import query_terms
 
 QUESTION = "In which town was the founder of the Velmora Glassworks born?"
@@ -341,7 +341,7 @@ def test_extractive_answers_never_quote_instructions_to_an_ai(tmp_path: Path) ->
     from paperpilot.core.agent.loop import AgentOptions, run_to_result
     from paperpilot.core.agent.offline import OfflinePolicy
     from paperpilot.core.library import Library
-    from paperpilot.core.paths import app_paths
+    from paperpilot.core.settings.paths import app_paths
 
     (tmp_path / "metrics.md").write_text(
         "# Evaluation Metrics\n\nExact match and F1 are the standard metrics for extractive question answering. "

@@ -32,7 +32,7 @@ from paperpilot.core.agent.report import (
     trace_to_markdown,
 )
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 PAPERS = {
     "sparrows.md": "# Urban Sparrows\n\n## Decline\n\nHouse sparrows nest in city walls. Their population fell by half since 1990 because chicks starved.\n",

@@ -7,7 +7,7 @@ from pathlib import Path
 from paperpilot.core import answer_status
 from paperpilot.core.agent.events import Evidence, Result, Status
 from paperpilot.core.conversations import ConversationStore
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 MISSING = "No passage says which county borders McDowell County"
 COUNTY = "Johnnycake is an unincorporated community in McDowell County, West Virginia."

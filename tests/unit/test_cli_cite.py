@@ -9,10 +9,10 @@ import pytest
 
 from paperpilot.cli import main
 from paperpilot.core.citations.styles import STYLE_NAMES
-from paperpilot.core.config import Settings, UISettings, save_settings
 from paperpilot.core.library import Library
 from paperpilot.core.metadata_edit import update_metadata
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.config import Settings, UISettings, save_settings
+from paperpilot.core.settings.paths import app_paths
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "citations"
 NUMERIC = {"gbt7714-2015-numeric", "ieee"}

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer, hang
 
 STOP_BOUND_S = 2.0

@@ -16,7 +16,7 @@ from paperpilot.core.integrity import Kind, check_library
 from paperpilot.core.library import Library
 from paperpilot.core.models import Chunk, Metadata
 from paperpilot.core.notes import get_note, set_note
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.store import ChunkRow
 from tests.unit.safety_helpers import assert_clean, cli, make_folder, stored_files
 

@@ -18,10 +18,10 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import PasswordDeleteError
 
-from paperpilot.core import keystore
-from paperpilot.core.config import Settings, save_settings
-from paperpilot.core.keystore import delete_api_key, key_file, load_api_key, save_api_key
-from paperpilot.core.paths import AppPaths, app_paths
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import Settings, save_settings
+from paperpilot.core.settings.keystore import delete_api_key, key_file, load_api_key, save_api_key
+from paperpilot.core.settings.paths import AppPaths, app_paths
 
 KEY = "sk-test-0123456789abcdefSECRET"
 
@@ -235,8 +235,8 @@ def test_no_backend_here_falls_back_to_a_private_file(tmp_path: Path) -> None:
         """
         import json, os, stat, sys
         import keyring
-        from paperpilot.core import keystore
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings import keystore
+        from paperpilot.core.settings.paths import app_paths
         paths = app_paths().ensure()
         out = {"backend": repr(keyring.get_keyring()), "usable": keystore._usable_backend() is not None,
                "target": keystore.storage_target(paths).backend, "before": keystore.key_location(paths) is None,

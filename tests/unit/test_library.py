@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.config import ImportSettings
 from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.config import ImportSettings
+from paperpilot.core.settings.paths import app_paths
 from tests.fixtures import pdfs
 
 LEAVE_TEXT = (
@@ -278,7 +278,7 @@ def test_other_process_changes_are_seen(lib: Library, tmp_path: Path) -> None:
     f = write(tmp_path / "a.md", ATTENTION_TEXT)
     run_py(f"""
         from paperpilot.core.library import Library
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         with Library(app_paths()) as lib:
             lib.import_paths([{str(f)!r}])
     """)
@@ -313,7 +313,7 @@ def test_crash_between_store_and_index_is_recovered(tmp_path: Path) -> None:
     r = run_py(f"""
         import os
         from paperpilot.core import library as L
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         def die(self): os._exit(9)
         L.Library._flush_and_unlock = die
         lib = L.Library(app_paths(), recover=False)
@@ -332,7 +332,7 @@ def test_crash_after_file_copy_leaves_no_orphan(tmp_path: Path) -> None:
     r = run_py(f"""
         import os
         from paperpilot.core import library as L
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         def die(self, **kw): os._exit(9)
         L.Store.add_document = die
         lib = L.Library(app_paths(), recover=False)
@@ -352,7 +352,7 @@ def test_crash_during_remove_is_finished(tmp_path: Path) -> None:
     r = run_py(f"""
         import os
         from paperpilot.core import library as L
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         def die(self, doc_id): os._exit(9)
         L.Library._finish_delete = die
         lib = L.Library(app_paths(), recover=False)
@@ -372,7 +372,7 @@ def test_kill_9_at_random_points_keeps_library_consistent(tmp_path: Path) -> Non
         )
     script = tmp_path / "importer.py"
     script.write_text(
-        "import sys\nfrom paperpilot.core.library import Library\nfrom paperpilot.core.paths import app_paths\n"
+        "import sys\nfrom paperpilot.core.library import Library\nfrom paperpilot.core.settings.paths import app_paths\n"
         f"with Library(app_paths()) as lib:\n    lib.import_paths([{str(folder)!r}])\n"
     )
     for delay in (0.35, 0.6, 0.9):
@@ -403,7 +403,7 @@ def test_second_writer_is_told_library_is_busy(tmp_path: Path) -> None:
             textwrap.dedent("""
                 import sys, time
                 from paperpilot.core.library import Library
-                from paperpilot.core.paths import app_paths
+                from paperpilot.core.settings.paths import app_paths
                 lib = Library(app_paths())
                 with lib._write_lock():
                     print("locked", flush=True)

@@ -25,7 +25,7 @@ from paperpilot.core.citations.model import CslName, item_from_csl
 from paperpilot.core.library import Library, LibraryError
 from paperpilot.core.metadata_edit import update_metadata
 from paperpilot.core.models import DocumentInfo
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.store import SCHEMA_VERSION
 
 

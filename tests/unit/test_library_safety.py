@@ -22,7 +22,7 @@ from paperpilot.core import library as library_module
 from paperpilot.core.library import Library, LibraryDamaged
 from paperpilot.core.metadata_edit import update_metadata
 from paperpilot.core.notes import get_note, set_note
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 from tests.unit.safety_helpers import (
     alive,
     as_unprivileged,
@@ -73,7 +73,7 @@ def test_a_waiting_writer_gets_its_turn_between_the_files_of_a_long_import(
         textwrap.dedent(f"""
             import sys, time
             from paperpilot.core import library as L
-            from paperpilot.core.paths import app_paths
+            from paperpilot.core.settings.paths import app_paths
             real = L.extract_text_file
             def slow(path):
                 time.sleep(0.05)

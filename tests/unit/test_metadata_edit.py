@@ -8,7 +8,7 @@ import pytest
 
 from paperpilot.core.library import Library, LibraryError
 from paperpilot.core.metadata_edit import clean_fields, update_metadata
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 
 @pytest.fixture

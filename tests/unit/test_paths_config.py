@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.config import ImportSettings, Settings, load_settings, save_settings
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.config import ImportSettings, Settings, load_settings, save_settings
+from paperpilot.core.settings.paths import app_paths
 
 
 def test_home_env_puts_everything_under_it(paperpilot_home: Path) -> None:

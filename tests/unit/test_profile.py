@@ -11,7 +11,6 @@ from paperpilot.core.agent.events import ActionChosen, Info
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
 from paperpilot.core.profile import (
     PROFILE_SCHEMA_VERSION,
     ProfileError,
@@ -22,6 +21,7 @@ from paperpilot.core.profile import (
     save_profile,
     set_profile_value,
 )
+from paperpilot.core.settings.paths import app_paths
 from tests.unit.memory_helpers import make_library
 
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from . import answer_status
 from .agent.events import Result, event_from_json
-from .paths import AppPaths
+from .settings.paths import AppPaths
 from .text.redaction import redact, redacted_json
 
 if TYPE_CHECKING:

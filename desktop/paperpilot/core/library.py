@@ -41,14 +41,14 @@ from typing import Any
 import tantivy
 
 from .chunker import chunk_pages
-from .config import ImportSettings
 from .extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from .extract.pdf import extract_pdf
 from .extract.text import extract_text_file
 from .extract.workers import ExtractionPool, WorkerCrashed
 from .index import IndexCorrupt, SearchIndex
 from .models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
-from .paths import AppPaths
+from .settings.config import ImportSettings
+from .settings.paths import AppPaths
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .text.language import detect_language, query_terms

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .config import atomic_write_text, describe_invalid, move_aside
-from .paths import AppPaths
+from .settings.config import atomic_write_text, describe_invalid, move_aside
+from .settings.paths import AppPaths
 from .text.language import has_cjk, query_terms
 
 PROFILE_SCHEMA_VERSION = 2

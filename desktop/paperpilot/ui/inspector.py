@@ -53,7 +53,7 @@ from ..core.agent.events import (
     Warning,
 )
 from ..core.agent.report import describe_action, one_line, trace_to_jsonl, trace_to_markdown
-from ..core.config import atomic_write_text
+from ..core.settings.config import atomic_write_text
 from ..core.text.language import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
 from .i18n import tr

@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
 
 from ..core.citations.library_meta import ExportFormat, export_items, format_references, in_text
 from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
-from ..core.config import atomic_write_text
 from ..core.library import Library, LibraryBusy, LibraryError
 from ..core.models import DocumentInfo
+from ..core.settings.config import atomic_write_text
 from .document_viewer import DocumentViewer
 from .i18n import tr
 from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel

@@ -5,9 +5,9 @@ from __future__ import annotations
 import os
 
 from ..core.agent.state import Policy
-from ..core.config import LLMSettings, Settings
-from ..core.keystore import load_api_key
-from ..core.paths import AppPaths
+from ..core.settings.config import LLMSettings, Settings
+from ..core.settings.keystore import load_api_key
+from ..core.settings.paths import AppPaths
 from ..core.text.redaction import clean_api_key
 
 

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.config import (
+from ..core.settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
     ImportSettings,
@@ -41,7 +41,7 @@ from ..core.config import (
     chunk_range_problem,
     describe_invalid,
 )
-from ..core.keystore import (
+from ..core.settings.keystore import (
     KeyStoreError,
     delete_api_key,
     has_api_key,
@@ -49,7 +49,7 @@ from ..core.keystore import (
     save_api_key,
     storage_target,
 )
-from ..core.paths import AppPaths
+from ..core.settings.paths import AppPaths
 from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
 from .policies import resolve_api_key

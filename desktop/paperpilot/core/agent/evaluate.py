@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 import tantivy
 from pydantic import BaseModel, Field
 
-from ..config import ImportSettings, load_settings
 from ..library import Library
-from ..paths import app_paths
+from ..settings.config import ImportSettings, load_settings
+from ..settings.paths import app_paths
 from ..text.language import query_terms
 from .events import ActionChosen, Finished, Info, RoundStarted, ToolResult
 from .loop import AgentOptions, run_agent

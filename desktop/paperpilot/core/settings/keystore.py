@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..text.redaction import InvalidAPIKey, clean_api_key
 from .config import atomic_write_text
 from .paths import AppPaths
-from .text.redaction import InvalidAPIKey, clean_api_key
 
 log = logging.getLogger(__name__)
 

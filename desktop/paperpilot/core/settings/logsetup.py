@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from ..text.redaction import RedactingFilter, redact
 from .paths import AppPaths
-from .text.redaction import RedactingFilter, redact
 
 LOG_FILE = "paperpilot.log"
 MAX_LOG_BYTES = 1_000_000
