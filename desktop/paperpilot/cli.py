@@ -516,7 +516,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _llm_config(args: argparse.Namespace, settings: Settings) -> Any:
-    from .core.llm import LLMConfig
+    from .core.llm.client import LLMConfig
     from .core.text.redaction import InvalidAPIKey, clean_api_key
 
     s = settings.llm
@@ -549,7 +549,7 @@ def _policy_name(args: argparse.Namespace, settings: Settings) -> str:
 def _make_policy(name: str, args: argparse.Namespace, settings: Settings, answer_language: str = "same") -> Any:
     if name == "llm":
         from .core.agent.llm_policy import LLMPolicy
-        from .core.llm import LLMClient
+        from .core.llm.client import LLMClient
 
         return LLMPolicy(LLMClient(_llm_config(args, settings)), answer_language=answer_language)
     from .core.agent.offline import OfflinePolicy

@@ -33,7 +33,7 @@ from paperpilot.core.agent.events import Finished
 from paperpilot.core.agent.llm_policy import LLMPolicy
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.state import AgentState
-from paperpilot.core.llm import LLMClient, LLMConfig, estimate_tokens
+from paperpilot.core.llm.client import LLMClient, LLMConfig, estimate_tokens
 from paperpilot.core.text.language import query_terms
 
 _HIT = re.compile(r"^- doc (\d+) seg (\d+):", re.MULTILINE)

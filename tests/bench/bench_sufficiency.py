@@ -46,7 +46,7 @@ from paperpilot.core.agent.evaluate import (
     format_table,
     run_eval,
 )
-from paperpilot.core.llm import LLMConfig
+from paperpilot.core.llm.client import LLMConfig
 from paperpilot.core.text.language import query_terms, split_sentences
 
 # A worktree beside the main checkout has no ../shared: PAPERPILOT_SHARED_DATA points elsewhere.

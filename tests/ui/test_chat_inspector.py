@@ -15,11 +15,11 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core.settings import keystore
 from paperpilot.core.agent.actions import Answer, Decision, Search
 from paperpilot.core.agent.events import Finished, RoundStarted, Status, event_from_json
 from paperpilot.core.agent.state import AgentState, PolicyStep
 from paperpilot.core.library import Library
+from paperpilot.core.settings import keystore
 from paperpilot.core.settings.config import Settings, UISettings, load_settings, save_settings
 from paperpilot.core.settings.keystore import load_api_key
 from paperpilot.core.settings.paths import AppPaths, app_paths

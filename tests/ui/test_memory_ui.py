@@ -10,12 +10,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core.settings import keystore
 from paperpilot.core.agent.events import Evidence, Info, Result, Status
 from paperpilot.core.conversations import ConversationStore
 from paperpilot.core.library import Library
 from paperpilot.core.notes import get_note, search_notes
 from paperpilot.core.profile import ResearchProfile, load_profile, profile_path
+from paperpilot.core.settings import keystore
 from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.inspector import InspectorPane

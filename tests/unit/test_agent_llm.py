@@ -37,7 +37,7 @@ from paperpilot.core.agent.llm_policy import (
 from paperpilot.core.agent.loop import AgentOptions, Event, run_agent
 from paperpilot.core.agent.state import AgentState
 from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.llm import LLMClient, LLMConfig
+from paperpilot.core.llm.client import LLMClient, LLMConfig
 from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer, delay, die, http_error
 
@@ -623,7 +623,7 @@ def test_schema_sent_to_servers_has_no_huge_length_bounds() -> None:
     import re
 
     from paperpilot.core.agent.llm_policy import MAX_GRAMMAR_LENGTH, LLMPolicy
-    from paperpilot.core.llm import LLMClient, LLMConfig
+    from paperpilot.core.llm.client import LLMClient, LLMConfig
 
     with LLMClient(LLMConfig(base_url="http://127.0.0.1:9/v1", model="m")) as client:
         policy = LLMPolicy(client)

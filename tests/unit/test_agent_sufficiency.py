@@ -23,7 +23,7 @@ from paperpilot.core.agent.router import route
 from paperpilot.core.agent.state import AgentState, PolicyStep
 from paperpilot.core.agent.support import Bridges, check_claim
 from paperpilot.core.library import Library
-from paperpilot.core.llm import LLMClient, LLMConfig
+from paperpilot.core.llm.client import LLMClient, LLMConfig
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.kinds import Kind, classify_passage, classify_sentence
 from tests.fakes.openai_server import ScriptedServer

@@ -9,7 +9,7 @@ from paperpilot.core.agent.events import ActionChosen, Evidence, Info, Result, S
 from paperpilot.core.agent.followup import REWRITE_SYSTEM_PROMPT, is_followup, rewrite_followup
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
-from paperpilot.core.llm import LLMClient, LLMConfig
+from paperpilot.core.llm.client import LLMClient, LLMConfig
 from tests.fakes.openai_server import ScriptedServer, http_error
 from tests.unit.memory_helpers import doc_id, make_library
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from paperpilot.core.llm import LLMCancelled, LLMClient, LLMConfig, LLMError
+from paperpilot.core.llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
 from tests.fakes.openai_server import Reply, ScriptedServer, hang, headers_then_hang, http_error, trickle
 
 MSGS = [{"role": "user", "content": "Say something."}]
@@ -181,7 +181,7 @@ def test_a_plain_http_proxy_from_the_environment_is_used_and_cancellable(
 
 
 def test_proxies_it_cannot_interrupt_are_left_to_httpx(monkeypatch: pytest.MonkeyPatch) -> None:
-    from paperpilot.core.cancellable_http import CancellableTransport, transport_for
+    from paperpilot.core.llm.cancellable_http import CancellableTransport, transport_for
 
     for name in ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)

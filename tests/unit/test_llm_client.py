@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from paperpilot.core.llm import LLMCancelled, LLMClient, LLMConfig, LLMError
+from paperpilot.core.llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
 from tests.fakes.openai_server import ScriptedServer, delay, http_error, reply
 
 SCHEMA: dict[str, Any] = {

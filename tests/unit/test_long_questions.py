@@ -24,7 +24,7 @@ from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
 from paperpilot.core.agent.state import AgentState, PolicyStep
 from paperpilot.core.library import Library
-from paperpilot.core.llm import LLMClient, LLMConfig
+from paperpilot.core.llm.client import LLMClient, LLMConfig
 from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer
 

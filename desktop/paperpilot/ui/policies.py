@@ -42,7 +42,7 @@ def make_policy(settings: Settings, paths: AppPaths) -> Policy:
         raise ValueError("A language model is switched on but its server URL is empty; set it in Settings.")
     # Imported here: the LLM modules pull in httpx, which offline users never need at start-up.
     from ..core.agent.llm_policy import LLMPolicy
-    from ..core.llm import LLMClient, LLMConfig
+    from ..core.llm.client import LLMClient, LLMConfig
 
     config = LLMConfig.from_settings(llm, api_key=resolve_api_key(llm, paths))
     return LLMPolicy(LLMClient(config))

@@ -139,7 +139,7 @@ class ConnectionTestWorker(QObject):
     def _run(self) -> None:
         # Imported and built here, in the worker thread: importing httpx the first time takes
         # long enough to be felt in the GUI.
-        from ..core.llm import LLMCancelled, LLMClient, LLMConfig, LLMError
+        from ..core.llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
 
         # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
         config = LLMConfig(

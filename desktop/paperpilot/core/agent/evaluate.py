@@ -35,7 +35,7 @@ from .loop import AgentOptions, run_agent
 from .state import Policy
 
 if TYPE_CHECKING:
-    from ..llm import LLMConfig
+    from ..llm.client import LLMConfig
 
 BASELINE_K = 6
 # A question is "hard" when its less question-like supporting paragraph contains at most this
@@ -565,7 +565,7 @@ def make_policy(policy: str, llm_config: LLMConfig | None = None) -> Policy:
         return OfflinePolicy()
     if policy == "llm":
         # Imported here so the offline evaluation never needs the HTTP client code.
-        from ..llm import LLMClient, LLMConfig
+        from ..llm.client import LLMClient, LLMConfig
         from .llm_policy import LLMPolicy
 
         cfg = llm_config

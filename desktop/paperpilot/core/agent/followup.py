@@ -24,7 +24,7 @@ from ..text.language import STOPWORDS, has_cjk
 from .events import Evidence, Result
 
 if TYPE_CHECKING:
-    from ..llm import LLMClient
+    from ..llm.client import LLMClient
 
 
 class TurnLike(Protocol):

@@ -22,9 +22,9 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from .agent.events import Usage
+from ..text.redaction import invalid_key_message, key_problem, redact, register_secret
 from .cancellable_http import RequestCancelled, cancel_scope, transport_for
-from .text.redaction import invalid_key_message, key_problem, redact, register_secret
+from .usage import Usage
 
 StructuredMode = Literal["auto", "json_schema", "json_object_schema", "tools", "json_object", "text"]
 # json_object_schema is llama.cpp's dialect: {"type": "json_object", "schema": …} constrains the
