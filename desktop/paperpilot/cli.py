@@ -219,7 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _profile_keys() -> tuple[str, ...]:
-    from .core.profile import PROFILE_KEYS
+    from .core.memory.profile import PROFILE_KEYS
 
     return PROFILE_KEYS
 
@@ -588,7 +588,7 @@ def _trace_line(ev: Any) -> str | None:
 
 
 def _profile(paths: AppPaths) -> Any:
-    from .core.profile import load_profile
+    from .core.memory.profile import load_profile
 
     profile, warning = load_profile(paths)
     if warning:
@@ -597,7 +597,7 @@ def _profile(paths: AppPaths) -> Any:
 
 
 def _conversations(paths: AppPaths) -> Any:
-    from .core.conversations import ConversationError, ConversationStore
+    from .core.memory.conversations import ConversationError, ConversationStore
 
     try:
         return ConversationStore(paths)
@@ -658,7 +658,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from .core.agent.events import Finished, Result, event_to_json
     from .core.agent.followup import Rewrite, rewrite_followup
     from .core.agent.loop import AgentOptions, run_agent
-    from .core.profile import expansion_terms
+    from .core.memory.profile import expansion_terms
 
     question = " ".join(args.question)
     if (too_long := question_too_long(question)) is not None:
@@ -750,7 +750,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 def cmd_conversations(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .core.conversations import ConversationError
+    from .core.memory.conversations import ConversationError
     from .core.settings.config import atomic_write_text
 
     paths = app_paths(args.home)
@@ -813,7 +813,7 @@ def cmd_conversations(args: argparse.Namespace) -> int:
 
 
 def cmd_profile(args: argparse.Namespace) -> int:
-    from .core.profile import ProfileError, save_profile, set_profile_value
+    from .core.memory.profile import ProfileError, save_profile, set_profile_value
 
     paths = app_paths(args.home)
     profile = _profile(paths)

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from paperpilot.core.agent.events import Status
 from paperpilot.core.library import Library
-from paperpilot.core.profile import ResearchProfile, profile_path
+from paperpilot.core.memory.profile import ResearchProfile, profile_path
 from paperpilot.core.settings import keystore
 from paperpilot.core.settings.config import ImportSettings, Settings, load_settings
 from paperpilot.core.settings.keystore import key_file, load_api_key

@@ -11,10 +11,10 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageB
 from pytestqt.qtbot import QtBot
 
 from paperpilot.core.agent.events import Evidence, Info, Result, Status
-from paperpilot.core.conversations import ConversationStore
 from paperpilot.core.library import Library
+from paperpilot.core.memory.conversations import ConversationStore
+from paperpilot.core.memory.profile import ResearchProfile, load_profile, profile_path
 from paperpilot.core.notes import get_note, search_notes
-from paperpilot.core.profile import ResearchProfile, load_profile, profile_path
 from paperpilot.core.settings import keystore
 from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import AppPaths, app_paths

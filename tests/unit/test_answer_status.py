@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paperpilot.core import answer_status
+from paperpilot.core.agent import answer_status
 from paperpilot.core.agent.events import Evidence, Result, Status
-from paperpilot.core.conversations import ConversationStore
+from paperpilot.core.memory.conversations import ConversationStore
 from paperpilot.core.settings.paths import app_paths
 
 MISSING = "No passage says which county borders McDowell County"

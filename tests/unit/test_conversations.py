@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from paperpilot.core.agent.events import Evidence, Finished, Info, Result, RunStarted, Status
-from paperpilot.core.conversations import ConversationError, ConversationStore
+from paperpilot.core.memory.conversations import ConversationError, ConversationStore
 from paperpilot.core.settings.paths import app_paths
 from tests.unit.memory_helpers import doc_id, make_library
 

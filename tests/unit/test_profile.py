@@ -11,7 +11,7 @@ from paperpilot.core.agent.events import ActionChosen, Info
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
 from paperpilot.core.library import Library
-from paperpilot.core.profile import (
+from paperpilot.core.memory.profile import (
     PROFILE_SCHEMA_VERSION,
     ProfileError,
     ResearchProfile,

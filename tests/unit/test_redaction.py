@@ -8,8 +8,8 @@ import logging
 import pytest
 
 from paperpilot.core.agent.events import Finished, Result, Status, Warning, event_from_json, event_to_json
-from paperpilot.core.conversations import ConversationStore
 from paperpilot.core.llm.client import LLMClient, LLMConfig, LLMError
+from paperpilot.core.memory.conversations import ConversationStore
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.redaction import (
     InvalidAPIKey,

@@ -27,9 +27,9 @@ from ..core.agent.events import EVENT_ADAPTER
 from ..core.agent.loop import AgentOptions
 from ..core.citations.library_meta import format_references, in_text
 from ..core.citations.styles import Rendered
-from ..core.conversations import ConversationStore
 from ..core.library import ImportReport, Library
-from ..core.profile import ResearchProfile, load_profile, save_profile
+from ..core.memory.conversations import ConversationStore
+from ..core.memory.profile import ResearchProfile, load_profile, save_profile
 from ..core.settings.config import Settings, atomic_write_text, save_settings
 from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane

@@ -19,9 +19,9 @@ from ..core.agent.events import Evidence, Warning
 from ..core.agent.followup import rewrite_followup
 from ..core.agent.loop import AgentOptions, run_agent
 from ..core.agent.state import Policy
-from ..core.conversations import ConversationStore
 from ..core.library import ImportProgress, Library, LibraryBusy
-from ..core.profile import ResearchProfile, expansion_terms
+from ..core.memory.conversations import ConversationStore
+from ..core.memory.profile import ResearchProfile, expansion_terms
 
 # The code of the Info event the agent loop yields for a rewritten follow-up (its data has
 # "original" and "standalone"); the chat shows it as "Understood as: …".

@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from .settings.config import atomic_write_text, describe_invalid, move_aside
-from .settings.paths import AppPaths
-from .text.language import has_cjk, query_terms
+from ..settings.config import atomic_write_text, describe_invalid, move_aside
+from ..settings.paths import AppPaths
+from ..text.language import has_cjk, query_terms
 
 PROFILE_SCHEMA_VERSION = 2
 PROFILE_FILE = "profile.json"
@@ -247,7 +247,7 @@ def set_profile_value(profile: ResearchProfile, key: str, value: str) -> Researc
         data["keywords"] = kws
     elif key == "citation_style":
         style = value.strip().lower()
-        from .citations.styles import STYLE_NAMES
+        from ..citations.styles import STYLE_NAMES
 
         if style not in STYLE_NAMES:
             raise ProfileError(f"Unknown citation style {style!r}; use one of: {', '.join(STYLE_NAMES)}.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .agent.events import Evidence, Result, Status
+from .events import Evidence, Result, Status
 
 Translate = Callable[[str], str]
 

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
-from . import answer_status
-from .agent.events import Result, event_from_json
-from .settings.paths import AppPaths
-from .text.redaction import redact, redacted_json
+from ..agent import answer_status
+from ..agent.events import Result, event_from_json
+from ..settings.paths import AppPaths
+from ..text.redaction import redact, redacted_json
 
 if TYPE_CHECKING:
-    from .library import Library
+    from ..library import Library
 
 CONVERSATIONS_FILE = "conversations.sqlite3"
 CONVERSATIONS_SCHEMA_VERSION = 1
@@ -362,8 +362,8 @@ class ConversationStore:
     def _references(result: Result, library: Library | None, style: str) -> builtins.list[str]:
         doc_ids = list(dict.fromkeys(e.doc_id for e in result.evidence))
         if library is not None:
-            from .citations.library_meta import format_references
-            from .library import LibraryError
+            from ..citations.library_meta import format_references
+            from ..library import LibraryError
 
             try:
                 return [" ".join(r.text.split()) for r in format_references(library, doc_ids, style)]
