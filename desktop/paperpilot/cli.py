@@ -480,7 +480,7 @@ def cmd_reindex(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .core.integrity import check_library
+    from .core.library.integrity import check_library
 
     paths = app_paths(args.home)
     lib = Library(paths, _settings(paths).imports, allow_damaged=True)
@@ -850,7 +850,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 
 def cmd_notes(args: argparse.Namespace) -> int:
-    from .core.notes import get_note, note_updated, search_notes, set_note
+    from .core.library.notes import get_note, note_updated, search_notes, set_note
 
     if args.search is not None:
         with _open(args) as lib:
@@ -953,8 +953,8 @@ def _read_csl_file(path: str) -> list[Any]:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
-    from .core.citations import library_meta as meta
     from .core.citations.styles import bibliography, get_style
+    from .core.library import metadata as meta
 
     if args.csl_json and args.doc_ids:
         raise CliError("give document ids or --csl-json FILE, not both")
@@ -1029,7 +1029,7 @@ def _export_text(items: list[Any], fmt: str) -> str:
 def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .core.citations.library_meta import items_for_documents
+    from .core.library.metadata import items_for_documents
     from .core.settings.config import atomic_write_text
 
     with _open(args) as lib:

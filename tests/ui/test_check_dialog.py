@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from paperpilot.core import library as library_module
 from paperpilot.core.library import Library
+from paperpilot.core.library import library as library_module
 from tests.unit.safety_helpers import alive, make_folder
 
 TIMEOUT_MS = 30_000

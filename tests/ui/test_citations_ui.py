@@ -16,10 +16,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMainWindow
 
 from paperpilot.core.agent.events import Evidence, Result, Status
-from paperpilot.core.citations.library_meta import in_text, item_for_document, save_item
 from paperpilot.core.citations.lookup import LookupFailed, lookup_doi
 from paperpilot.core.citations.model import CslItem, CslName
 from paperpilot.core.library import Library
+from paperpilot.core.library.metadata import in_text, item_for_document, save_item
 from paperpilot.ui import metadata_dialog
 from paperpilot.ui.chat_pane import bracket_marker, number_by_document, renumber_citations
 from paperpilot.ui.library_pane import EXPORT_FORMATS, export_format_for

@@ -12,9 +12,9 @@ from pytestqt.qtbot import QtBot
 
 from paperpilot.core.agent.events import Evidence, Info, Result, Status
 from paperpilot.core.library import Library
+from paperpilot.core.library.notes import get_note, search_notes
 from paperpilot.core.memory.conversations import ConversationStore
 from paperpilot.core.memory.profile import ResearchProfile, load_profile, profile_path
-from paperpilot.core.notes import get_note, search_notes
 from paperpilot.core.settings import keystore
 from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import AppPaths, app_paths

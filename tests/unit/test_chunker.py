@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from paperpilot.core.chunker import chunk_pages, chunk_text, split_paragraph
+from paperpilot.core.extract.chunker import chunk_pages, chunk_text, split_paragraph
 from paperpilot.core.models import Chunk, Page
 from paperpilot.core.text.language import split_sentences
 

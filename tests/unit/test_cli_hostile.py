@@ -12,7 +12,7 @@ import pytest
 
 from paperpilot import cli
 from paperpilot.cli import main
-from paperpilot.core import library as library_module
+from paperpilot.core.library import library as library_module
 from paperpilot.core.settings.paths import app_paths
 
 USAGE, ERROR = 2, 1

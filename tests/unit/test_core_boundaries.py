@@ -11,7 +11,7 @@ import paperpilot.core
 
 def test_core_imports_without_qt() -> None:
     modules = [m.name for m in pkgutil.walk_packages(paperpilot.core.__path__, "paperpilot.core.")]
-    assert "paperpilot.core.library" in modules
+    assert "paperpilot.core.library.library" in modules
     code = (
         "import sys\n"
         "class Block:\n"

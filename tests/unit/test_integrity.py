@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.index import SearchIndex
-from paperpilot.core.integrity import Kind, check_library
 from paperpilot.core.library import Library
+from paperpilot.core.library.index import SearchIndex
+from paperpilot.core.library.integrity import Kind, check_library
+from paperpilot.core.library.notes import get_note, set_note
+from paperpilot.core.library.store import ChunkRow
 from paperpilot.core.models import Chunk, Metadata
-from paperpilot.core.notes import get_note, set_note
 from paperpilot.core.settings.paths import app_paths
-from paperpilot.core.store import ChunkRow
 from tests.unit.safety_helpers import assert_clean, cli, make_folder, stored_files
 
 

@@ -312,7 +312,7 @@ def test_crash_between_store_and_index_is_recovered(tmp_path: Path) -> None:
     # The child dies (like kill -9) right after the SQLite commit, before the index commit.
     r = run_py(f"""
         import os
-        from paperpilot.core import library as L
+        from paperpilot.core.library import library as L
         from paperpilot.core.settings.paths import app_paths
         def die(self): os._exit(9)
         L.Library._flush_and_unlock = die
@@ -331,7 +331,7 @@ def test_crash_after_file_copy_leaves_no_orphan(tmp_path: Path) -> None:
     f = write(tmp_path / "a.md", ATTENTION_TEXT)
     r = run_py(f"""
         import os
-        from paperpilot.core import library as L
+        from paperpilot.core.library import library as L
         from paperpilot.core.settings.paths import app_paths
         def die(self, **kw): os._exit(9)
         L.Store.add_document = die
@@ -351,7 +351,7 @@ def test_crash_during_remove_is_finished(tmp_path: Path) -> None:
         doc_id = lib.import_paths([write(tmp_path / "a.md", ATTENTION_TEXT)]).imported[0].doc_id
     r = run_py(f"""
         import os
-        from paperpilot.core import library as L
+        from paperpilot.core.library import library as L
         from paperpilot.core.settings.paths import app_paths
         def die(self, doc_id): os._exit(9)
         L.Library._finish_delete = die
@@ -491,7 +491,7 @@ def test_reads_from_another_thread_while_importing(lib: Library, tmp_path: Path)
 
 def test_large_pdf_imports_extract_in_worker_processes(lib: Library, tmp_path: Path) -> None:
     """Five or more PDFs go through the process pool: same results, in order, codes intact."""
-    from paperpilot.core import library as library_module
+    from paperpilot.core.library import library as library_module
 
     folder = tmp_path / "pdfs"
     folder.mkdir()

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from paperpilot.cli import main
-from paperpilot.core.citations.library_meta import (
+from paperpilot.core.citations.model import CslName, item_from_csl
+from paperpilot.core.library import Library, LibraryError
+from paperpilot.core.library.metadata import (
     export_items,
     format_references,
     guess_type,
@@ -21,12 +23,10 @@ from paperpilot.core.citations.library_meta import (
     save_item,
     title_key,
 )
-from paperpilot.core.citations.model import CslName, item_from_csl
-from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.metadata_edit import update_metadata
+from paperpilot.core.library.metadata_edit import update_metadata
+from paperpilot.core.library.store import SCHEMA_VERSION
 from paperpilot.core.models import DocumentInfo
 from paperpilot.core.settings.paths import app_paths
-from paperpilot.core.store import SCHEMA_VERSION
 
 
 @pytest.fixture

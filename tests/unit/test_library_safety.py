@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core import library as library_module
 from paperpilot.core.library import Library, LibraryDamaged
-from paperpilot.core.metadata_edit import update_metadata
-from paperpilot.core.notes import get_note, set_note
+from paperpilot.core.library import library as library_module
+from paperpilot.core.library.metadata_edit import update_metadata
+from paperpilot.core.library.notes import get_note, set_note
 from paperpilot.core.settings.paths import app_paths
 from tests.unit.safety_helpers import (
     alive,
@@ -72,7 +72,7 @@ def test_a_waiting_writer_gets_its_turn_between_the_files_of_a_long_import(
     script.write_text(
         textwrap.dedent(f"""
             import sys, time
-            from paperpilot.core import library as L
+            from paperpilot.core.library import library as L
             from paperpilot.core.settings.paths import app_paths
             real = L.extract_text_file
             def slow(path):
@@ -403,7 +403,7 @@ def test_a_full_disk_stops_the_import_cleanly_and_keeps_what_was_imported(
         script.write_text(
             textwrap.dedent(f"""
                 import errno, sys
-                from paperpilot.core import library as L
+                from paperpilot.core.library import library as L
                 real, count = L.Library._write_part, [0]
                 def write_part(data, dest):
                     count[0] += 1

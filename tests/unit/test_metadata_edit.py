@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.metadata_edit import clean_fields, update_metadata
+from paperpilot.core.library.metadata_edit import clean_fields, update_metadata
 from paperpilot.core.settings.paths import app_paths
 
 

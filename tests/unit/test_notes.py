@@ -13,8 +13,8 @@ from paperpilot.core.agent.loop import NOTE_SEGMENT, AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
 from paperpilot.core.agent.state import AgentState, PolicyStep
 from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.notes import get_note, search_notes, set_note
-from paperpilot.core.store import SCHEMA_VERSION
+from paperpilot.core.library.notes import get_note, search_notes, set_note
+from paperpilot.core.library.store import SCHEMA_VERSION
 from tests.unit.memory_helpers import doc_id, make_library
 
 

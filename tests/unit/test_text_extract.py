@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.chunker import chunk_pages
+from paperpilot.core.extract.chunker import chunk_pages
 from paperpilot.core.extract.text import decode_bytes, extract_text_file, join_lines
 from paperpilot.core.models import ImportFailure
 

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.integrity import IntegrityReport, check_library
 from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.library.integrity import IntegrityReport, check_library
 from .i18n import tr
 from .workers import WorkerThread
 

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 from .. import __version__
 from ..core.agent.events import EVENT_ADAPTER
 from ..core.agent.loop import AgentOptions
-from ..core.citations.library_meta import format_references, in_text
 from ..core.citations.styles import Rendered
 from ..core.library import ImportReport, Library
+from ..core.library.metadata import format_references, in_text
 from ..core.memory.conversations import ConversationStore
 from ..core.memory.profile import ResearchProfile, load_profile, save_profile
 from ..core.settings.config import Settings, atomic_write_text, save_settings

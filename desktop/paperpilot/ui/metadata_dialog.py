@@ -41,10 +41,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.citations.library_meta import item_for_document, save_item
 from ..core.citations.model import ITEM_TYPES, CslItem, CslName
 from ..core.citations.styles import bibliography, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.library.metadata import item_for_document, save_item
 from .i18n import language, tr
 from .workers import WorkerThread, adopt_lingering_thread, wait_lingering_threads
 

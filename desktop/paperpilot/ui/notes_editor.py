@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.library import Library
-from ..core.notes import get_note, set_note
+from ..core.library.notes import get_note, set_note
 from .chat_pane import markdown_to_html
 from .i18n import tr
 

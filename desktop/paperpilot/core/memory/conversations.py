@@ -362,8 +362,8 @@ class ConversationStore:
     def _references(result: Result, library: Library | None, style: str) -> builtins.list[str]:
         doc_ids = list(dict.fromkeys(e.doc_id for e in result.evidence))
         if library is not None:
-            from ..citations.library_meta import format_references
             from ..library import LibraryError
+            from ..library.metadata import format_references
 
             try:
                 return [" ".join(r.text.split()) for r in format_references(library, doc_ids, style)]

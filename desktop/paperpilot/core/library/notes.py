@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NamedTuple
 
-from .text.language import query_terms
+from ..text.language import query_terms
 
 if TYPE_CHECKING:
     from .library import Library

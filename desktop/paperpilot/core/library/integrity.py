@@ -29,8 +29,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ..models import ImportFailure
 from .library import ImportReport, Library, LibraryReadOnly
-from .models import ImportFailure
 
 ProgressFn = Callable[[str], None]
 

@@ -27,14 +27,14 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ..index import SearchIndex
-from ..library import Library, LibraryError
-from ..metadata_edit import MAX_YEAR, MIN_YEAR, clean_fields
+from ..citations.formats import ParseError, ParseResult
+from ..citations.lookup import has_cjk, name_from_string, normalize_arxiv, normalize_doi
+from ..citations.model import CslItem, item_from_csl
+from ..citations.styles import Rendered, bibliography, get_style, in_list_order
 from ..models import Chunk, DocumentInfo, ImportFailure, Metadata
-from .formats import ParseError, ParseResult
-from .lookup import has_cjk, name_from_string, normalize_arxiv, normalize_doi
-from .model import CslItem, item_from_csl
-from .styles import Rendered, bibliography, get_style, in_list_order
+from .index import SearchIndex
+from .library import Library, LibraryError
+from .metadata_edit import MAX_YEAR, MIN_YEAR, clean_fields
 
 ExportFormat = Literal["bibtex", "ris", "csl-json"]
 EXPORT_FORMATS: tuple[str, ...] = ("bibtex", "ris", "csl-json")
@@ -434,14 +434,14 @@ def looks_like_csl_json(path: Path) -> bool:
 def parse_bibliography(text: str, fmt: Literal["bibtex", "ris", "csl-json"]) -> ParseResult:
     """Entries of a bibliography in one of the three formats (errors carry line numbers)."""
     if fmt == "bibtex":
-        from .bibtex import parse_bibtex
+        from ..citations.bibtex import parse_bibtex
 
         return parse_bibtex(text)
     if fmt == "ris":
-        from .ris import parse_ris
+        from ..citations.ris import parse_ris
 
         return parse_ris(text)
-    from .cslio import parse_csl_json
+    from ..citations.cslio import parse_csl_json
 
     return parse_csl_json(text)
 
@@ -551,15 +551,15 @@ def export_items(library: Library, doc_ids: Sequence[int] | None, fmt: ExportFor
     """BibTeX, RIS or CSL-JSON text for ``doc_ids`` in that order (None: the whole library)."""
     items = items_for_documents(library, doc_ids)
     if fmt == "bibtex":
-        from .bibtex import to_bibtex
+        from ..citations.bibtex import to_bibtex
 
         return to_bibtex(items)
     if fmt == "ris":
-        from .ris import to_ris
+        from ..citations.ris import to_ris
 
         return to_ris(items)
     if fmt == "csl-json":
-        from .cslio import to_csl_json
+        from ..citations.cslio import to_csl_json
 
         return to_csl_json(items)
     raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")

@@ -15,7 +15,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .settings.paths import AppPaths
+from ..settings.paths import AppPaths
 
 SIDECAR_VERSION = 1
 # Columns restored from a sidecar when a document is rebuilt from its stored copy.

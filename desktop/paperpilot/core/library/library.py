@@ -40,19 +40,19 @@ from typing import Any
 
 import tantivy
 
-from .chunker import chunk_pages
-from .extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
-from .extract.pdf import extract_pdf
-from .extract.text import extract_text_file
-from .extract.workers import ExtractionPool, WorkerCrashed
+from ..extract.chunker import chunk_pages
+from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
+from ..extract.pdf import extract_pdf
+from ..extract.text import extract_text_file
+from ..extract.workers import ExtractionPool, WorkerCrashed
+from ..models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
+from ..settings.config import ImportSettings
+from ..settings.paths import AppPaths
+from ..text.language import detect_language, query_terms
+from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
-from .models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
-from .settings.config import ImportSettings
-from .settings.paths import AppPaths
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
-from .text.language import detect_language, query_terms
-from .text.snippets import make_snippet
 from .writerlock import WriterLock
 
 log = logging.getLogger(__name__)
@@ -209,7 +209,7 @@ def _unsupported_reason(f: Path) -> str:
 
 def _looks_like_csl_json(path: Path) -> bool:
     # Imported here: library_meta builds on this module.
-    from .citations.library_meta import looks_like_csl_json
+    from .metadata import looks_like_csl_json
 
     return looks_like_csl_json(path)
 
@@ -1029,7 +1029,7 @@ class Library:
             self._maybe_flush()
 
     def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
-        from .citations.library_meta import import_bibliography
+        from .metadata import import_bibliography
 
         src = text_path(str(path.resolve()))
         try:
@@ -1448,7 +1448,7 @@ class Library:
         list (the agent's out-of-library check: a name found only in bibliographies is not in
         the library). Counted over the ``sample`` best chunks per term, so a common term reads
         as "at least that many". ``fuzzy``: long words may be one edit off (typos in names)."""
-        from .text.kinds import Kind, classify_passage
+        from ..text.kinds import Kind, classify_passage
 
         out: dict[str, int] = {}
         with self._thread_lock:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import tantivy
 
+from ..text.language import cjk_bigrams, cjk_index_text, has_cjk, query_terms
 from .store import ChunkRow
-from .text.language import cjk_bigrams, cjk_index_text, has_cjk, query_terms
 
 # Bump when the schema or the analyzers change: a mismatch triggers a rebuild at start-up.
 INDEX_VERSION = 1

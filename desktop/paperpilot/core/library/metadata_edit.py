@@ -10,9 +10,9 @@ import json
 import re
 from typing import Any
 
+from ..models import DocumentInfo
 from .index import SearchIndex
 from .library import Library, LibraryError
-from .models import DocumentInfo
 
 EDITABLE_FIELDS = ("title", "authors", "year", "venue", "doi")
 MIN_YEAR, MAX_YEAR = 1000, 2200

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .models import Chunk, DocumentInfo, Metadata, Passage
+from ..models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see core.notes).
