@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from . import __version__
+from .core.errors import InvalidInput, PaperPilotError
 from .core.library import ImportProgress, Library, LibraryBusy, LibraryError
 from .core.settings.config import MAX_ROUNDS, MIN_ROUNDS, Settings, load_settings
 from .core.settings.paths import HOME_ENV, AppPaths, app_paths
@@ -25,11 +26,11 @@ EXIT_INTERRUPTED = 130  # as a shell reports a program ended by Ctrl+C
 MAX_HITS = 100
 
 
-class CliError(Exception):
+class CliError(PaperPilotError):
     """A one-line message for stderr and a non-zero exit."""
 
 
-class UsageError(CliError):
+class UsageError(CliError, InvalidInput):
     """An argument that cannot be used as given (exit status 2, like argparse's own errors)."""
 
 
@@ -1181,7 +1182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         _say(str(e))
         return EXIT_USAGE
-    except (LibraryBusy, LibraryError, CliError) as e:
+    except PaperPilotError as e:  # every error raised on purpose: its message is the line to print
         _say(str(e))
         return EXIT_ERROR
     except sqlite3.DatabaseError as e:  # damage found after opening (a malformed page)

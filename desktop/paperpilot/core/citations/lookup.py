@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
+from ..errors import PaperPilotError
+
 if TYPE_CHECKING:  # httpx is imported when a lookup runs: not at start-up (~0.1 s)
     import httpx
 
@@ -60,7 +62,7 @@ _PARTICLES = frozenset(
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 
 
-class LookupFailed(Exception):
+class LookupFailed(PaperPilotError):
     """A lookup did not produce metadata; ``message`` says why in plain words."""
 
     def __init__(self, message: str) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import tantivy
 
+from ..errors import Damaged
 from ..text.language import cjk_bigrams, cjk_index_text, has_cjk, query_terms
 from .store import ChunkRow
 
@@ -61,7 +62,7 @@ class IndexHit:
     score: float
 
 
-class IndexCorrupt(Exception):
+class IndexCorrupt(Damaged):
     """The index on disk cannot be used and must be rebuilt from SQLite."""
 
 

@@ -40,6 +40,24 @@ from typing import Any
 
 import tantivy
 
+from ..errors import (  # re-exported: callers catch them as library errors
+    DocumentNotFound as DocumentNotFound,
+)
+from ..errors import (
+    LibraryBusy as LibraryBusy,
+)
+from ..errors import (
+    LibraryDamaged as LibraryDamaged,
+)
+from ..errors import (
+    LibraryError as LibraryError,
+)
+from ..errors import (
+    LibraryFull as LibraryFull,
+)
+from ..errors import (
+    LibraryReadOnly as LibraryReadOnly,
+)
 from ..extract.chunker import chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from ..extract.pdf import extract_pdf
@@ -72,26 +90,6 @@ COMMIT_INTERVAL_S = 1.0
 WAITER_CHECK_S = 0.05
 PART_SUFFIX = ".part"
 _SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
-
-
-class LibraryBusy(Exception):
-    """Another process holds the library's writer lock for longer than we are willing to wait."""
-
-
-class LibraryError(Exception):
-    """A user-facing library error (unknown document, unusable database …)."""
-
-
-class LibraryReadOnly(LibraryError):
-    """The library folder cannot be written: it can be listed and searched, not changed."""
-
-
-class LibraryFull(LibraryError):
-    """The disk holding the library is full."""
-
-
-class LibraryDamaged(LibraryError):
-    """The library database is missing or damaged; the stored copies are kept for a rebuild."""
 
 
 class _Cancelled(Exception):
@@ -1324,7 +1322,7 @@ class Library:
         """Remove a document from the store, the index and the library folder."""
         doc = self.store.document(doc_id)
         if doc is None:
-            raise LibraryError(f"No document with id {doc_id}.")
+            raise DocumentNotFound(f"No document with id {doc_id}.")
         with self._write_lock():
             try:
                 with self._storage_errors():
@@ -1482,6 +1480,6 @@ class Library:
         p = self.store.passage(doc_id, segment)
         if p is None:
             if self.store.document(doc_id) is None:
-                raise LibraryError(f"No document with id {doc_id}.")
-            raise LibraryError(f"Document {doc_id} has no segment {segment}.")
+                raise DocumentNotFound(f"No document with id {doc_id}.")
+            raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
         return p

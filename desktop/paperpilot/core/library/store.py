@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..errors import Damaged, PaperPilotError
 from ..models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
@@ -82,15 +83,15 @@ _CSL_SYNCED_COLUMNS = frozenset(
 )
 
 
-class StoreError(Exception):
+class StoreError(PaperPilotError):
     """The library database cannot be used (busy, corrupt, newer schema)."""
 
 
-class StoreDamaged(StoreError):
+class StoreDamaged(StoreError, Damaged):
     """The file is not a readable SQLite database (overwritten, truncated, corrupt)."""
 
 
-class StoreMissing(StoreError):
+class StoreMissing(StoreError, Damaged):
     """The file is missing, empty or holds no library tables."""
 
 

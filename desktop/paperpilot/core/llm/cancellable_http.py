@@ -38,13 +38,15 @@ from typing import Any
 import httpcore
 import httpx
 
+from ..errors import Cancelled
+
 # Longest wait between two looks at the cancel event: Stop takes effect within about this long.
 POLL_S = 0.1
 
 SocketOption = tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
 
 
-class RequestCancelled(Exception):
+class RequestCancelled(Cancelled):
     """The cancel event of the request was set while it waited on the network."""
 
 

@@ -22,6 +22,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from ..errors import Cancelled, ModelUnreachable
 from ..text.redaction import invalid_key_message, key_problem, redact, register_secret
 from .cancellable_http import RequestCancelled, cancel_scope, transport_for
 from .usage import Usage
@@ -33,11 +34,11 @@ _FALLBACK_ORDER: tuple[StructuredMode, ...] = ("json_schema", "json_object_schem
 Message = dict[str, Any]
 
 
-class LLMError(Exception):
+class LLMError(ModelUnreachable):
     """The model could not be used; the message is one plain sentence for the user."""
 
 
-class LLMCancelled(LLMError):
+class LLMCancelled(LLMError, Cancelled):
     """The caller's cancel event was set while the client waited for the server or to retry."""
 
 

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..agent import answer_status
 from ..agent.events import Result, event_from_json
+from ..errors import PaperPilotError
 from ..settings.paths import AppPaths
 from ..text.redaction import redact, redacted_json
 
@@ -53,7 +54,7 @@ CREATE INDEX IF NOT EXISTS conversations_updated ON conversations(updated);
 """
 
 
-class ConversationError(Exception):
+class ConversationError(PaperPilotError):
     """A conversation that does not exist, or a database that cannot be used."""
 
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..errors import InvalidInput
 from ..settings.config import atomic_write_text, describe_invalid, move_aside
 from ..settings.paths import AppPaths
 from ..text.language import has_cjk, query_terms
@@ -109,7 +110,7 @@ class ResearchProfile(BaseModel):
         return not (self.fields_of_research or self.topics or self.keywords)
 
 
-class ProfileError(ValueError):
+class ProfileError(InvalidInput):
     """A profile value the user gave is not valid (one plain sentence)."""
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..errors import PaperPilotError
 from ..text.redaction import InvalidAPIKey, clean_api_key
 from .config import atomic_write_text
 from .paths import AppPaths
@@ -33,7 +34,7 @@ NO_KEYRING_ENV = "PAPERPILOT_NO_KEYRING"
 Backend = Literal["keyring", "file"]
 
 
-class KeyStoreError(Exception):
+class KeyStoreError(PaperPilotError):
     """The key could not be stored; the message is safe to show (it never contains the key)."""
 
 

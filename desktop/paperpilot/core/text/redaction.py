@@ -21,6 +21,8 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from ..errors import InvalidInput
+
 MIN_FRAGMENT = 6
 MASK = "***"
 # Shorter "keys" (a local server's dummy "x") would blank out ordinary words.
@@ -31,7 +33,7 @@ _secrets: set[str] = set()
 _pattern: re.Pattern[str] | None = None
 
 
-class InvalidAPIKey(ValueError):
+class InvalidAPIKey(InvalidInput):
     """The key cannot be used; the message is one plain sentence and never quotes the key."""
 
 
