@@ -851,11 +851,9 @@ def cmd_profile(args: argparse.Namespace) -> int:
 
 
 def cmd_notes(args: argparse.Namespace) -> int:
-    from .core.library.notes import get_note, note_updated, search_notes, set_note
-
     if args.search is not None:
         with _open(args) as lib:
-            hits = search_notes(lib, args.search)
+            hits = lib.search_notes(args.search)
         if args.json:
             _emit_json({"notes": [{"doc_id": h.doc_id, "title": h.title, "snippet": h.snippet} for h in hits]})
         else:
@@ -871,9 +869,9 @@ def cmd_notes(args: argparse.Namespace) -> int:
         if doc is None or doc.status != "ready":
             raise CliError(f"no document with id {args.doc_id}")
         if args.set_text is not None:
-            set_note(lib, args.doc_id, args.set_text)
-        text = get_note(lib, args.doc_id)
-        updated = note_updated(lib, args.doc_id)
+            lib.set_note(args.doc_id, args.set_text)
+        text = lib.get_note(args.doc_id)
+        updated = lib.note_updated(args.doc_id)
     if args.json:
         _emit_json({"doc_id": args.doc_id, "title": doc.title, "text": text, "updated": updated})
         return EXIT_OK

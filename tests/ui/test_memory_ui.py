@@ -12,7 +12,6 @@ from pytestqt.qtbot import QtBot
 
 from paperpilot.core.agent.events import Evidence, Info, Result, Status
 from paperpilot.core.library import Library
-from paperpilot.core.library.notes import get_note, search_notes
 from paperpilot.core.memory.conversations import ConversationStore
 from paperpilot.core.memory.profile import ResearchProfile, load_profile, profile_path
 from paperpilot.core.settings import keystore
@@ -308,8 +307,8 @@ def test_notes_editor_saves_searchable_notes(qtbot: QtBot, win: MainWindow) -> N
     assert "<b>chick starvation</b>" in dlg.preview.toHtml() or "font-weight" in dlg.preview.toHtml()
     dlg.save()
     assert dlg.result() == NotesDialog.DialogCode.Accepted
-    assert get_note(win.library, doc.doc_id) == text
-    assert [h.doc_id for h in search_notes(win.library, "starvation")] == [doc.doc_id]
+    assert win.library.get_note(doc.doc_id) == text
+    assert [h.doc_id for h in win.library.search_notes("starvation")] == [doc.doc_id]
     # Reopened, the editor shows the saved text.
     again = NotesDialog(win.library, doc.doc_id, doc.title, win)
     qtbot.addWidget(again)

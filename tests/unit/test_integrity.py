@@ -14,7 +14,6 @@ import pytest
 from paperpilot.core.library import Library
 from paperpilot.core.library.index import SearchIndex
 from paperpilot.core.library.integrity import Kind, check_library
-from paperpilot.core.library.notes import get_note, set_note
 from paperpilot.core.library.store import ChunkRow
 from paperpilot.core.models import Chunk, Metadata
 from paperpilot.core.settings.paths import app_paths
@@ -61,12 +60,12 @@ def test_a_document_stored_twice_is_merged_and_its_note_kept(lib: Library, paper
             stored_path=first.stored_path, kind="pdf", external_id="", metadata=_meta(first.title),
             page_count=first.pages, size_bytes=1, chunks=_chunks(lib, first.doc_id),
         )  # fmt: skip
-    set_note(lib, twin, "Written on the second copy.")
+    lib.set_note(twin, "Written on the second copy.")
     assert Kind.DUPLICATE in kinds(lib)
     done = repair(lib)
     assert any(f"removed #{twin}" in line for line in done)
     assert lib.document(twin) is None
-    assert get_note(lib, first.doc_id) == "Written on the second copy."
+    assert lib.get_note(first.doc_id) == "Written on the second copy."
     assert (lib.paths.library_dir / first.stored_path).is_file()  # the shared copy stays
 
 

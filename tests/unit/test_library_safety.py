@@ -21,7 +21,6 @@ import pytest
 from paperpilot.core.library import Library, LibraryDamaged
 from paperpilot.core.library import library as library_module
 from paperpilot.core.library.metadata_edit import update_metadata
-from paperpilot.core.library.notes import get_note, set_note
 from paperpilot.core.settings.paths import app_paths
 from tests.unit.safety_helpers import (
     alive,
@@ -178,7 +177,7 @@ def test_a_lost_or_damaged_database_costs_no_stored_file(tmp_path: Path, paperpi
         ids = {Path(d.path).name: d.doc_id for d in report.imported}
         edited = ids["t001.txt"]
         update_metadata(lib, edited, title="Kestrels of the Cathedral")
-        set_note(lib, edited, "Compare with the 2019 survey.")
+        lib.set_note(edited, "Compare with the 2019 survey.")
         before = {d.doc_id: (d.title, d.file_name, d.added) for d in lib.list_documents()}
     copies = stored_files(paperpilot_home)
     assert len(copies) == 5
@@ -203,7 +202,7 @@ def test_a_lost_or_damaged_database_costs_no_stored_file(tmp_path: Path, paperpi
     with Library(app_paths()) as lib:
         after = {d.doc_id: (d.title, d.file_name, d.added) for d in lib.list_documents()}
         assert after == before  # same ids, titles (the edited one too), file names and dates
-        assert get_note(lib, edited) == "Compare with the 2019 survey."
+        assert lib.get_note(edited) == "Compare with the 2019 survey."
         assert lib.search("topic2", k=1)[0].doc_id == ids["t002.txt"]
     if how in ("garbage", "corrupt"):  # the damaged database was set aside, not deleted
         aside = list(app_paths().library_dir.glob("library.sqlite3.damaged-*"))

@@ -13,7 +13,6 @@ from paperpilot.core.agent.loop import NOTE_SEGMENT, AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
 from paperpilot.core.agent.state import AgentState, PolicyStep
 from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.library.notes import get_note, search_notes, set_note
 from paperpilot.core.library.store import SCHEMA_VERSION
 from tests.unit.memory_helpers import doc_id, make_library
 
@@ -27,23 +26,23 @@ def lib(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def test_get_set_search(lib: Library) -> None:
     dense, sparse = doc_id(lib, "Dense"), doc_id(lib, "Sparse")
-    assert get_note(lib, dense) == ""
-    set_note(lib, dense, "# Reading note\n\nTwo BERT encoders; try for **our** QA project.")
-    set_note(lib, sparse, "Strong baseline, no training data.")
-    assert "BERT encoders" in get_note(lib, dense) and lib.get_note(dense) == get_note(lib, dense)
-    hits = search_notes(lib, "bert project")
+    assert lib.get_note(dense) == ""
+    lib.set_note(dense, "# Reading note\n\nTwo BERT encoders; try for **our** QA project.")
+    lib.set_note(sparse, "Strong baseline, no training data.")
+    assert "BERT encoders" in lib.get_note(dense) and lib.note_updated(dense)
+    hits = lib.search_notes("bert project")
     assert [(h.doc_id, h.title) for h in hits] == [
         (dense, "Dense Passage Retrieval for Open-Domain Question Answering")
     ]
     assert "BERT" in hits[0].snippet
-    assert {h.doc_id for h in search_notes(lib, "")} == {dense, sparse}
-    assert search_notes(lib, "BM25")[0].doc_id == sparse  # the title counts too
+    assert {h.doc_id for h in lib.search_notes("")} == {dense, sparse}
+    assert lib.search_notes("BM25")[0].doc_id == sparse  # the title counts too
     lib.set_note(dense, "  ")  # an empty note is deleted
-    assert get_note(lib, dense) == "" and [h.doc_id for h in search_notes(lib, "")] == [sparse]
+    assert lib.get_note(dense) == "" and [h.doc_id for h in lib.search_notes("")] == [sparse]
     with pytest.raises(LibraryError):
-        set_note(lib, 999, "nope")
+        lib.set_note(999, "nope")
     lib.remove(sparse)  # notes go with their document
-    assert search_notes(lib, "") == []
+    assert lib.search_notes("") == []
 
 
 def test_schema_has_notes(lib: Library) -> None:
@@ -72,14 +71,14 @@ def test_v2_database_migrates_to_v3(tmp_path: Path) -> None:
 
 def test_agent_reads_a_note_when_asked(lib: Library) -> None:
     dense = doc_id(lib, "Dense")
-    set_note(lib, dense, "My note: the in-batch negatives trick made training stable in our replication.")
+    lib.set_note(dense, "My note: the in-batch negatives trick made training stable in our replication.")
     events = list(run_agent(f"What do my notes on doc {dense} say about in-batch negatives?", lib, OfflinePolicy(),
                             AgentOptions(mode="loop")))  # fmt: skip
     read = [e for e in events if isinstance(e, ToolResult) and e.tool == "notes"]
     assert read and read[0].passages[0].section == "Notes" and read[0].passages[0].segment == NOTE_SEGMENT
     result = events[-1].result  # type: ignore[attr-defined]
     assert any(e.segment == NOTE_SEGMENT and e.section == "Notes" for e in result.evidence)
-    assert get_note(lib, dense).startswith("My note")  # reading never writes
+    assert lib.get_note(dense).startswith("My note")  # reading never writes
 
 
 def test_agent_writes_a_note_only_when_asked_to_remember(lib: Library) -> None:
@@ -93,7 +92,7 @@ def test_agent_writes_a_note_only_when_asked_to_remember(lib: Library) -> None:
         )
     )
     assert any(isinstance(e, Info) and e.code == "note_saved" for e in events)
-    assert "baseline for chapter 3" in get_note(lib, dense)
+    assert "baseline for chapter 3" in lib.get_note(dense)
 
     class WritesAnyway:
         name = "scripted"
@@ -108,12 +107,12 @@ def test_agent_writes_a_note_only_when_asked_to_remember(lib: Library) -> None:
 
     events = list(run_agent("What is dense retrieval?", lib, WritesAnyway(), AgentOptions(mode="loop")))
     assert any(isinstance(e, Warning) and e.code == "notes_refused" for e in events)
-    assert "overwritten" not in get_note(lib, dense)
+    assert "overwritten" not in lib.get_note(dense)
     assert isinstance(events[-1], Finished)
     # An offline run that is not asked to remember never touches notes.
-    before = get_note(lib, dense)
+    before = lib.get_note(dense)
     events = list(
         run_agent("How are the dense encoders trained?", lib, OfflinePolicy(), AgentOptions(mode="loop"))
     )
     assert not any(isinstance(e, ToolResult) and e.tool == "notes" for e in events)
-    assert get_note(lib, dense) == before
+    assert lib.get_note(dense) == before

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.library import Library
-from ..core.library.notes import get_note, set_note
 from .chat_pane import markdown_to_html
 from .i18n import tr
 
@@ -76,7 +75,7 @@ class NotesDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
 
-        self.editor.setPlainText(get_note(library, doc_id))
+        self.editor.setPlainText(library.get_note(doc_id))
         self.update_preview()
 
     def text(self) -> str:
@@ -97,7 +96,7 @@ class NotesDialog(QDialog):
     @Slot()
     def save(self) -> None:
         try:
-            set_note(self.library, self.doc_id, self.text())
+            self.library.set_note(self.doc_id, self.text())
         except Exception as e:  # a busy or read-only library: keep the text, say why
             QMessageBox.warning(self, tr("Could not save the notes"), str(e))
             return

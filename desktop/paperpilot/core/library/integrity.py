@@ -29,8 +29,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ..errors import LibraryReadOnly
 from ..models import ImportFailure
-from .library import ImportReport, Library, LibraryReadOnly
+from .library import ImportReport, Library
 
 ProgressFn = Callable[[str], None]
 
@@ -425,16 +426,13 @@ def _restore(library: Library, rel: str) -> str:
 
 
 def _keep_orphan_notes(library: Library, doc_ids: list[int]) -> str:
-    conn = library.store.conn
-    marks = ",".join("?" * len(doc_ids))
-    rows = conn.execute(f"SELECT doc_id, text, updated FROM notes WHERE doc_id IN ({marks})", doc_ids).fetchall()
+    rows = library.store.notes(doc_ids)
     out = library.paths.quarantine_dir / f"notes-{time.strftime('%Y%m%d-%H%M%S')}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     body = "".join(f"## Note on document #{d} (saved {u})\n\n{t.strip()}\n\n" for d, t, u in rows)
     with library.storage_errors():
         out.write_text("# Notes of documents no longer in the library\n\n" + body, encoding="utf-8")
-        with library.store.transaction() as c:
-            c.execute(f"DELETE FROM notes WHERE doc_id IN ({marks})", doc_ids)
+        library.store.delete_notes(doc_ids)
     return f"kept {len(rows)} note(s) of removed documents in {out.relative_to(library.paths.library_dir).as_posix()}"
 
 

@@ -40,35 +40,19 @@ from typing import Any
 
 import tantivy
 
-from ..errors import (  # re-exported: callers catch them as library errors
-    DocumentNotFound as DocumentNotFound,
-)
-from ..errors import (
-    LibraryBusy as LibraryBusy,
-)
-from ..errors import (
-    LibraryDamaged as LibraryDamaged,
-)
-from ..errors import (
-    LibraryError as LibraryError,
-)
-from ..errors import (
-    LibraryFull as LibraryFull,
-)
-from ..errors import (
-    LibraryReadOnly as LibraryReadOnly,
-)
+from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
 from ..extract.chunker import chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from ..extract.pdf import extract_pdf
 from ..extract.text import extract_text_file
 from ..extract.workers import ExtractionPool, WorkerCrashed
-from ..models import DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
+from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
 from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
+from .notes import NoteHit, search_notes
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .writerlock import WriterLock
@@ -557,6 +541,30 @@ class Library:
             # before adding anything, whichever process we are.
             with self._thread_lock:
                 self._recover_locked(self.recovery_notes, after_crash=True)
+
+    @contextmanager
+    def writing(self, *, batch: bool = False) -> Iterator[LibraryWriter]:
+        """One write under the library's serialized writer: the public way to change the library.
+
+        Waits for the cross-process writer lock (LibraryBusy after ``lock_timeout``), then holds
+        this process's short critical section for the block; a full disk or a folder that became
+        read-only comes out as one LibraryError. On leaving, pending index work is committed and
+        the cross-process lock released. ``batch``: the lock is kept for the next write of a batch
+        (a bibliography's entries); the batch calls ``handover()`` between its items, so that a
+        waiting writer gets its turn, and ``flush()`` at its end.
+        """
+        with self._write_lock():
+            try:
+                with self._storage_errors():
+                    yield LibraryWriter(self)
+            finally:
+                if not batch:
+                    self._flush_and_unlock()
+
+    def handover(self) -> None:
+        """Between the items of a batch: commit and hand the lock over if another writer waits,
+        or when a second has passed since the last commit."""
+        self._maybe_flush()
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -1242,13 +1250,11 @@ class Library:
     def merge_duplicate(self, doc_id: int, keep: int) -> None:
         """Remove document ``doc_id``, a second copy of ``keep`` (same content); its note is
         appended to the kept document's note first, and the shared stored copy stays."""
-        from .notes import get_note, set_note
-
-        with self._write_lock(), self._storage_errors():
-            extra = get_note(self, doc_id).strip()
+        with self.writing(batch=True) as w:
+            extra = self.get_note(doc_id).strip()
             if extra:
-                mine = get_note(self, keep).strip()
-                set_note(self, keep, f"{mine}\n\n{extra}" if mine and extra not in mine else mine or extra)
+                mine = self.get_note(keep).strip()
+                w.set_note(keep, f"{mine}\n\n{extra}" if mine and extra not in mine else mine or extra)
             self.store.mark_deleting(doc_id)
             self._finish_delete(doc_id)
 
@@ -1464,17 +1470,37 @@ class Library:
                 out[term] = len(docs)
         return out
 
-    def get_note(self, doc_id: int) -> str:
-        """The user's Markdown note on a document ("" when none); see core.notes."""
-        from .notes import get_note
+    # --- notes (one Markdown text per document, deleted with it; see library.notes) ---------------
 
-        return get_note(self, doc_id)
+    def get_note(self, doc_id: int) -> str:
+        """The user's Markdown note on a document ("" when none)."""
+        note = self.store.note(doc_id)
+        return note[0] if note else ""
+
+    def note_updated(self, doc_id: int) -> str | None:
+        """When the note was last saved (ISO 8601 UTC), or None."""
+        note = self.store.note(doc_id)
+        return note[1] if note else None
+
+    def all_notes(self) -> dict[int, str]:
+        """Every note, by document id."""
+        return {doc_id: text for doc_id, text, _updated in self.store.notes()}
+
+    def search_notes(self, query: str) -> list[NoteHit]:
+        """Notes whose text (or document title) holds every word of ``query``; most recent first.
+        An empty query lists every note."""
+        return search_notes(self.store.notes_of_ready_documents(), query)
 
     def set_note(self, doc_id: int, text: str) -> None:
-        """Save (or, with an empty text, delete) the note on a document; see core.notes."""
-        from .notes import set_note
+        """Save (or, with an empty text, delete) the note on a document, as one write.
 
-        set_note(self, doc_id, text)
+        Raises DocumentNotFound when no ready document has that id, LibraryReadOnly in a
+        read-only library, LibraryBusy when another process keeps the writer lock.
+        """
+        if self.read_only:
+            raise LibraryReadOnly(f"The library folder {self.paths.library_dir} is read-only: the note was not saved.")
+        with self.writing() as w:
+            w.set_note(doc_id, text)
 
     def read(self, doc_id: int, segment: int) -> Passage:
         p = self.store.passage(doc_id, segment)
@@ -1483,3 +1509,59 @@ class Library:
                 raise DocumentNotFound(f"No document with id {doc_id}.")
             raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
         return p
+
+
+class LibraryWriter:
+    """The writes a ``Library.writing()`` block may make. Each keeps SQLite, the search index
+    and the stored copy's sidecar in step; the index work is committed when the block ends."""
+
+    def __init__(self, library: Library) -> None:
+        self._library = library
+
+    def find_ready_by_sha(self, sha256: str) -> int | None:
+        """The ready document with this content hash; checked again here, under the lock."""
+        return self._library.store.find_ready_by_sha(sha256)
+
+    def add_metadata_document(
+        self, *, sha256: str, source_path: str, file_name: str, metadata: Metadata, csl: str, chunks: Sequence[Chunk]
+    ) -> int:
+        """Add a document with no file (a bibliography entry) and index its chunks."""
+        lib = self._library
+        doc_id = lib.store.add_metadata_document(
+            sha256=sha256, source_path=source_path, file_name=file_name, metadata=metadata, csl=csl, chunks=chunks
+        )
+        lib.index.add_chunks(lib._get_writer(), lib.store.iter_chunks_for_index([doc_id]))
+        lib._pending_index.append(doc_id)
+        return doc_id
+
+    def set_csl(
+        self, doc_id: int, csl: str, columns: dict[str, Any], replace_chunks: Sequence[Chunk] | None = None
+    ) -> bool:
+        """Store a document's CSL item and its columns, then re-index it; False for an unknown id."""
+        if not self._library.store.set_csl(doc_id, csl, columns, replace_chunks=replace_chunks):
+            return False
+        self.reindex_document(doc_id)
+        return True
+
+    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+        """Write edited metadata columns, then re-index the document; False for an unknown id."""
+        if not self._library.store.update_columns(doc_id, values):
+            return False
+        self.reindex_document(doc_id)
+        return True
+
+    def set_note(self, doc_id: int, text: str) -> None:
+        """Save the note on ``doc_id`` (an empty text deletes it) and its copy in the sidecar."""
+        if not self._library.store.set_note(doc_id, text):
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        # The sidecar keeps the note with the stored copy, for a rebuild if the database is lost.
+        self._library.write_sidecar(doc_id)
+
+    def reindex_document(self, doc_id: int) -> None:
+        """Index the document's chunks again (the title and year are indexed with every chunk)."""
+        lib = self._library
+        w = lib._get_writer()
+        SearchIndex.delete_doc(w, doc_id)
+        lib.index.add_chunks(w, lib.store.iter_chunks_for_index([doc_id]))
+        lib._pending_index.append(doc_id)
+        lib.write_sidecar(doc_id)

@@ -31,9 +31,9 @@ from ..citations.formats import ParseError, ParseResult
 from ..citations.lookup import has_cjk, name_from_string, normalize_arxiv, normalize_doi
 from ..citations.model import CslItem, item_from_csl
 from ..citations.styles import Rendered, bibliography, get_style, in_list_order
+from ..errors import LibraryError
 from ..models import Chunk, DocumentInfo, ImportFailure, Metadata
-from .index import SearchIndex
-from .library import Library, LibraryError
+from .library import Library, LibraryWriter
 from .metadata_edit import MAX_YEAR, MIN_YEAR, clean_fields
 
 ExportFormat = Literal["bibtex", "ris", "csl-json"]
@@ -278,20 +278,15 @@ def _normalise_for_save(item: CslItem) -> CslItem:
     return item
 
 
-def _save_locked(library: Library, doc_id: int, item: CslItem) -> None:
-    """Write item and columns in one transaction and queue the re-index; caller holds the lock."""
+def _save(library: Library, w: LibraryWriter, doc_id: int, item: CslItem) -> None:
+    """Write item and columns in one transaction and re-index the document (inside ``writing()``)."""
     cols = columns_for(item)
     cols["authors"] = json.dumps(cols["authors"], ensure_ascii=False)
-    chunks = _record_chunks(item) if library.store.kind(doc_id) == METADATA_KIND else None
+    chunks = _record_chunks(item) if is_metadata_only(library, doc_id) else None
     csl = json.dumps(item.to_csl(), ensure_ascii=False)
-    if not library.store.set_csl(doc_id, csl, cols, replace_chunks=chunks):
+    # The title and year are indexed with every chunk, so the writer re-indexes the document.
+    if not w.set_csl(doc_id, csl, cols, replace_chunks=chunks):
         raise LibraryError(f"No document with id {doc_id} can be edited.")
-    # The title and year are indexed with every chunk, so the document is re-indexed.
-    w = library._get_writer()
-    SearchIndex.delete_doc(w, doc_id)
-    library.index.add_chunks(w, library.store.iter_chunks_for_index([doc_id]))
-    library._pending_index.append(doc_id)
-    library.write_sidecar(doc_id)
 
 
 def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
@@ -307,11 +302,8 @@ def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
     clean_fields({"title": item.title, "year": item.year, "doi": item.DOI})
     if item.arxiv and not re.match(r"^(?:\d{4}\.\d{4,5}|[A-Za-z][A-Za-z.-]*/\d{7})$", item.arxiv):
         raise ValueError(f"{item.arxiv!r} does not look like an arXiv id (e.g. 1706.03762).")
-    with library._write_lock():
-        try:
-            _save_locked(library, doc_id, item)
-        finally:
-            library._flush_and_unlock()
+    with library.writing() as w:
+        _save(library, w, doc_id, item)
     return _ready_document(library, doc_id)
 
 
@@ -479,12 +471,12 @@ def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, boo
     )
     csl = json.dumps(item.to_csl(), ensure_ascii=False)
     digest = hashlib.sha256(("csl:" + csl).encode("utf-8")).hexdigest()
-    with library._write_lock():
+    with library.writing(batch=True) as w:
         # Checked again under the writer lock, as for files: the matcher looked without it.
-        existing = library.store.find_ready_by_sha(digest)
+        existing = w.find_ready_by_sha(digest)
         if existing is not None:
             return existing, False
-        doc_id = library.store.add_metadata_document(
+        doc_id = w.add_metadata_document(
             sha256=digest,
             source_path=str(path.resolve()),
             file_name=path.name,
@@ -492,8 +484,6 @@ def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, boo
             csl=csl,
             chunks=_record_chunks(item),
         )
-        library.index.add_chunks(library._get_writer(), library.store.iter_chunks_for_index([doc_id]))
-        library._pending_index.append(doc_id)
     return doc_id, True
 
 
@@ -535,10 +525,10 @@ def import_bibliography(
                 if _same_metadata(merged, existing):
                     report.unchanged.append(doc_id)
                 else:
-                    with library._write_lock():
-                        _save_locked(library, doc_id, merged)
+                    with library.writing(batch=True) as w:
+                        _save(library, w, doc_id, merged)
                     matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
-            library._maybe_flush()
+            library.handover()
     finally:
         library.flush()
     return report

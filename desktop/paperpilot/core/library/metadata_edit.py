@@ -10,9 +10,9 @@ import json
 import re
 from typing import Any
 
+from ..errors import LibraryError
 from ..models import DocumentInfo
-from .index import SearchIndex
-from .library import Library, LibraryError
+from .library import Library
 
 EDITABLE_FIELDS = ("title", "authors", "year", "venue", "doi")
 MIN_YEAR, MAX_YEAR = 1000, 2200
@@ -72,23 +72,10 @@ def update_metadata(library: Library, doc_id: int, **fields: Any) -> DocumentInf
         raise LibraryError(f"No document with id {doc_id} can be edited.")
     if not values:
         return doc
-    sets = ", ".join(f"{k}=?" for k in values)
-    with library._write_lock():
-        try:
-            with library.store.transaction() as c:
-                # indexed=0 in the same transaction: if we crash before the index commit,
-                # start-up recovery notices and re-indexes the document with the new title.
-                c.execute(
-                    f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND status='ready'",
-                    (*values.values(), doc_id),
-                )
-            w = library._get_writer()
-            SearchIndex.delete_doc(w, doc_id)
-            library.index.add_chunks(w, library.store.iter_chunks_for_index([doc_id]))
-            library._pending_index.append(doc_id)
-            library.write_sidecar(doc_id)
-        finally:
-            library._flush_and_unlock()
+    # indexed=0 in the same transaction: if we crash before the index commit, start-up
+    # recovery notices and re-indexes the document with the new title.
+    with library.writing() as w:
+        w.update_columns(doc_id, values)
     updated = library.document(doc_id)
     if updated is None:  # removed by another process between our commit and this read
         raise LibraryError(f"Document {doc_id} was removed while it was being edited.")

@@ -372,6 +372,40 @@ class Store:
                 (doc_id, text, updated or _now()),
             )
 
+    def set_note(self, doc_id: int, text: str) -> bool:
+        """Save the note on a ready document (an empty text deletes it); False for an unknown id."""
+        with self.transaction() as c:
+            if c.execute("SELECT 1 FROM documents WHERE id=? AND status='ready'", (doc_id,)).fetchone() is None:
+                return False
+            if not text.strip():
+                c.execute("DELETE FROM notes WHERE doc_id=?", (doc_id,))
+            else:
+                c.execute(
+                    "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
+                    " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
+                    (doc_id, text, _now()),
+                )
+        return True
+
+    def delete_notes(self, doc_ids: Sequence[int]) -> None:
+        marks = ",".join("?" * len(doc_ids))
+        with self.transaction() as c:
+            c.execute(f"DELETE FROM notes WHERE doc_id IN ({marks})", list(doc_ids))
+
+    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+        """Write edited metadata columns of a ready document, marking it unindexed in the same
+        transaction (a crash before the index commit is repaired by recovery); False when no
+        ready document has that id."""
+        unknown = set(values) - _CSL_SYNCED_COLUMNS
+        if unknown:
+            raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        sets = ", ".join(f"{k}=?" for k in values)
+        with self.transaction() as c:
+            cur = c.execute(
+                f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND status='ready'", (*values.values(), doc_id)
+            )
+            return cur.rowcount > 0
+
     def set_meta(self, key: str, value: str) -> None:
         with self.transaction() as c:
             c.execute(
@@ -454,6 +488,30 @@ class Store:
         return True
 
     # --- reads ------------------------------------------------------------------------------
+
+    def note(self, doc_id: int) -> tuple[str, str] | None:
+        """(text, updated) of the note on ``doc_id``, or None."""
+        row = self.conn.execute("SELECT text, updated FROM notes WHERE doc_id=?", (doc_id,)).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def notes(self, doc_ids: Sequence[int] | None = None) -> list[tuple[int, str, str]]:
+        """(doc_id, text, updated) of every note, or of the notes on ``doc_ids``."""
+        if doc_ids is None:
+            rows = self.conn.execute("SELECT doc_id, text, updated FROM notes").fetchall()
+        else:
+            marks = ",".join("?" * len(doc_ids))
+            rows = self.conn.execute(
+                f"SELECT doc_id, text, updated FROM notes WHERE doc_id IN ({marks})", list(doc_ids)
+            ).fetchall()
+        return [(int(d), str(t), str(u)) for d, t, u in rows]
+
+    def notes_of_ready_documents(self) -> list[tuple[int, str, str]]:
+        """(doc_id, title, text) of the notes on ready documents, most recently saved first."""
+        rows = self.conn.execute(
+            "SELECT n.doc_id, d.title, n.text FROM notes n JOIN documents d ON d.id = n.doc_id"
+            " WHERE d.status='ready' ORDER BY n.updated DESC, n.doc_id"
+        ).fetchall()
+        return [(int(d), str(ti), str(te)) for d, ti, te in rows]
 
     def get_csl(self, doc_id: int) -> dict[str, Any]:
         """The stored CSL-JSON item of a document ({} when none was saved or the id is unknown)."""
