@@ -952,6 +952,7 @@ def _read_csl_file(path: str) -> list[Any]:
 
 
 def cmd_cite(args: argparse.Namespace) -> int:
+    from .core.citations.formats import export_text
     from .core.citations.styles import bibliography, get_style
     from .core.library import metadata as meta
 
@@ -979,7 +980,7 @@ def cmd_cite(args: argparse.Namespace) -> int:
             print(marker)
         return EXIT_OK
     if machine:
-        content = _export_text(items, args.fmt)
+        content = export_text(items, args.fmt)
         if args.json:
             _emit_json({"format": args.fmt, "content": content})
         else:
@@ -1011,29 +1012,16 @@ def _one_line(text: str) -> str:
     return re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
 
 
-def _export_text(items: list[Any], fmt: str) -> str:
-    if fmt == "bibtex":
-        from .core.citations.bibtex import to_bibtex
-
-        return to_bibtex(items)
-    if fmt == "ris":
-        from .core.citations.ris import to_ris
-
-        return to_ris(items)
-    from .core.citations.cslio import to_csl_json
-
-    return to_csl_json(items)
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .core.citations.formats import export_text
     from .core.library.metadata import items_for_documents
     from .core.settings.config import atomic_write_text
 
     with _open(args) as lib:
         items = items_for_documents(lib, args.doc_ids or None)
-    content = _export_text(items, args.fmt)
+    content = export_text(items, args.fmt)
     if args.output:
         out = Path(args.output)
         try:

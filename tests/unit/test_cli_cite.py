@@ -10,7 +10,7 @@ import pytest
 from paperpilot.cli import main
 from paperpilot.core.citations.styles import STYLE_NAMES
 from paperpilot.core.library import Library
-from paperpilot.core.library.metadata_edit import update_metadata
+from paperpilot.core.library.metadata import update_metadata
 from paperpilot.core.settings.config import Settings, UISettings, save_settings
 from paperpilot.core.settings.paths import app_paths
 

@@ -11,19 +11,18 @@ import pytest
 
 from paperpilot.cli import main
 from paperpilot.core.citations.model import CslName, item_from_csl
+from paperpilot.core.citations.records import guess_type, title_key
 from paperpilot.core.library import Library, LibraryError
 from paperpilot.core.library.metadata import (
     export_items,
     format_references,
-    guess_type,
     import_bibliography,
     in_text,
     is_metadata_only,
     item_for_document,
     save_item,
-    title_key,
+    update_metadata,
 )
-from paperpilot.core.library.metadata_edit import update_metadata
 from paperpilot.core.library.store import SCHEMA_VERSION
 from paperpilot.core.models import DocumentInfo
 from paperpilot.core.settings.paths import app_paths

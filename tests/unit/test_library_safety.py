@@ -20,7 +20,7 @@ import pytest
 
 from paperpilot.core.library import Library, LibraryDamaged
 from paperpilot.core.library import library as library_module
-from paperpilot.core.library.metadata_edit import update_metadata
+from paperpilot.core.library.metadata import update_metadata
 from paperpilot.core.settings.paths import app_paths
 from tests.unit.safety_helpers import (
     alive,

@@ -12,14 +12,13 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import httpx
 import pytest
 
+from paperpilot.core.citations.identifiers import normalize_arxiv, normalize_doi
 from paperpilot.core.citations.lookup import (
     LookupFailed,
     crossref_to_item,
     lookup_arxiv,
     lookup_doi,
     name_from_string,
-    normalize_arxiv,
-    normalize_doi,
 )
 
 CROSSREF_WORK = {

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from paperpilot.core.citations.records import clean_fields
 from paperpilot.core.library import Library, LibraryError
-from paperpilot.core.library.metadata_edit import clean_fields, update_metadata
+from paperpilot.core.library.metadata import update_metadata
 from paperpilot.core.settings.paths import app_paths
 
 

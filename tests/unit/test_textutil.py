@@ -56,3 +56,18 @@ def test_sentences_keep_closing_quotes() -> None:
     assert split_sentences('He said "stop." Then he left.') == ['He said "stop."', "Then he left."]
     assert split_sentences("He said “stop.” Then he left.") == ["He said “stop.”", "Then he left."]
     assert split_sentences("We thank the U.S. Army. It helped.") == ["We thank the U.S. Army.", "It helped."]
+
+
+def test_has_cjk_is_the_one_cjk_rule() -> None:
+    """Han of every block (extension B holds characters of real names), kana and hangul are CJK;
+    the Yijing hexagrams between extension A and the unified block, and Latin, are not."""
+    from paperpilot.core.citations.lookup import name_from_string
+    from paperpilot.core.text.language import has_cjk
+
+    for text in ("中文", "㐀", "豈", "𠮷野", "\U00030000", "かな", "カナ", "한국어"):
+        assert has_cjk(text), text
+    for text in ("䷀", "Ωmega", "naïve café", "", "2024"):
+        assert not has_cjk(text), text
+    # The citation rules use the same one: a name with an extension-B character stays whole.
+    assert name_from_string("𠮷田 太郎").literal == "𠮷田 太郎"
+    assert name_from_string("䷀ Smith").family == "Smith"

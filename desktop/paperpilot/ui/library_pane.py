@@ -28,9 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.citations.formats import ExportFormat
 from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.library.metadata import ExportFormat, export_items, format_references, in_text
+from ..core.library.metadata import export_items, format_references, in_text
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .document_viewer import DocumentViewer

@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.citations.identifiers import bare_arxiv, bare_doi, is_arxiv_id, is_doi
 from ..core.citations.model import ITEM_TYPES, CslItem, CslName
 from ..core.citations.styles import bibliography, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
@@ -124,10 +125,6 @@ LANGUAGES: tuple[str, ...] = (
     "ru-RU",
 )
 
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
-_ARXIV = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
-_ARXIV_PREFIX = re.compile(r"^(?:https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE)
 _ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 
 
@@ -142,16 +139,6 @@ class LookupEndpoints:
 
 
 LOOKUP = LookupEndpoints()
-
-
-def normalise_doi(text: str) -> str:
-    """The bare DOI: people paste ``https://doi.org/…`` links and ``doi:`` prefixes."""
-    return _DOI_PREFIX.sub("", text.strip()).strip()
-
-
-def normalise_arxiv(text: str) -> str:
-    value = _ARXIV_PREFIX.sub("", text.strip()).strip()
-    return value.removesuffix(".pdf")
 
 
 def date_parts(value: dict[str, Any] | None) -> list[int]:
@@ -606,8 +593,8 @@ class MetadataDialog(QDialog):
     def item(self) -> CslItem:
         """The item as the fields describe it now (not validated; see ``validate``)."""
         updates: dict[str, Any] = {key: " ".join(edit.text().split()) for key, edit in self.edits.items()}
-        updates["DOI"] = normalise_doi(updates["DOI"])
-        updates["arxiv"] = normalise_arxiv(updates["arxiv"])
+        updates["DOI"] = bare_doi(updates["DOI"])
+        updates["arxiv"] = bare_arxiv(updates["arxiv"])
         updates["type"] = self.current_type()
         updates["author"] = self.authors.names()
         updates["editor"] = self.editors.names()
@@ -647,11 +634,11 @@ class MetadataDialog(QDialog):
         """The first problem that stops Save, as a sentence; "" when the fields are fine."""
         if not self.title_edit.text().strip():
             return tr("The title cannot be empty.")
-        doi = normalise_doi(self.doi_edit.text())
-        if doi and not _DOI.match(doi):
+        doi = bare_doi(self.doi_edit.text())
+        if doi and not is_doi(doi):
             return tr("{doi} does not look like a DOI (10.xxxx/…).").format(doi=doi)
-        arxiv = normalise_arxiv(self.arxiv_edit.text())
-        if arxiv and not _ARXIV.match(arxiv):
+        arxiv = bare_arxiv(self.arxiv_edit.text())
+        if arxiv and not is_arxiv_id(arxiv):
             return tr("{id} does not look like an arXiv ID (such as 1706.03762).").format(id=arxiv)
         acc = self.accessed_edit.text().strip()
         if acc:
@@ -745,16 +732,16 @@ class MetadataDialog(QDialog):
 
     @Slot()
     def on_doi_button_clicked(self) -> None:
-        doi = normalise_doi(self.doi_edit.text())
-        if not _DOI.match(doi):
+        doi = bare_doi(self.doi_edit.text())
+        if not is_doi(doi):
             self._set_lookup_message(False, tr("{doi} does not look like a DOI (10.xxxx/…).").format(doi=doi))
             return
         self.start_lookup("doi", doi)
 
     @Slot()
     def on_arxiv_button_clicked(self) -> None:
-        arxiv = normalise_arxiv(self.arxiv_edit.text())
-        if not _ARXIV.match(arxiv):
+        arxiv = bare_arxiv(self.arxiv_edit.text())
+        if not is_arxiv_id(arxiv):
             self._set_lookup_message(
                 False, tr("{id} does not look like an arXiv ID (such as 1706.03762).").format(id=arxiv)
             )

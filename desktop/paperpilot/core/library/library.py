@@ -40,6 +40,8 @@ from typing import Any
 
 import tantivy
 
+from ..citations.formats import BIBLIOGRAPHY_EXT
+from ..citations.records import looks_like_csl_json
 from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
 from ..extract.chunker import chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
@@ -52,6 +54,7 @@ from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
 from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
+from .metadata import import_bibliography
 from .notes import NoteHit, search_notes
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
@@ -62,9 +65,6 @@ log = logging.getLogger(__name__)
 PDF_EXT = {".pdf"}
 TEXT_EXT = {".txt", ".md", ".markdown", ".text"}
 CORPUS_EXT = {".jsonl"}
-# Bibliographies: their entries are merged into matching documents or become metadata-only
-# documents (citations/library_meta.py). A .json file counts only when it holds a CSL-JSON array.
-BIBLIOGRAPHY_EXT = {".bib", ".ris", ".json"}
 SUPPORTED_EXT = PDF_EXT | TEXT_EXT | CORPUS_EXT | BIBLIOGRAPHY_EXT
 # Extensions whose files are kept as stored copies (and can be rebuilt from them).
 STORED_EXT = PDF_EXT | TEXT_EXT
@@ -184,16 +184,9 @@ def _unsupported_reason(f: Path) -> str:
     if ext not in SUPPORTED_EXT:
         return f"unsupported file type '{ext}': PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
     # A folder of papers may hold any .json (configs, data): only CSL-JSON.
-    if ext == ".json" and not _looks_like_csl_json(f):
+    if ext == ".json" and not looks_like_csl_json(f):
         return "a .json file that is not a CSL-JSON bibliography"
     return ""
-
-
-def _looks_like_csl_json(path: Path) -> bool:
-    # Imported here: library_meta builds on this module.
-    from .metadata import looks_like_csl_json
-
-    return looks_like_csl_json(path)
 
 
 def _disk_full(e: BaseException) -> bool:
@@ -940,7 +933,7 @@ class Library:
                 self._import_corpus(path, report, cancel)
                 return
             if ext in BIBLIOGRAPHY_EXT:
-                if ext == ".json" and not _looks_like_csl_json(path):
+                if ext == ".json" and not looks_like_csl_json(path):
                     raise ImportFailure(
                         "Not a CSL-JSON bibliography: a .json file needs an array of CSL-JSON items "
                         '([{"type": …, "title": …}, …]).',
@@ -1035,8 +1028,6 @@ class Library:
             self._maybe_flush()
 
     def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
-        from .metadata import import_bibliography
-
         src = text_path(str(path.resolve()))
         try:
             bib = import_bibliography(self, path, cancel=cancel)

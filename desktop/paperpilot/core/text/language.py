@@ -5,8 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# CJK Unified Ideographs (+ extension A), compatibility ideographs, kana and hangul syllables.
-_CJK_CLASS = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+# Han ideographs (extension A, the unified block, the compatibility block and the supplementary
+# planes' extensions B-H, which hold rare characters of Chinese and Japanese names), kana and
+# hangul syllables: the one definition of "CJK" (the Yijing hexagram symbols between extension A
+# and the unified block are not writing).
+_CJK_CLASS = (
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
+    "\u3040-\u30ff\uac00-\ud7af"
+)
 CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
 # A "word" for query purposes: Latin/digit runs (with inner hyphen/apostrophe/dot) or a CJK run.
@@ -219,6 +225,7 @@ ZH_STOPWORDS = frozenset(
 
 
 def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Han, kana or hangul character."""
     return _CJK_CHAR.search(text) is not None
 
 
