@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.agent import evaluate
 from paperpilot.core.agent.evaluate import (
     EvalAborted,
     format_table,
     load_dataset,
     question_overlap,
-    run_eval,
     token_f1,
 )
 from paperpilot.core.agent.events import (
@@ -29,6 +27,7 @@ from paperpilot.core.agent.events import (
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy, names_in, question_terms, title_core
 from paperpilot.core.agent.state import AgentState, PolicyFailure, PolicyStep
+from paperpilot.core.app import Session
 from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.language import query_terms
@@ -306,7 +305,8 @@ def test_run_eval_on_a_tiny_dataset(tmp_path: Path) -> None:
     assert items[0].hard  # Oskar Brandtner's paragraph shares no word with the question
     seen: list[tuple[int, int]] = []
     home = tmp_path / "home"
-    report = run_eval(data, ["quick", "loop"], home=home, progress=lambda d, t: seen.append((d, t)))
+    # Through the application layer, as `paperpilot eval --home` runs it: pooled into that home.
+    report = Session(home).evaluate(data, ["quick", "loop"], progress=lambda d, t: seen.append((d, t)))
     assert seen[-1] == (4, 4)
     loop, quick, base = report.system("loop"), report.system("quick"), report.system("top-6 search")
     assert loop.overall.questions == 2 and loop.hard.questions == report.hard_questions
@@ -316,7 +316,7 @@ def test_run_eval_on_a_tiny_dataset(tmp_path: Path) -> None:
     table = format_table(report)
     assert "quick" in table and "loop" in table and "top-6 search" in table
     json.loads(report.model_dump_json())  # serialisable
-    again = run_eval(data, ["loop"], home=home, limit=1)
+    again = Session(home).evaluate(data, ["loop"], limit=1)
     assert again.reused_library and again.questions == 1 and again.paragraphs == 12
 
 
@@ -332,9 +332,9 @@ class _DeadPolicy:
 
 def test_run_eval_stops_when_every_run_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = _ircot(tmp_path / "tiny.jsonl")
-    monkeypatch.setattr(evaluate, "make_policy", lambda *a, **k: _DeadPolicy())
+    monkeypatch.setattr(Session, "make_policy", lambda *a, **k: _DeadPolicy())
     with pytest.raises(EvalAborted, match="unreachable"):
-        run_eval(data, ["loop", "quick"])
+        Session(tmp_path / "home").evaluate(data, ["loop", "quick"], into_home=False)
 
 
 def test_extractive_answers_never_quote_instructions_to_an_ai(tmp_path: Path) -> None:
