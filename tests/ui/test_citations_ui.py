@@ -212,7 +212,8 @@ def test_metadata_dialog_round_trip(library: Library, qtbot: Any, tmp_path: Path
     assert "Proceedings of the Raptor Workshop" in dlg.preview_text()
 
     dlg.accept()
-    assert dlg.result() == QDialog.DialogCode.Accepted
+    # Saved in a worker (a write may wait for another process's lock); the dialog closes after.
+    qtbot.waitUntil(lambda: dlg.result() == QDialog.DialogCode.Accepted, timeout=10_000)
 
     saved = item_for_document(library, doc_id)
     assert saved.type == "paper-conference"
@@ -266,6 +267,7 @@ def test_edit_metadata_from_the_context_menu_uses_the_editor(
         seen.append(dlg.style_name)
         dlg.title_edit.setText("Kestrels on Cathedral Spires")
         dlg.accept()
+        qtbot.waitUntil(lambda: not dlg.is_saving(), timeout=10_000)  # as exec() runs until done
         return int(dlg.result())
 
     monkeypatch.setattr(MetadataDialog, "exec", fill_and_accept)
@@ -330,6 +332,7 @@ def test_doi_lookup_fills_empty_fields_without_blocking(
     # Nothing is stored until Save.
     assert item_for_document(library, doc_id).container_title == ""
     dlg.accept()
+    qtbot.waitUntil(lambda: dlg.result() == QDialog.DialogCode.Accepted, timeout=10_000)
     saved = item_for_document(library, doc_id)
     assert (saved.container_title, saved.volume, saved.publisher) == (
         "Journal of Urban Ecology",

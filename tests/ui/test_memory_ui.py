@@ -306,7 +306,8 @@ def test_notes_editor_saves_searchable_notes(qtbot: QtBot, win: MainWindow) -> N
     qtbot.waitUntil(lambda: "chick starvation" in dlg.preview.toPlainText(), timeout=2000)
     assert "<b>chick starvation</b>" in dlg.preview.toHtml() or "font-weight" in dlg.preview.toHtml()
     dlg.save()
-    assert dlg.result() == NotesDialog.DialogCode.Accepted
+    assert dlg.is_saving() and dlg.editor.isReadOnly()  # in a worker: a write may wait for a lock
+    qtbot.waitUntil(lambda: dlg.result() == NotesDialog.DialogCode.Accepted, timeout=10_000)
     assert win.library.get_note(doc.doc_id) == text
     assert [h.doc_id for h in win.library.search_notes("starvation")] == [doc.doc_id]
     # Reopened, the editor shows the saved text.

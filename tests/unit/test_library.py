@@ -405,7 +405,7 @@ def test_second_writer_is_told_library_is_busy(tmp_path: Path) -> None:
                 from paperpilot.core.library import Library
                 from paperpilot.core.settings.paths import app_paths
                 lib = Library(app_paths())
-                with lib._write_lock():
+                with lib.writing():
                     print("locked", flush=True)
                     time.sleep(30)
             """),

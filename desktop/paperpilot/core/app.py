@@ -34,7 +34,7 @@ from .library.metadata import format_references, in_text, item_for_document, ite
 from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
 from .models import DocumentInfo
-from .settings.config import Settings, load_settings, save_settings
+from .settings.config import LLMSettings, Settings, load_settings, save_settings
 from .settings.keystore import load_api_key
 from .settings.paths import AppPaths, app_paths
 from .text.redaction import clean_api_key
@@ -175,6 +175,12 @@ class Session:
                 self._conversations = ConversationStore(self.paths)
             return self._conversations
 
+    def close_conversations(self) -> None:
+        with self._lock:
+            if self._conversations is not None:
+                self._conversations.close()
+                self._conversations = None
+
     def close(self) -> None:
         with self._lock:
             if self._conversations is not None:
@@ -242,22 +248,8 @@ class Session:
     # --- the model and the policy: one factory -----------------------------------------------
 
     def api_key(self, api_key_env: str | None = None) -> str | None:
-        """The API key to send: ``api_key_env`` when given (it must be set), else the key store
-        (the system keyring or the 0600 file the Settings dialog saves to), else the variable
-        the settings name (``llm.api_key_env``). Raises InvalidInput (one sentence, never the
-        key) for a key that holds a character no HTTP header can carry."""
-        if api_key_env:
-            value = clean_api_key(os.environ.get(api_key_env), f"from the environment variable {api_key_env}")
-            if not value:
-                raise InvalidInput(f"the environment variable {api_key_env} is not set (it should hold the API key)")
-            return value
-        stored = load_api_key(self.paths)
-        if stored:
-            return stored
-        env = self.settings.llm.api_key_env
-        if env:
-            return clean_api_key(os.environ.get(env), f"from the environment variable {env}")
-        return None
+        """The API key a run sends (see ``resolve_api_key``)."""
+        return resolve_api_key(self.settings.llm, self.paths, api_key_env)
 
     def policy_name(self, policy: str | None = None, *, base_url: str | None = None, model: str | None = None) -> str:
         """offline or llm: as asked, else llm when the settings switch a model on or one is named."""
@@ -455,6 +447,24 @@ class Session:
     def export_conversation(self, conversation_id: str, style: str | None = None) -> str:
         """A saved conversation as Markdown, its references in ``style`` (default: the style)."""
         return self.conversations.export_markdown(conversation_id, self.library, self.style(style))
+
+
+def resolve_api_key(llm: LLMSettings, paths: AppPaths, api_key_env: str | None = None) -> str | None:
+    """The API key to send: ``api_key_env`` when given (it must be set; ``--api-key-env``), else
+    the key store (the system keyring or the 0600 file the Settings dialog saves to), else the
+    variable the settings name (``llm.api_key_env``), else None. Raises InvalidInput (one
+    sentence, never the key) for a key that holds a character no HTTP header can carry."""
+    if api_key_env:
+        value = clean_api_key(os.environ.get(api_key_env), f"from the environment variable {api_key_env}")
+        if not value:
+            raise InvalidInput(f"the environment variable {api_key_env} is not set (it should hold the API key)")
+        return value
+    stored = load_api_key(paths)
+    if stored:
+        return stored
+    if llm.api_key_env:
+        return clean_api_key(os.environ.get(llm.api_key_env), f"from the environment variable {llm.api_key_env}")
+    return None
 
 
 def close_quietly(obj: object) -> None:

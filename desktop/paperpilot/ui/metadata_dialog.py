@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -44,10 +43,10 @@ from PySide6.QtWidgets import (
 from ..core.citations.identifiers import bare_arxiv, bare_doi, is_arxiv_id, is_doi
 from ..core.citations.model import ITEM_TYPES, CslItem, CslName
 from ..core.citations.styles import bibliography, get_style
-from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.library import Library
 from ..core.library.metadata import item_for_document, save_item
 from .i18n import language, tr
-from .workers import WorkerThread, adopt_lingering_thread, wait_lingering_threads
+from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread, wait_lingering_threads
 
 ERROR_COLOUR = "#b3261e"
 OK_COLOUR = "#1b7f3b"
@@ -153,44 +152,22 @@ def date_parts(value: dict[str, Any] | None) -> list[int]:
 # --- background lookup ---------------------------------------------------------------------------
 
 
-class LookupWorker(QObject):
-    """One DOI (Crossref) or arXiv lookup, off the GUI thread."""
+def lookup(kind: str, key: str, endpoints: LookupEndpoints) -> CslItem:
+    """One DOI (Crossref) or arXiv lookup; runs in a FunctionWorker, off the GUI thread.
 
-    finished = Signal(object)  # CslItem
-    failed = Signal(str)  # a plain sentence for the user
+    Raises LookupFailed with a plain sentence for the user.
+    """
+    # Imported here, in the worker thread: the first import of httpx takes a noticeable moment.
+    from ..core.citations.lookup import lookup_arxiv, lookup_doi
 
-    def __init__(self, kind: str, key: str, endpoints: LookupEndpoints) -> None:
-        super().__init__()
-        self.kind = kind  # "doi" | "arxiv"
-        self.key = key
-        self.endpoints = endpoints
-        self.cancel = threading.Event()
-
-    @Slot()
-    def run(self) -> None:
-        # Imported here, in the worker thread: the first import of httpx takes a noticeable moment.
-        from ..core.citations.lookup import LookupFailed, lookup_arxiv, lookup_doi
-
-        kwargs: dict[str, Any] = {"timeout": self.endpoints.timeout}
-        try:
-            if self.kind == "doi":
-                if self.endpoints.crossref_url:
-                    kwargs["base_url"] = self.endpoints.crossref_url
-                item = lookup_doi(self.key, **kwargs)
-            else:
-                if self.endpoints.arxiv_url:
-                    kwargs["base_url"] = self.endpoints.arxiv_url
-                item = lookup_arxiv(self.key, **kwargs)
-        except LookupFailed as e:
-            if not self.cancel.is_set():
-                self.failed.emit(str(e))
-            return
-        except Exception as e:  # a worker must always report, or the dialog spins forever
-            if not self.cancel.is_set():
-                self.failed.emit(f"The lookup failed: {type(e).__name__}: {e}")
-            return
-        if not self.cancel.is_set():
-            self.finished.emit(item)
+    kwargs: dict[str, Any] = {"timeout": endpoints.timeout}
+    if kind == "doi":
+        if endpoints.crossref_url:
+            kwargs["base_url"] = endpoints.crossref_url
+        return lookup_doi(key, **kwargs)
+    if endpoints.arxiv_url:
+        kwargs["base_url"] = endpoints.arxiv_url
+    return lookup_arxiv(key, **kwargs)
 
 
 def stop_lookups(timeout_ms: int | None = None) -> None:
@@ -382,7 +359,8 @@ class MetadataDialog(QDialog):
         self.endpoints = endpoints or LOOKUP
         self._item = item_for_document(library, doc_id)
         self._lookup_thread: WorkerThread | None = None
-        self._lookup_worker: LookupWorker | None = None
+        self._lookup_worker: FunctionWorker | None = None
+        self._save_thread: WorkerThread | None = None
         self._lookup_source = ""
         self.filled_fields: list[str] = []  # labels of the fields the last lookup filled
 
@@ -658,15 +636,44 @@ class MetadataDialog(QDialog):
             # Keep the dialog open with the user's input rather than losing it to an error box.
             self._show_error(problem)
             return
-        try:
-            save_item(self.library, self.doc_id, self.item())
-        except (ValueError, LibraryError, LibraryBusy) as e:
-            self._show_error(str(e))
+        if self._save_thread is not None:
             return
+        # A write: in a worker, because another process may hold the writer lock for a while.
+        worker = FunctionWorker(save_item, self.library, self.doc_id, self.item(), doing="Saving")
+        worker.finished.connect(self.on_save_worker_finished)
+        worker.failed.connect(self.on_save_worker_failed)
+        self._save_thread = WorkerThread(worker, self)
+        self.buttons.setEnabled(False)
+        self.error_label.setVisible(False)
+        self.lookup_label.setStyleSheet("")
+        self.lookup_label.setText(tr("Saving…"))
+        self._save_thread.start()
+
+    def is_saving(self) -> bool:
+        return self._save_thread is not None
+
+    def _save_done(self) -> None:
+        if self._save_thread is not None:
+            self._save_thread.stop(2000)  # its worker has reported: the thread ends at once
+            self._save_thread.deleteLater()
+            self._save_thread = None
+        self.buttons.setEnabled(True)
+        self.lookup_label.setText("")
+
+    @Slot(object)
+    def on_save_worker_finished(self, _doc: object) -> None:
+        self._save_done()
         self._stop_lookup()
         super().accept()
 
+    @Slot(str)
+    def on_save_worker_failed(self, message: str) -> None:
+        self._save_done()
+        self._show_error(message)
+
     def reject(self) -> None:
+        if self._save_thread is not None:
+            return  # the save ends (or fails) in a moment: the dialog then closes or says why
         self._stop_lookup()
         super().reject()
 
@@ -779,7 +786,7 @@ class MetadataDialog(QDialog):
     def start_lookup(self, kind: str, key: str) -> None:
         if self._lookup_thread is not None:
             return
-        worker = LookupWorker(kind, key, self.endpoints)
+        worker = FunctionWorker(lookup, kind, key, self.endpoints, doing="The lookup")
         worker.finished.connect(self.on_lookup_worker_finished)
         worker.failed.connect(self.on_lookup_worker_failed)
         self._lookup_worker = worker

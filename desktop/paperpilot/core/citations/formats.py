@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from ..errors import InvalidInput
 from ..models import ImportFailure
 from .model import CslItem
 
@@ -81,4 +82,4 @@ def export_text(items: Sequence[CslItem], fmt: str) -> str:
         from .cslio import to_csl_json
 
         return to_csl_json(list(items))
-    raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")
+    raise InvalidInput(f"unknown export format {fmt!r}; choose one of {', '.join(EXPORT_FORMATS)}")

@@ -14,6 +14,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidInput
 from ..models import Chunk, DocumentInfo, ImportFailure
 from ..text.language import has_cjk
 from .identifiers import bare_doi, doi_or_empty, is_doi, normalize_arxiv
@@ -49,12 +50,12 @@ def clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
     """Validated column values for ``fields``; raises ValueError with a sentence for the user."""
     unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
     if unknown:
-        raise ValueError(f"Unknown metadata field(s): {', '.join(unknown)}.")
+        raise InvalidInput(f"Unknown metadata field(s): {', '.join(unknown)}.")
     out: dict[str, Any] = {}
     if "title" in fields:
         title = " ".join(str(fields["title"] or "").split())
         if not title:
-            raise ValueError("The title cannot be empty.")
+            raise InvalidInput("The title cannot be empty.")
         out["title"] = title
     if "authors" in fields:
         raw = fields["authors"] or []
@@ -70,9 +71,9 @@ def clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
             try:
                 y = int(year)
             except (TypeError, ValueError):
-                raise ValueError(f"The year must be a number, not {year!r}.") from None
+                raise InvalidInput(f"The year must be a number, not {year!r}.") from None
             if not MIN_YEAR <= y <= MAX_YEAR:
-                raise ValueError(f"The year {y} is out of range ({MIN_YEAR}–{MAX_YEAR}).")
+                raise InvalidInput(f"The year {y} is out of range ({MIN_YEAR}–{MAX_YEAR}).")
             out["year"] = y
     if "venue" in fields:
         out["venue"] = " ".join(str(fields["venue"] or "").split())
@@ -81,7 +82,7 @@ def clean_fields(fields: dict[str, Any]) -> dict[str, Any]:
         # People paste DOIs as links; store the bare DOI, which is what citations need.
         doi = bare_doi(doi)
         if doi and not is_doi(doi):
-            raise ValueError(f"{doi!r} does not look like a DOI (10.xxxx/…).")
+            raise InvalidInput(f"{doi!r} does not look like a DOI (10.xxxx/…).")
         out["doi"] = doi
     return out
 

@@ -43,7 +43,7 @@ from ..citations.records import (
     title_key_usable,
 )
 from ..citations.styles import Rendered, bibliography, get_style, in_list_order
-from ..errors import LibraryError
+from ..errors import InvalidInput, LibraryError
 from ..models import DocumentInfo, Metadata
 
 if TYPE_CHECKING:  # the library calls this module: no import at run time
@@ -155,7 +155,7 @@ def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
     # The same checks, with the same messages, as the column editor.
     clean_fields({"title": item.title, "year": item.year, "doi": item.DOI})
     if item.arxiv and not is_arxiv_id(item.arxiv):
-        raise ValueError(f"{item.arxiv!r} does not look like an arXiv id (e.g. 1706.03762).")
+        raise InvalidInput(f"{item.arxiv!r} does not look like an arXiv id (e.g. 1706.03762).")
     with library.writing() as w:
         _save(library, w, doc_id, item)
     return _ready_document(library, doc_id)
