@@ -23,7 +23,7 @@ from paperpilot.core.settings.keystore import key_file, load_api_key
 from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.main_window import MainWindow
 from paperpilot.ui.settings_dialog import SettingsDialog
-from tests.unit.test_long_questions import LIBRARY_TEXT, LONG_QUESTION, PAPERS
+from tests.unit.core.agent.test_long_questions import LIBRARY_TEXT, LONG_QUESTION, PAPERS
 
 KEY = "sk-proj-SECRET-0123456789abcdefX"
 

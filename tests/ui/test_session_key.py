@@ -87,7 +87,7 @@ def test_a_key_saved_in_the_settings_dialog_is_used_by_ask_policy_llm(
 def test_eval_home_uses_that_homes_settings_key_and_library(
     qtbot: QtBot, tmp_path: Path, scripted_llm: ScriptedServer
 ) -> None:
-    from tests.unit.test_agent_offline import _ircot
+    from tests.unit.core.agent.test_offline import _ircot
 
     paths = app_paths(tmp_path / "eval-home")
     home = paths.data_dir.parent

@@ -282,15 +282,19 @@ class Session:
         base_url: str | None = None,
         model: str | None = None,
         api_key_env: str | None = None,
+        config: LLMConfig | None = None,
     ) -> Policy:
         """The policy a run uses (the only place one is built); the LLM policy answers in the
-        research profile's preferred language. Raises InvalidInput when it cannot be built."""
-        name = self.policy_name(policy, base_url=base_url, model=model)
+        research profile's preferred language. ``config``: an explicit model connection instead
+        of the settings' (benchmarks against a scripted server). Raises InvalidInput when it
+        cannot be built."""
+        name = self.policy_name(policy, base_url=base_url, model=model or (config.model if config else None))
         if name == "offline":
             from .agent.offline import OfflinePolicy
 
             return OfflinePolicy()
-        config = self.llm_config(base_url=base_url, model=model, api_key_env=api_key_env)
+        if config is None:
+            config = self.llm_config(base_url=base_url, model=model, api_key_env=api_key_env)
         from .agent.llm_policy import LLMPolicy
         from .llm.client import LLMClient
 
@@ -344,19 +348,17 @@ class Session:
         limit: int | None = None,
         into_home: bool = True,
         progress: Callable[[int, int], None] | None = None,
+        llm_config: LLMConfig | None = None,
         **devset: Any,
     ) -> EvalReport:
         """Run the HotpotQA-style evaluation with this home's settings and key; ``into_home``:
         pool the paragraphs into this home's library (kept and reused), else a temporary one."""
-        from .agent.evaluate import EVAL_IMPORT, run_eval
+        from .agent.evaluate import run_eval
 
         name = self.policy_name(policy, base_url=base_url, model=model)
 
-        def open_library(home: Path) -> Library:
-            return Library(app_paths(home), settings=EVAL_IMPORT)
-
-        def make(_name: str, _config: object) -> Policy:
-            return self.make_policy(name, base_url=base_url, model=model, api_key_env=api_key_env)
+        def make(_name: str, config: LLMConfig | None) -> Policy:
+            return self.make_policy(name, base_url=base_url, model=model, api_key_env=api_key_env, config=config)
 
         return run_eval(
             dataset,
@@ -366,7 +368,8 @@ class Session:
             home=self.paths_root() if into_home else None,
             max_rounds=max_rounds or 6,
             progress=progress,
-            open_library=open_library,
+            llm_config=llm_config,
+            open_library=eval_library,
             make_policy=make,
             **devset,
         )
@@ -447,6 +450,13 @@ class Session:
     def export_conversation(self, conversation_id: str, style: str | None = None) -> str:
         """A saved conversation as Markdown, its references in ``style`` (default: the style)."""
         return self.conversations.export_markdown(conversation_id, self.library, self.style(style))
+
+
+def eval_library(home: Path) -> Library:
+    """The library an evaluation pools its paragraphs into (one paragraph, one passage)."""
+    from .agent.evaluate import EVAL_IMPORT
+
+    return Library(app_paths(home), settings=EVAL_IMPORT)
 
 
 def resolve_api_key(llm: LLMSettings, paths: AppPaths, api_key_env: str | None = None) -> str | None:

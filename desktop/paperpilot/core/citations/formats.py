@@ -42,14 +42,14 @@ class ParseResult:
 def parse_bibliography(text: str, fmt: Literal["bibtex", "ris", "csl-json"]) -> ParseResult:
     """Entries of a bibliography in one of the three formats (errors carry line numbers)."""
     if fmt == "bibtex":
-        from ..citations.bibtex import parse_bibtex
+        from .bibtex import parse_bibtex
 
         return parse_bibtex(text)
     if fmt == "ris":
-        from ..citations.ris import parse_ris
+        from .ris import parse_ris
 
         return parse_ris(text)
-    from ..citations.cslio import parse_csl_json
+    from .cslio import parse_csl_json
 
     return parse_csl_json(text)
 

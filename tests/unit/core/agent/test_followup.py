@@ -153,7 +153,7 @@ def test_stop_during_a_hung_llm_rewrite_falls_back_at_once(scripted_llm: Scripte
     import time
 
     from tests.fakes.openai_server import hang
-    from tests.unit.test_llm_cancel import STOP_BOUND_S, cancel_when
+    from tests.unit.core.llm.test_cancel import STOP_BOUND_S, cancel_when
 
     scripted_llm.set_script([hang()])
     cancel = threading.Event()

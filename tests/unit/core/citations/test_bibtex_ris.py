@@ -13,7 +13,7 @@ from paperpilot.core.citations.formats import ParseResult
 from paperpilot.core.citations.model import CslItem, item_from_csl
 from paperpilot.core.citations.ris import parse_ris, to_ris
 
-from .test_citation_styles import ITEMS, item
+from .test_styles import ITEMS, item
 
 EXTRA: dict[str, dict[str, Any]] = {
     "escapes": {

@@ -27,7 +27,7 @@ from paperpilot.core.citations.gbt7714 import (
 from paperpilot.core.citations.model import CslItem, item_from_csl
 from paperpilot.core.citations.styles import STYLES
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "citations"
+DATA = Path(__file__).resolve().parents[3] / "data" / "citations"
 STYLE_OBJECTS: dict[str, GbtNumeric | GbtAuthorDate] = {NUMERIC.name: NUMERIC, AUTHOR_DATE.name: AUTHOR_DATE}
 
 # Both letters come from partners that are not among the file's 93 examples (the list skips

@@ -28,7 +28,7 @@ from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.kinds import Kind, classify_passage, classify_sentence
 from tests.fakes.openai_server import ScriptedServer
 
-SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
+SAMPLE = Path(__file__).resolve().parents[4] / "resources" / "sample"
 
 
 def make_lib(root: Path, docs: dict[str, str]) -> Library:

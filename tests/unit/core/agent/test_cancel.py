@@ -19,7 +19,7 @@ from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer
 
-from .test_llm_cancel import HANGS, STOP_BOUND_S, cancel_when, client_for
+from ..llm.test_cancel import HANGS, STOP_BOUND_S, cancel_when, client_for
 
 PAPER = (
     "# Urban Sparrow Decline\n\n## Causes\n\n"

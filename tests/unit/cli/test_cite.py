@@ -14,7 +14,7 @@ from paperpilot.core.library.metadata import update_metadata
 from paperpilot.core.settings.config import Settings, UISettings, save_settings
 from paperpilot.core.settings.paths import app_paths
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "citations"
+DATA = Path(__file__).resolve().parents[2] / "data" / "citations"
 NUMERIC = {"gbt7714-2015-numeric", "ieee"}
 
 
