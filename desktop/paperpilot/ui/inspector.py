@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +52,7 @@ from ..core.agent.events import (
     Warning,
 )
 from ..core.agent.report import describe_action, one_line, trace_to_jsonl, trace_to_markdown
+from ..core.clock import file_stamp
 from ..core.settings.config import atomic_write_text
 from ..core.text.language import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
@@ -342,7 +342,7 @@ class InspectorPane(QWidget):
         if not self._events:
             QMessageBox.information(self, tr("Export trace"), tr("Nothing to export yet: ask a question first."))
             return
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = file_stamp()
         jsonl_filter = "JSON lines (*.jsonl)"
         md_filter = "Markdown report (*.md)"
         name, chosen = QFileDialog.getSaveFileName(

@@ -21,7 +21,6 @@ process's pending index work is committed first.
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from ..clock import file_stamp
 from ..errors import LibraryReadOnly
 from ..models import ImportFailure
 from .library import ImportReport, Library
@@ -427,7 +427,7 @@ def _restore(library: Library, rel: str) -> str:
 
 def _keep_orphan_notes(library: Library, doc_ids: list[int]) -> str:
     rows = library.store.notes(doc_ids)
-    out = library.paths.quarantine_dir / f"notes-{time.strftime('%Y%m%d-%H%M%S')}.md"
+    out = library.paths.quarantine_dir / f"notes-{file_stamp()}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
     body = "".join(f"## Note on document #{d} (saved {u})\n\n{t.strip()}\n\n" for d, t, u in rows)
     with library.storage_errors():

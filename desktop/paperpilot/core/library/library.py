@@ -42,6 +42,7 @@ import tantivy
 
 from ..citations.formats import BIBLIOGRAPHY_EXT
 from ..citations.records import looks_like_csl_json
+from ..clock import file_stamp
 from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
 from ..extract.chunker import chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
@@ -803,7 +804,7 @@ class Library:
 
     def quarantine(self, path: Path, why: str) -> Path:
         """Move a file the library cannot account for out of the way, never deleting it."""
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = file_stamp()
         try:
             rel = path.relative_to(self.paths.library_dir)
         except ValueError:
@@ -1294,7 +1295,7 @@ class Library:
                 store.close()
             self._stores.clear()
         self._local = threading.local()
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = file_stamp()
         db = self.paths.database
         aside = ""
         with self._storage_errors():

@@ -7,10 +7,10 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..clock import utc_now
 from ..errors import Damaged, PaperPilotError
 from ..models import Chunk, DocumentInfo, Metadata, Passage
 
@@ -124,10 +124,6 @@ class ChunkRow:
     text: str
     title: str
     year: int | None
-
-
-def _now() -> str:
-    return datetime.now(UTC).replace(microsecond=0).isoformat()
 
 
 def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
@@ -315,7 +311,7 @@ class Store:
                     sha256, file_name, source_path, stored_path, kind, external_id,
                     metadata.title, json.dumps(metadata.authors, ensure_ascii=False), metadata.year,
                     metadata.venue, metadata.doi, metadata.arxiv_id, metadata.abstract,
-                    metadata.language, page_count, len(chunks), size_bytes, added or _now(), csl,
+                    metadata.language, page_count, len(chunks), size_bytes, added or utc_now(), csl,
                     json.dumps(list(tags), ensure_ascii=False),
                 ),
             )  # fmt: skip
@@ -335,13 +331,13 @@ class Store:
             if row:
                 c.execute(
                     "UPDATE documents SET error=?, error_code=?, sha256=?, added=? WHERE id=?",
-                    (reason, code, sha256, _now(), row[0]),
+                    (reason, code, sha256, utc_now(), row[0]),
                 )
                 return int(row[0])
             cur = c.execute(
                 "INSERT INTO documents (sha256, file_name, source_path, title, added, status, error,"
                 " error_code) VALUES (?,?,?,?,?,'failed',?,?)",
-                (sha256, file_name, source_path, file_name, _now(), reason, code),
+                (sha256, file_name, source_path, file_name, utc_now(), reason, code),
             )
             return int(cur.lastrowid or 0)
 
@@ -369,7 +365,7 @@ class Store:
             c.execute(
                 "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
                 " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
-                (doc_id, text, updated or _now()),
+                (doc_id, text, updated or utc_now()),
             )
 
     def set_note(self, doc_id: int, text: str) -> bool:
@@ -383,7 +379,7 @@ class Store:
                 c.execute(
                     "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
                     " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
-                    (doc_id, text, _now()),
+                    (doc_id, text, utc_now()),
                 )
         return True
 
@@ -441,7 +437,7 @@ class Store:
                     sha256, file_name, source_path, metadata.title,
                     json.dumps(metadata.authors, ensure_ascii=False), metadata.year, metadata.venue,
                     metadata.doi, metadata.arxiv_id, metadata.abstract, metadata.language, len(chunks),
-                    _now(), csl,
+                    utc_now(), csl,
                 ),
             )  # fmt: skip
             doc_id = int(cur.lastrowid or 0)

@@ -13,13 +13,13 @@ import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ValidationError
 
 from ..agent import answer_status
 from ..agent.events import Result, event_from_json
+from ..clock import utc_now
 from ..errors import PaperPilotError
 from ..settings.paths import AppPaths
 from ..text.redaction import redact, redacted_json
@@ -87,10 +87,6 @@ class Conversation:
     created: str
     updated: str
     turn_count: int = 0
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def default_title(question: str) -> str:
@@ -172,7 +168,7 @@ class ConversationStore:
 
     def create(self, title: str | None = None) -> Conversation:
         """A new, empty conversation. Without a title, the first question becomes its title."""
-        now = _now()
+        now = utc_now("milliseconds")
         with self._tx() as c:
             while True:
                 cid = uuid.uuid4().hex[:12]
@@ -232,7 +228,7 @@ class ConversationStore:
             raise ConversationError("A conversation title cannot be empty.")
         with self._tx() as c:
             cur = c.execute(
-                "UPDATE conversations SET title=?, updated=? WHERE id=?", (title, _now(), conversation_id)
+                "UPDATE conversations SET title=?, updated=? WHERE id=?", (title, utc_now("milliseconds"), conversation_id)
             )
             if cur.rowcount == 0:
                 raise ConversationError(f"No conversation with id {conversation_id!r}.")
@@ -258,7 +254,7 @@ class ConversationStore:
 
         Everything stored is masked for API keys first: a failed run's error can quote one.
         """
-        now = _now()
+        now = utc_now("milliseconds")
         question = redact(question)
         standalone = redact((standalone or "").strip()) or question.strip()
         trace = "\n".join(redacted_json(e) for e in events)

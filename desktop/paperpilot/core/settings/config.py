@@ -6,11 +6,12 @@ import json
 import logging
 import os
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..clock import file_stamp
 
 log = logging.getLogger(__name__)
 
@@ -134,7 +135,7 @@ def describe_invalid(e: BaseException) -> str:
 
 def move_aside(path: Path) -> Path | None:
     """Rename a broken file to ``<name>.corrupt-<timestamp>``; None when it cannot be moved."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f")
+    stamp = file_stamp(unique=True)
     aside = path.with_name(f"{path.name}.corrupt-{stamp}")
     try:
         path.replace(aside)

@@ -12,10 +12,10 @@ import logging
 import logging.handlers
 import sys
 import traceback
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
+from ..clock import utc_now
 from ..text.redaction import RedactingFilter, redact
 from .paths import AppPaths
 
@@ -124,7 +124,7 @@ def log_crash(paths: AppPaths | None, exc: BaseException, context: str) -> Path 
     if paths is None:
         return None
     path = paths.log_dir / LOG_FILE
-    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    stamp = utc_now()
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
