@@ -1,4 +1,4 @@
-"""Help ▸ Check Library…: the integrity check (core.integrity) in a worker, its report, Repair.
+"""Help ▸ Check Library…: the integrity check (core.library.integrity) in a worker, its report, Repair.
 
 Also shown at start-up when the library database is missing or damaged, with the repair
 started at once (the window cannot open on a library without its database).
@@ -83,8 +83,7 @@ class CheckDialog(QDialog):
 
     def _thread_done(self) -> None:
         if self.thread is not None:
-            self.thread.stop()
-            self.thread.deleteLater()
+            self.thread.finish()
             self.thread = None
 
     @Slot(object)

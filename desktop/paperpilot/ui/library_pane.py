@@ -672,8 +672,7 @@ class LibraryPane(QWidget):
 
     def _remove_done(self) -> None:
         if self.remove_thread is not None:
-            self.remove_thread.stop()
-            self.remove_thread.deleteLater()
+            self.remove_thread.finish()
             self.remove_thread = None
         self.table.setEnabled(True)
 

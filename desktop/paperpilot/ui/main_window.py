@@ -294,8 +294,7 @@ class MainWindow(QMainWindow):
 
     def _import_done(self) -> None:
         if self.import_thread is not None:
-            self.import_thread.stop()
-            self.import_thread.deleteLater()
+            self.import_thread.finish()
             self.import_thread = None
         self.progress.setVisible(False)
         self.cancel_import_button.setVisible(False)
@@ -366,8 +365,7 @@ class MainWindow(QMainWindow):
 
     def _reindex_done(self) -> None:
         if self.reindex_thread is not None:
-            self.reindex_thread.stop()
-            self.reindex_thread.deleteLater()
+            self.reindex_thread.finish()
             self.reindex_thread = None
         self.reindex_action.setEnabled(True)
 
@@ -419,8 +417,7 @@ class MainWindow(QMainWindow):
 
     def _agent_done(self) -> None:
         if self.agent_thread is not None:
-            self.agent_thread.stop()
-            self.agent_thread.deleteLater()
+            self.agent_thread.finish()
             self.agent_thread = None
         self.chat_pane.set_running(False)
 

@@ -654,8 +654,7 @@ class MetadataDialog(QDialog):
 
     def _save_done(self) -> None:
         if self._save_thread is not None:
-            self._save_thread.stop(2000)  # its worker has reported: the thread ends at once
-            self._save_thread.deleteLater()
+            self._save_thread.finish()
             self._save_thread = None
         self.buttons.setEnabled(True)
         self.lookup_label.setText("")
@@ -845,8 +844,7 @@ class MetadataDialog(QDialog):
     def _finish_lookup_thread(self) -> None:
         """The worker has reported: its run is over, so the thread ends at once."""
         if self._lookup_thread is not None:
-            self._lookup_thread.stop(2000)
-            self._lookup_thread.deleteLater()
+            self._lookup_thread.finish()
         self._lookup_thread = None
         self._lookup_worker = None
         self.lookup_spinner.setVisible(False)

@@ -116,8 +116,7 @@ class NotesDialog(QDialog):
 
     def _save_done(self) -> None:
         if self._save_thread is not None:
-            self._save_thread.stop(2000)  # its worker has reported: the thread ends at once
-            self._save_thread.deleteLater()
+            self._save_thread.finish()
             self._save_thread = None
         self.buttons.setEnabled(True)
         self.editor.setReadOnly(False)

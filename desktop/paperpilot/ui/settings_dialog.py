@@ -582,8 +582,7 @@ class SettingsDialog(QDialog):
         self._check_thread = None
         self._check_worker = None
         if thread is not None:
-            thread.stop(2000)  # its worker has reported: the thread ends at once
-            thread.deleteLater()
+            thread.finish()
         if self.ok_button is not None:
             self.ok_button.setEnabled(True)
         self._set_test_message(ok, message)
@@ -630,8 +629,7 @@ class SettingsDialog(QDialog):
     def _finish_test_thread(self) -> None:
         """The worker has reported: its run is over, so the thread ends at once."""
         if self._test_thread is not None:
-            self._test_thread.stop(2000)
-            self._test_thread.deleteLater()
+            self._test_thread.finish()
         self._test_thread = None
         self._test_worker = None
         self.test_button.setEnabled(True)

@@ -149,6 +149,11 @@ class WorkerThread(QThread):
         self.started.connect(worker.run)  # type: ignore[attr-defined]
         _all_threads.add(self)
 
+    def finish(self) -> None:
+        """Its worker has reported: the thread ends at once; wait for that, then let Qt delete it."""
+        self.stop(2000)
+        self.deleteLater()
+
     def stop(self, timeout_ms: int = 5000) -> bool:
         """Ask the worker to stop, then wait for the thread; True when it ended in time."""
         cancel = getattr(self.worker, "cancel", None)

@@ -2,7 +2,7 @@
 
 SQLite is the source of truth; the Tantivy index is derived from it. All writes to either go
 through one serialized writer: a thread lock inside this process and a cross-process writer
-lock (core.writerlock) between processes (the GUI open while the CLI imports).
+lock (library.writerlock) between processes (the GUI open while the CLI imports).
 
 The import of one file is one critical section under that writer: the duplicate check by
 content hash, the copy into the library folder, the SQLite commit and the index update. Two
@@ -785,7 +785,7 @@ class Library:
         return n
 
     def write_sidecar(self, doc_id: int) -> None:
-        """Rewrite the sidecar of a document's stored copy from the database (see core.sidecar).
+        """Rewrite the sidecar of a document's stored copy from the database (see library.sidecar).
 
         Best effort: the database stays the source of truth, and a sidecar that could not be
         written is reported (and rewritten) by the integrity check.
@@ -1203,7 +1203,7 @@ class Library:
             restore=side,
         )
 
-    # --- repair (called by core.integrity inside ``exclusive()``) -----------------------------
+    # --- repair (called by library.integrity inside ``exclusive()``) -----------------------------
 
     def finish_removal(self, doc_id: int) -> None:
         """Finish a removal that a crash interrupted (a 'deleting' row)."""
@@ -1274,7 +1274,7 @@ class Library:
 
     def rebuild_database(self) -> str:
         """Set the database aside and start an empty one (the stored copies are then re-imported
-        by core.integrity); returns the name the old database was given, "" when there was none.
+        by library.integrity); returns the name the old database was given, "" when there was none.
         """
         if self.read_only:
             self._check_writable()

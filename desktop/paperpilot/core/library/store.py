@@ -15,7 +15,7 @@ from ..errors import Damaged, PaperPilotError
 from ..models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
-# 3: notes (one Markdown note per document, see core.notes).
+# 3: notes (one Markdown note per document, see library.notes).
 SCHEMA_VERSION = 3
 
 _SCHEMA = """
@@ -558,7 +558,7 @@ class Store:
         return int(row[0])
 
     def sidecar_data(self, doc_id: int) -> dict[str, Any] | None:
-        """What a sidecar keeps of a ready document with a stored copy (see core.sidecar)."""
+        """What a sidecar keeps of a ready document with a stored copy (see library.sidecar)."""
         r = self.conn.execute(
             "SELECT sha256, stored_path, file_name, source_path, kind, added, title, authors, year, venue,"
             " doi, arxiv_id, abstract, language, tags, csl FROM documents"

@@ -31,7 +31,7 @@ class AppPaths:
 
     @property
     def sidecar_dir(self) -> Path:
-        """One small JSON file per stored copy: what the database knows of it (core.sidecar)."""
+        """One small JSON file per stored copy: what the database knows of it (core.library.sidecar)."""
         return self.library_dir / "meta"
 
     @property
@@ -55,7 +55,7 @@ class AppPaths:
 
     @property
     def lock_queue_file(self) -> Path:
-        """The turnstile of writers waiting for ``lock_file`` (core.writerlock)."""
+        """The turnstile of writers waiting for ``lock_file`` (core.library.writerlock)."""
         return self.library_dir / "writer.queue"
 
     @property
