@@ -15,7 +15,7 @@ from typing import Any, TextIO
 from ..core.agent.actions import question_too_long
 from ..core.agent.events import Warning as TraceWarning
 from ..core.agent.events import event_to_json
-from ..core.app import FOLLOWUP_WARNING
+from ..core.app import FOLLOWUP_WARNING, ConversationNotFound
 from ..core.settings.config import MAX_ROUNDS, MIN_ROUNDS
 from .args import (
     EXIT_ERROR,
@@ -161,15 +161,18 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:
         policy = s.make_policy(args.policy, **_model_overrides(args))
         conversation = args.conversation if args.conversation not in (None, "new") else None
-        run = s.ask(
-            question,
-            conversation=conversation,
-            save=args.conversation is not None,
-            mode=args.mode,
-            max_rounds=args.max_rounds,
-            policy=policy,
-            cancel=cancel,
-        )
+        try:
+            run = s.ask(
+                question,
+                conversation=conversation,
+                save=args.conversation is not None,
+                mode=args.mode,
+                max_rounds=args.max_rounds,
+                policy=policy,
+                cancel=cancel,
+            )
+        except ConversationNotFound as unknown:
+            raise CliError(f"{unknown} (see: paperpilot conversations)") from None
         show_trace = not args.json and sys.stderr.isatty()
         trace_file = _open_trace(trace_path) if trace_path is not None else None
         try:
