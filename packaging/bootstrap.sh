@@ -2,6 +2,8 @@
 # One-step set-up and launch for a fresh Debian/Ubuntu machine.
 #   packaging/bootstrap.sh run  [ARGS...]   install what is missing, then start PaperPilot
 #   packaging/bootstrap.sh test [PYTEST ARGS...]   install what is missing, then run the tests
+#   packaging/bootstrap.sh lint              install what is missing, then check the import
+#                                            boundaries (lint-imports), ruff and mypy
 # Installs the Debian packages Qt needs (when missing; needs root or sudo), creates .venv with
 # a Python >= 3.11, installs the project with its dev extras, and re-installs only when
 # pyproject.toml changes.
@@ -100,6 +102,18 @@ case "$MODE" in
         if [ $rc -eq 5 ]; then say "no tests were collected"; rc=0; fi
         exit $rc
         ;;
+    lint)
+        ensure_venv
+        # All three run, so one report shows every finding; any finding fails.
+        rc=0
+        say "lint-imports (the architecture's boundaries, pyproject.toml [tool.importlinter])"
+        .venv/bin/lint-imports --no-cache || rc=1
+        say "ruff check desktop tests"
+        .venv/bin/ruff check desktop tests || rc=1
+        say "mypy (strict on core and cli)"
+        .venv/bin/mypy || rc=1
+        exit $rc
+        ;;
     *)
-        echo "usage: $0 run|test [ARGS...]" >&2; exit 2 ;;
+        echo "usage: $0 run|test|lint [ARGS...]" >&2; exit 2 ;;
 esac

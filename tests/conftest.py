@@ -39,7 +39,7 @@ def no_leaked_threads() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def no_registered_secrets() -> Iterator[None]:
     """Keys registered for masking are per process; one test's key must not mask another's output."""
-    from paperpilot.core.redaction import forget_secrets
+    from paperpilot.core.text.redaction import forget_secrets
 
     forget_secrets()
     yield

@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import SHARED, percentile
 
-from paperpilot.core.agent.evaluate import format_table, run_eval
+from paperpilot.core.agent.evaluate import format_table
+from paperpilot.core.app import Session
 
 DATASET = SHARED / "hotpotqa" / "hotpot_dev500.jsonl"
 
@@ -48,8 +50,9 @@ def main() -> None:
             last[0] = now
             print(f"  … {done}/{total} runs ({now - t:.0f} s)", file=sys.stderr)
 
-    report = run_eval(args.dataset, modes, policy="offline", limit=args.limit, max_rounds=args.max_rounds,
-                      progress=progress)  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:  # a throw-away home: no user settings, no key
+        report = Session(tmp).evaluate(args.dataset, modes, policy="offline", limit=args.limit,
+                                       max_rounds=args.max_rounds, into_home=False, progress=progress)  # fmt: skip
     print("## (a) eval, offline policy\n")
     print(format_table(report))
 

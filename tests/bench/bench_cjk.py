@@ -19,7 +19,7 @@ import tantivy
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import SHARED
 
-from paperpilot.core.textutil import cjk_bigrams, query_terms
+from paperpilot.core.text.language import cjk_bigrams, query_terms
 
 
 def evaluate(name: str, tokenize: Callable[[str], list[str]], paras: list[str], qs: list[tuple[str, int]]) -> None:

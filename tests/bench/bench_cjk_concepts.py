@@ -27,7 +27,7 @@ from _util import SHARED
 
 from paperpilot.core.agent.analysis import zh_concepts
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 DATA = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED)) / "cmrc2018" / "cmrc2018_trial.squad.json"
 FUNCTION_EDGE = re.compile(r"^[的了是在和与及或吗呢吧啊把被对从向于将就也都而并之]|[的了是在和与及或吗呢吧啊把被对从向于将就也都而并之]$")

@@ -71,9 +71,9 @@ def import_stall(work: Path, n_files: int) -> dict[str, float]:
         from paperpilot.ui.app import freeze_startup_objects
         from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
         from PySide6.QtWidgets import QApplication
-        from paperpilot.core.config import Settings
+        from paperpilot.core.settings.config import Settings
         from paperpilot.core.library import Library
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         from paperpilot.ui.main_window import MainWindow
         from tests.fixtures.pdfs import make_paper_pdf
 
@@ -195,9 +195,9 @@ def memory(home: Path, docs: int) -> dict[str, float]:
         import paperpilot.ui  # applies the Qt work-arounds before any Qt call
         from PySide6.QtCore import QEventLoop, QTimer, Qt
         from PySide6.QtWidgets import QApplication
-        from paperpilot.core.config import Settings
+        from paperpilot.core.settings.config import Settings
         from paperpilot.core.library import Library
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         from paperpilot.ui.main_window import MainWindow
 
         def spin(ms):

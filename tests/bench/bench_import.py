@@ -53,7 +53,7 @@ def main() -> None:
     imp = run_child(f"""
         import time
         from paperpilot.core.library import Library
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         lib = Library(app_paths({str(work / "home")!r}))
         t = time.perf_counter()
         rep = lib.import_paths([{str(work / "pdfs")!r}])

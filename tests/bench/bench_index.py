@@ -24,7 +24,7 @@ def main() -> None:
         import random, time, json
         from pathlib import Path
         from paperpilot.core.library import Library
-        from paperpilot.core.paths import app_paths
+        from paperpilot.core.settings.paths import app_paths
         rng = random.Random(7)
         syll = ["ka","lo","mi","ne","ru","sa","ti","vo","xe","zu","bra","pel","tor","gan","qui","dem","fos","lin"]
         vocab = sorted({{"".join(rng.choice(syll) for _ in range(rng.randint(2, 4))) for _ in range(40000)}})

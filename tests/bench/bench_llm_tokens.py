@@ -33,8 +33,9 @@ from paperpilot.core.agent.events import Finished
 from paperpilot.core.agent.llm_policy import LLMPolicy
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.state import AgentState
-from paperpilot.core.llm import LLMClient, LLMConfig, estimate_tokens
-from paperpilot.core.textutil import query_terms
+from paperpilot.core.app import eval_library
+from paperpilot.core.llm.client import LLMClient, LLMConfig, estimate_tokens
+from paperpilot.core.text.language import query_terms
 
 _HIT = re.compile(r"^- doc (\d+) seg (\d+):", re.MULTILINE)
 _PASSAGE = re.compile(r"^\[(P\d+)\]", re.MULTILINE)
@@ -92,7 +93,7 @@ def main() -> None:
     per_round: list[float] = []
     n_read: list[int] = []
     n_calls: list[int] = []
-    with tempfile.TemporaryDirectory() as tmp, _library(paragraphs, Path(tmp)) as (lib, _s, _r), ScriptedServer() as srv:
+    with tempfile.TemporaryDirectory() as tmp, _library(paragraphs, Path(tmp), eval_library) as (lib, _s, _r), ScriptedServer() as srv:
         for item in items:
             reader = Reader()
             reader.question = item.question

@@ -30,7 +30,7 @@ def main() -> None:
     args = ap.parse_args()
     import pypdfium2 as pdfium
 
-    from paperpilot.core.chunker import chunk_pages
+    from paperpilot.core.extract.chunker import chunk_pages
     from paperpilot.core.extract.pdf import extract_pdf
     from paperpilot.core.extract.pdf_spans import locate_span
     from paperpilot.core.models import Extracted

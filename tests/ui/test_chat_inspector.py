@@ -15,16 +15,16 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core import keystore
 from paperpilot.core.agent.actions import Answer, Decision, Search
 from paperpilot.core.agent.events import Finished, RoundStarted, Status, event_from_json
 from paperpilot.core.agent.state import AgentState, PolicyStep
-from paperpilot.core.config import Settings, UISettings, load_settings, save_settings
-from paperpilot.core.keystore import load_api_key
+from paperpilot.core.app import Session
 from paperpilot.core.library import Library
-from paperpilot.core.paths import AppPaths, app_paths
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import Settings, UISettings, load_settings, save_settings
+from paperpilot.core.settings.keystore import load_api_key
+from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui import i18n
-from paperpilot.ui import main_window as main_window_module
 from paperpilot.ui.chat_pane import ChatPane, markdown_to_html
 from paperpilot.ui.inspector import InspectorPane, highlight_html
 from paperpilot.ui.main_window import MainWindow
@@ -123,7 +123,7 @@ def slow_policy(monkeypatch: pytest.MonkeyPatch, library: Library, tmp_path: Pat
         )
     assert len(library.import_paths([folder]).imported) == FILLERS
     policy = SlowPolicy()
-    monkeypatch.setattr(main_window_module, "make_policy", lambda settings, paths: policy)
+    monkeypatch.setattr(Session, "make_policy", lambda self, *a, **k: policy)
     return policy
 
 
@@ -391,7 +391,7 @@ def test_gui_thread_never_blocked_during_a_run(qtbot: QtBot, win: MainWindow, mo
             time.sleep(0.05)
             return super().decide(state)
 
-    monkeypatch.setattr(main_window_module, "make_policy", lambda settings, paths: Paced())
+    monkeypatch.setattr(Session, "make_policy", lambda self, *a, **k: Paced())
     win.chat_pane.set_mode("loop")
     # As run_gui does once the window is up (freeze_startup_objects): long-lived objects are
     # kept out of the collector's sight, so a full collection of the test session's heap is

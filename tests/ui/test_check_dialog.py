@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from paperpilot.core import library as library_module
 from paperpilot.core.library import Library
+from paperpilot.core.library import library as library_module
 from tests.unit.safety_helpers import alive, make_folder
 
 TIMEOUT_MS = 30_000
@@ -78,7 +78,7 @@ def test_closing_the_window_mid_import_ends_the_extraction_workers(
 
 def test_the_start_up_repair_rebuilds_a_library_whose_database_is_gone(qapp: Any, qtbot: Any, tmp_path: Path) -> None:
     """What the app shows when the database is missing: the check dialog, repairing at once."""
-    from paperpilot.core.paths import app_paths
+    from paperpilot.core.settings.paths import app_paths
     from paperpilot.ui.check_dialog import CheckDialog
 
     with Library(app_paths()) as lib:

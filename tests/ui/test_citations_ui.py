@@ -16,10 +16,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMainWindow
 
 from paperpilot.core.agent.events import Evidence, Result, Status
-from paperpilot.core.citations.library_meta import in_text, item_for_document, save_item
 from paperpilot.core.citations.lookup import LookupFailed, lookup_doi
 from paperpilot.core.citations.model import CslItem, CslName
 from paperpilot.core.library import Library
+from paperpilot.core.library.metadata import in_text, item_for_document, save_item
 from paperpilot.ui import metadata_dialog
 from paperpilot.ui.chat_pane import bracket_marker, number_by_document, renumber_citations
 from paperpilot.ui.library_pane import EXPORT_FORMATS, export_format_for
@@ -212,7 +212,8 @@ def test_metadata_dialog_round_trip(library: Library, qtbot: Any, tmp_path: Path
     assert "Proceedings of the Raptor Workshop" in dlg.preview_text()
 
     dlg.accept()
-    assert dlg.result() == QDialog.DialogCode.Accepted
+    # Saved in a worker (a write may wait for another process's lock); the dialog closes after.
+    qtbot.waitUntil(lambda: dlg.result() == QDialog.DialogCode.Accepted, timeout=10_000)
 
     saved = item_for_document(library, doc_id)
     assert saved.type == "paper-conference"
@@ -266,6 +267,7 @@ def test_edit_metadata_from_the_context_menu_uses_the_editor(
         seen.append(dlg.style_name)
         dlg.title_edit.setText("Kestrels on Cathedral Spires")
         dlg.accept()
+        qtbot.waitUntil(lambda: not dlg.is_saving(), timeout=10_000)  # as exec() runs until done
         return int(dlg.result())
 
     monkeypatch.setattr(MetadataDialog, "exec", fill_and_accept)
@@ -330,6 +332,7 @@ def test_doi_lookup_fills_empty_fields_without_blocking(
     # Nothing is stored until Save.
     assert item_for_document(library, doc_id).container_title == ""
     dlg.accept()
+    qtbot.waitUntil(lambda: dlg.result() == QDialog.DialogCode.Accepted, timeout=10_000)
     saved = item_for_document(library, doc_id)
     assert (saved.container_title, saved.volume, saved.publisher) == (
         "Journal of Urban Ecology",
@@ -596,7 +599,7 @@ def test_copy_answer_falls_back_when_a_source_is_gone(window: Any, qtbot: Any) -
 
 
 def test_settings_style_reaches_the_library_pane(window: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from paperpilot.core.config import Settings, UISettings
+    from paperpilot.core.settings.config import Settings, UISettings
     from paperpilot.ui import settings_dialog
 
     chosen = Settings(ui=UISettings(citation_style="ieee"))

@@ -303,6 +303,10 @@ def test_remove_selected_asks_then_removes(
     assert library.counts()[0] == 3
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Yes))
     pane.remove_selected()
+    # Removed in a worker (a write may wait for another process's lock); the table is disabled.
+    assert pane.is_removing() and not pane.table.isEnabled()
+    qtbot.waitUntil(lambda: not pane.is_removing(), timeout=10_000)
+    assert pane.table.isEnabled()
     assert len(asked) == 2 and "these 2 documents" in asked[1]
     assert [d.doc_id for d in library.all_documents()] == ids[2:]
     assert pane.model.rowCount() == 1
@@ -469,6 +473,7 @@ def test_edit_metadata_changes_title_and_search_finds_it(
         dlg.edits["container_title"].setText("Raptor Notes")
         dlg.doi_edit.setText("https://doi.org/10.5555/kestrel.1")
         dlg.accept()
+        qtbot.waitUntil(lambda: not dlg.is_saving(), timeout=10_000)  # as exec() runs until done
         return int(dlg.result())
 
     monkeypatch.setattr(MetadataDialog, "exec", fill_and_accept)

@@ -10,14 +10,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QMessageBox
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core import keystore
 from paperpilot.core.agent.events import Evidence, Info, Result, Status
-from paperpilot.core.config import Settings
-from paperpilot.core.conversations import ConversationStore
 from paperpilot.core.library import Library
-from paperpilot.core.notes import get_note, search_notes
-from paperpilot.core.paths import AppPaths, app_paths
-from paperpilot.core.profile import ResearchProfile, load_profile, profile_path
+from paperpilot.core.memory.conversations import ConversationStore
+from paperpilot.core.memory.profile import ResearchProfile, load_profile, profile_path
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.inspector import InspectorPane
 from paperpilot.ui.main_window import MainWindow
 from paperpilot.ui.notes_editor import NotesDialog
@@ -307,9 +306,10 @@ def test_notes_editor_saves_searchable_notes(qtbot: QtBot, win: MainWindow) -> N
     qtbot.waitUntil(lambda: "chick starvation" in dlg.preview.toPlainText(), timeout=2000)
     assert "<b>chick starvation</b>" in dlg.preview.toHtml() or "font-weight" in dlg.preview.toHtml()
     dlg.save()
-    assert dlg.result() == NotesDialog.DialogCode.Accepted
-    assert get_note(win.library, doc.doc_id) == text
-    assert [h.doc_id for h in search_notes(win.library, "starvation")] == [doc.doc_id]
+    assert dlg.is_saving() and dlg.editor.isReadOnly()  # in a worker: a write may wait for a lock
+    qtbot.waitUntil(lambda: dlg.result() == NotesDialog.DialogCode.Accepted, timeout=10_000)
+    assert win.library.get_note(doc.doc_id) == text
+    assert [h.doc_id for h in win.library.search_notes("starvation")] == [doc.doc_id]
     # Reopened, the editor shows the saved text.
     again = NotesDialog(win.library, doc.doc_id, doc.title, win)
     qtbot.addWidget(again)

@@ -15,10 +15,10 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core import keystore
-from paperpilot.core.config import Settings
-from paperpilot.core.keystore import load_api_key
-from paperpilot.core.paths import AppPaths, app_paths
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.keystore import load_api_key
+from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.settings_dialog import CANCELLED_MESSAGE, SettingsDialog
 from tests.fakes.openai_server import Reply, ScriptedServer, hang, headers_then_hang, trickle
 

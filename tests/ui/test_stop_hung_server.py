@@ -17,11 +17,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from paperpilot.core import keystore
 from paperpilot.core.agent.events import Info, Status
-from paperpilot.core.config import Settings
 from paperpilot.core.library import Library
-from paperpilot.core.paths import AppPaths, app_paths
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.main_window import MainWindow
 from tests.fakes.openai_server import ScriptedServer, hang, headers_then_hang, trickle
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paperpilot.core.library import Library
-from paperpilot.core.paths import AppPaths, app_paths
+from paperpilot.core.settings.paths import AppPaths, app_paths
 
 PAPERS = {
     "dense": (

@@ -10,9 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from paperpilot.core.integrity import IntegrityReport, check_library
 from paperpilot.core.library import Library
-from paperpilot.core.paths import app_paths
+from paperpilot.core.library.integrity import IntegrityReport, check_library
+from paperpilot.core.settings.paths import app_paths
 from tests.fixtures import pdfs
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import ImportFailed
 
-class ImportFailure(Exception):
+
+class ImportFailure(ImportFailed):
     """A file could not be imported; ``reason`` is one human sentence for the user."""
 
     def __init__(self, reason: str, code: str = "error") -> None:

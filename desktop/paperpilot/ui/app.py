@@ -15,10 +15,10 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from .. import __version__
-from ..core import keystore
-from ..core.config import load_settings
 from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.paths import app_paths
+from ..core.settings import keystore
+from ..core.settings.config import load_settings
+from ..core.settings.paths import app_paths
 from .i18n import set_language, tr
 from .main_window import MainWindow
 from .resources import app_icon

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import answer_status
+from ..core.agent import answer_status
 from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,

@@ -1,4 +1,4 @@
-"""Help ▸ Check Library…: the integrity check (core.integrity) in a worker, its report, Repair.
+"""Help ▸ Check Library…: the integrity check (core.library.integrity) in a worker, its report, Repair.
 
 Also shown at start-up when the library database is missing or damaged, with the repair
 started at once (the window cannot open on a library without its database).
@@ -6,9 +6,7 @@ started at once (the window cannot open on a library without its database).
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtGui import QCloseEvent, QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
@@ -20,36 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.integrity import IntegrityReport, check_library
-from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.library import Library
+from ..core.library.integrity import IntegrityReport, check_library
 from .i18n import tr
-from .workers import WorkerThread
-
-
-class CheckWorker(QObject):
-    """Runs one check (or check-and-repair); the report arrives through ``finished``."""
-
-    progress = Signal(str)
-    finished = Signal(object)  # IntegrityReport
-    failed = Signal(str)
-
-    def __init__(self, library: Library, repair: bool) -> None:
-        super().__init__()
-        self.library = library
-        self.repair = repair
-        self.cancel = threading.Event()
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            report = check_library(self.library, repair=self.repair, progress=self.progress.emit, cancel=self.cancel)
-        except (LibraryBusy, LibraryError) as e:
-            self.failed.emit(str(e))
-            return
-        except Exception as e:  # never let a worker die silently
-            self.failed.emit(f"The check failed: {type(e).__name__}: {e}")
-            return
-        self.finished.emit(report)
+from .workers import FunctionWorker, WorkerThread
 
 
 def report_text(report: IntegrityReport) -> str:
@@ -97,7 +69,9 @@ class CheckDialog(QDialog):
         self._start(repair_now)
 
     def _start(self, repair: bool) -> None:
-        worker = CheckWorker(self.library, repair)
+        worker = FunctionWorker(
+            check_library, self.library, repair=repair, doing="The check", pass_cancel=True, pass_progress=True
+        )
         worker.progress.connect(self.on_worker_progress)
         worker.finished.connect(self.on_worker_finished)
         worker.failed.connect(self.on_worker_failed)
@@ -109,11 +83,10 @@ class CheckDialog(QDialog):
 
     def _thread_done(self) -> None:
         if self.thread is not None:
-            self.thread.stop()
-            self.thread.deleteLater()
+            self.thread.finish()
             self.thread = None
 
-    @Slot(str)
+    @Slot(object)
     def on_worker_progress(self, message: str) -> None:
         self.status.setText(message)
 

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.conversations import ConversationError, ConversationStore
+from ..core.memory.conversations import ConversationError, ConversationStore
 from .i18n import tr
 
 ID_ROLE = Qt.ItemDataRole.UserRole

@@ -15,7 +15,7 @@ import html
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -48,7 +48,7 @@ from ..core.extract.pdf_spans import PageRects, SpanLocation, locate_span
 from ..core.library import Library, LibraryError
 from ..core.models import DocumentInfo
 from .i18n import tr
-from .workers import WorkerThread, adopt_lingering_thread
+from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
 
 SEARCH_WORDS = 6
 SEARCH_MAX_CHARS = 48
@@ -84,29 +84,13 @@ def _blend(a: QColor, b: QColor, t: float) -> QColor:
     )
 
 
-class SpanWorker(QObject):
-    """Locates one passage in one PDF off the GUI thread."""
-
-    located = Signal(int, object)  # request id, SpanLocation
-
-    def __init__(self, request: int, path: Path, text: str, page: int) -> None:
-        super().__init__()
-        self.request = request
-        self.path = path
-        self.text = text
-        self.page = page
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            loc = locate_span(self.path, self.text, self.page)
-        except Exception as e:  # locate_span does not raise; a bug there must not kill the thread quietly
-            loc = SpanLocation(note=f"{type(e).__name__}: {e}")
-        self.located.emit(self.request, loc)
-        # End the thread's event loop from here, so it finishes even if the viewer has gone.
-        thread = self.thread()
-        if thread is not None:
-            thread.quit()
+def locate_request(request: int, path: Path, text: str, page: int) -> tuple[int, SpanLocation]:
+    """Locate one passage in one PDF (in a FunctionWorker, off the GUI thread); with its request id."""
+    try:
+        loc = locate_span(path, text, page)
+    except Exception as e:  # locate_span does not raise; a bug there must not kill the thread quietly
+        loc = SpanLocation(note=f"{type(e).__name__}: {e}")
+    return request, loc
 
 
 class SpanPdfView(QPdfView):
@@ -466,8 +450,8 @@ class DocumentViewer(QMainWindow):
             return
         request, path, text, page = self._span_waiting
         self._span_waiting = None
-        worker = SpanWorker(request, path, text, page)
-        worker.located.connect(self.on_span_worker_located)
+        worker = FunctionWorker(locate_request, request, path, text, page, doing="Locating the passage")
+        worker.finished.connect(self.on_span_worker_located)
         thread = WorkerThread(worker)
         # Owned by the reaper, not by this window: closing the viewer mid-look-up must not
         # destroy a running thread, and the app waits for it when it quits.
@@ -475,8 +459,9 @@ class DocumentViewer(QMainWindow):
         self._span_thread = thread
         thread.start()
 
-    @Slot(int, object)
-    def on_span_worker_located(self, request: int, loc: object) -> None:
+    @Slot(object)
+    def on_span_worker_located(self, located: tuple[int, SpanLocation]) -> None:
+        request, loc = located
         self._span_thread = None
         try:
             if request == self._span_request and isinstance(loc, SpanLocation):

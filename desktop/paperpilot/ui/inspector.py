@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core import answer_status
+from ..core.agent import answer_status
 from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,
@@ -53,8 +52,9 @@ from ..core.agent.events import (
     Warning,
 )
 from ..core.agent.report import describe_action, one_line, trace_to_jsonl, trace_to_markdown
-from ..core.config import atomic_write_text
-from ..core.textutil import has_cjk, query_terms
+from ..core.clock import file_stamp
+from ..core.settings.config import atomic_write_text
+from ..core.text.language import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
 from .i18n import tr
 
@@ -342,7 +342,7 @@ class InspectorPane(QWidget):
         if not self._events:
             QMessageBox.information(self, tr("Export trace"), tr("Nothing to export yet: ask a question first."))
             return
-        stamp = time.strftime("%Y%m%d-%H%M%S")
+        stamp = file_stamp()
         jsonl_filter = "JSON lines (*.jsonl)"
         md_filter = "Markdown report (*.md)"
         name, chosen = QFileDialog.getSaveFileName(

@@ -17,6 +17,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 
 from ..core.models import DocumentInfo
+from ..core.text.language import has_cjk
 from .i18n import tr
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -41,7 +42,7 @@ def surname(name: str) -> str:
     name = name.strip()
     if "," in name:
         return name.split(",", 1)[0].strip()
-    if any("\u3400" <= ch <= "\u9fff" for ch in name):
+    if has_cjk(name):
         return name  # CJK names are short and not split into given/family by spaces
     parts = name.split()
     return parts[-1] if parts else name

@@ -28,17 +28,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.citations.library_meta import ExportFormat, export_items, format_references, in_text
+from ..core.citations.formats import ExportFormat
 from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
-from ..core.config import atomic_write_text
 from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.library.metadata import export_items, format_references, in_text
 from ..core.models import DocumentInfo
+from ..core.settings.config import atomic_write_text
 from .document_viewer import DocumentViewer
 from .i18n import tr
 from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
 from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
+from .workers import FunctionWorker, WorkerThread
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
 MAX_SUGGESTIONS = 3
@@ -93,6 +95,17 @@ def plain_citation(doc: DocumentInfo) -> str:
     return text
 
 
+def remove_documents(library: Library, docs: list[DocumentInfo]) -> list[str]:
+    """Remove ``docs`` one by one (in a worker); the lines of those that could not be removed."""
+    errors: list[str] = []
+    for doc in docs:
+        try:
+            library.remove(doc.doc_id)
+        except (LibraryError, LibraryBusy) as e:
+            errors.append(f"{doc.title}: {e}")
+    return errors
+
+
 class LibraryPane(QWidget):
     import_requested = Signal(list)  # paths (str) to import
     sample_requested = Signal()
@@ -105,6 +118,7 @@ class LibraryPane(QWidget):
         self.library = library
         self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}
+        self.remove_thread: WorkerThread | None = None
         self._questions = sample_questions()
         self._pending_question = ""
         self.model = DocumentTableModel(self)
@@ -625,7 +639,7 @@ class LibraryPane(QWidget):
     @Slot()
     def remove_selected(self) -> None:
         docs = self.selected_documents()
-        if not docs:
+        if not docs or self.remove_thread is not None:
             return
         what = f"“{docs[0].title}”" if len(docs) == 1 else tr("these {n} documents").format(n=len(docs))
         answer = QMessageBox.question(
@@ -640,18 +654,46 @@ class LibraryPane(QWidget):
         )
         if answer != QMessageBox.StandardButton.Yes:
             return
-        errors: list[str] = []
         for doc in docs:
             viewer = self.viewers.pop(doc.doc_id, None)
             if viewer is not None and shiboken6.isValid(viewer):
                 viewer.close()
-            try:
-                self.library.remove(doc.doc_id)
-            except (LibraryError, LibraryBusy) as e:
-                errors.append(f"{doc.title}: {e}")
+        # A write: in a worker, because another process may hold the writer lock for a while.
+        worker = FunctionWorker(remove_documents, self.library, docs, doing="Remove")
+        worker.finished.connect(self.on_remove_worker_finished)
+        worker.failed.connect(self.on_remove_worker_failed)
+        self.remove_thread = WorkerThread(worker, self)
+        self.table.setEnabled(False)
+        self.message.emit(tr("Removing {n} document(s)…").format(n=len(docs)))
+        self.remove_thread.start()
+
+    def is_removing(self) -> bool:
+        return self.remove_thread is not None
+
+    def _remove_done(self) -> None:
+        if self.remove_thread is not None:
+            self.remove_thread.finish()
+            self.remove_thread = None
+        self.table.setEnabled(True)
+
+    @Slot(object)
+    def on_remove_worker_finished(self, errors: list[str]) -> None:
+        self._remove_done()
         self.library_changed.emit()
         if errors:
             QMessageBox.warning(self, tr("Remove from library"), "\n".join(errors))
+
+    @Slot(str)
+    def on_remove_worker_failed(self, message: str) -> None:
+        self._remove_done()
+        self.library_changed.emit()
+        QMessageBox.warning(self, tr("Remove from library"), message)
+
+    def shutdown_workers(self) -> None:
+        """The window is closing: let a removal finish (a write is never abandoned half-way)."""
+        if self.remove_thread is not None:
+            self.remove_thread.stop(20_000)
+            self.remove_thread = None
 
     @Slot(int, int, str)
     def open_document(self, doc_id: int, page: int, text: str) -> None:

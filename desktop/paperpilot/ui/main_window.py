@@ -24,45 +24,45 @@ from PySide6.QtWidgets import (
 
 from .. import __version__
 from ..core.agent.events import EVENT_ADAPTER
-from ..core.agent.loop import AgentOptions
-from ..core.citations.library_meta import format_references, in_text
+from ..core.app import AskRun, ConversationNotFound, Session
 from ..core.citations.styles import Rendered
-from ..core.config import Settings, atomic_write_text, save_settings
-from ..core.conversations import ConversationStore
+from ..core.errors import PaperPilotError
 from ..core.library import ImportReport, Library
-from ..core.paths import AppPaths
-from ..core.profile import ResearchProfile, load_profile, save_profile
+from ..core.memory.conversations import ConversationStore
+from ..core.memory.profile import ResearchProfile
+from ..core.settings.config import Settings, atomic_write_text
+from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
 from .i18n import tr
 from .inspector import InspectorPane
 from .library_pane import LibraryPane
 from .metadata_dialog import stop_lookups
-from .policies import make_policy
-from .workers import AgentWorker, ImportWorker, WorkerThread
+from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
 
 
 class MainWindow(QMainWindow):
     def __init__(self, library: Library, paths: AppPaths, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # The application layer: policy, follow-ups, profile, conversations, citation style.
+        self.session = Session(paths=paths, settings=settings, library=library)
         self.library = library
         self.paths = paths
-        self.settings = settings
         self.qsettings = QSettings(str(paths.config_dir / "window.ini"), QSettings.Format.IniFormat)
         self.import_thread: WorkerThread | None = None
         self.agent_thread: WorkerThread | None = None
+        self.reindex_thread: WorkerThread | None = None
         self.last_report: ImportReport | None = None
         self.check_dialog: Any = None  # CheckDialog while it is open
-        self.profile: ResearchProfile
-        self.profile, self.profile_warning = load_profile(paths)
-        self.conversations = ConversationStore(paths)
+        # Once, at start-up: defaults are in use and the broken profile was moved aside.
+        self.profile_warning = next(iter(self.session.warnings), "")
         self.conversation_id: Any = None  # None: a new conversation, created by its first answer
         self.setWindowTitle("PaperPilot")
         self.setAcceptDrops(True)
         self.resize(1400, 860)
 
         self.library_pane = LibraryPane(library, self)
-        self.library_pane.set_citation_style(settings.ui.citation_style)
+        self.library_pane.set_citation_style(self.session.citation_style)
         self.chat_pane = ChatPane(self)
         self.conversations_pane = ConversationsPane(self.conversations, self)
         self.inspector = InspectorPane(self)
@@ -93,6 +93,18 @@ class MainWindow(QMainWindow):
         if self.profile_warning:
             # Once, at start-up: defaults are in use and the broken file was moved aside.
             self.statusBar().showMessage(self.profile_warning, 15_000)
+
+    @property
+    def settings(self) -> Settings:
+        return self.session.settings
+
+    @property
+    def profile(self) -> ResearchProfile:
+        return self.session.profile
+
+    @property
+    def conversations(self) -> ConversationStore:
+        return self.session.conversations
 
     # --- construction -------------------------------------------------------------------------
 
@@ -169,7 +181,8 @@ class MainWindow(QMainWindow):
 
         lib = mb.addMenu(tr("&Library"))
         lib.addAction(self._action(tr("&Refresh"), self.refresh_library, QKeySequence.StandardKey.Refresh))
-        lib.addAction(self._action(tr("&Rebuild Search Index"), self.on_reindex_triggered))
+        self.reindex_action = self._action(tr("&Rebuild Search Index"), self.on_reindex_triggered)
+        lib.addAction(self.reindex_action)
         lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
 
@@ -228,12 +241,12 @@ class MainWindow(QMainWindow):
 
     def format_references(self, doc_ids: list[int]) -> list[Rendered]:
         """Bibliography entries for ``doc_ids`` in the preferred style (the chat pane's answers)."""
-        return format_references(self.library, doc_ids, self.library_pane.citation_style())
+        return self.session.references(doc_ids, self.library_pane.citation_style())
 
     def format_citation(self, doc_ids: list[int], numbers: list[int]) -> str:
         """The in-text marker citing ``doc_ids``, which are entries ``numbers`` of an answer's
         own bibliography (so numeric styles print those numbers, not 1, 2 …)."""
-        return in_text(self.library, doc_ids, self.library_pane.citation_style(), numbers)
+        return self.session.in_text(doc_ids, self.library_pane.citation_style(), numbers)
 
     def update_model_label(self) -> None:
         llm = self.settings.llm
@@ -281,8 +294,7 @@ class MainWindow(QMainWindow):
 
     def _import_done(self) -> None:
         if self.import_thread is not None:
-            self.import_thread.stop()
-            self.import_thread.deleteLater()
+            self.import_thread.finish()
             self.import_thread = None
         self.progress.setVisible(False)
         self.cancel_import_button.setVisible(False)
@@ -340,8 +352,35 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_reindex_triggered(self) -> None:
-        n = self.library.reindex()
+        # A write: in a worker, because another process may hold the writer lock for a while.
+        if self.reindex_thread is not None:
+            return
+        worker = FunctionWorker(self.library.reindex, doing="Rebuilding the search index")
+        worker.finished.connect(self.on_reindex_finished)
+        worker.failed.connect(self.on_reindex_failed)
+        self.reindex_thread = WorkerThread(worker, self)
+        self.reindex_action.setEnabled(False)
+        self.task_label.setText(tr("Rebuilding the search index…"))
+        self.reindex_thread.start()
+
+    def _reindex_done(self) -> None:
+        if self.reindex_thread is not None:
+            self.reindex_thread.finish()
+            self.reindex_thread = None
+        self.reindex_action.setEnabled(True)
+
+    @Slot(object)
+    def on_reindex_finished(self, n: int) -> None:
+        self._reindex_done()
+        self.task_label.setText("")
         self.statusBar().showMessage(f"Rebuilt the search index: {n} chunks.", 5000)
+        self.refresh_library()
+
+    @Slot(str)
+    def on_reindex_failed(self, message: str) -> None:
+        self._reindex_done()
+        self.task_label.setText(message)
+        QMessageBox.warning(self, tr("Rebuild Search Index"), message)
 
     # --- chat / agent ----------------------------------------------------------------------
 
@@ -350,28 +389,19 @@ class MainWindow(QMainWindow):
         if self.agent_thread is not None:
             return
         try:
-            policy = make_policy(self.settings, self.paths)
-        except ValueError as e:
+            policy = self.session.make_policy()
+        except PaperPilotError as e:
             QMessageBox.warning(self, "Language model", str(e))
             return
-        if hasattr(policy, "answer_language"):
-            # make_policy does not know the profile; the model answers in the preferred language.
-            policy.answer_language = self.profile.answer_language
-        options = AgentOptions(max_rounds=self.settings.agent.max_rounds, mode=mode)
-        history = self._history()
-        # The worker rewrites a follow-up against ``history`` and adds the profile's terms.
-        worker = AgentWorker(
-            self.library,
-            policy,
-            question,
-            options,
-            history=history,
-            profile=self.profile,
-            conversations=self.conversations,
-            conversation_id=self.conversation_id,
-        )
-        worker.event.connect(self.on_agent_event)
-        worker.saved.connect(self.on_agent_saved)
+        try:
+            run = self.session.ask(question, conversation=self.conversation_id, save=True, mode=mode, policy=policy)
+        except ConversationNotFound as e:  # deleted meanwhile: answer it as a new question
+            self.statusBar().showMessage(tr("Could not read the conversation: {e}").format(e=e), 6000)
+            self.conversation_id = None
+            run = self.session.ask(question, save=True, mode=mode, policy=policy)
+        # The worker iterates the run: the follow-up rewrite, the loop, saving the turn.
+        worker = GeneratorWorker(run, doing="The agent", cancel=run.cancel)
+        worker.item.connect(self.on_agent_event)
         worker.finished.connect(self.on_agent_finished)
         worker.failed.connect(self.on_agent_failed)
         self.inspector.clear()
@@ -380,15 +410,6 @@ class MainWindow(QMainWindow):
         self.agent_thread = WorkerThread(worker, self)
         self.agent_thread.start()
 
-    def _history(self) -> list[Any]:
-        if self.conversation_id is None:
-            return []
-        try:
-            return list(self.conversations.turns(self.conversation_id))
-        except Exception as e:  # a deleted or unreadable conversation: answer as a new question
-            self.statusBar().showMessage(tr("Could not read the conversation: {e}").format(e=e), 6000)
-            return []
-
     @Slot(object)
     def on_agent_event(self, event: Any) -> None:
         self.inspector.add_event(event)
@@ -396,14 +417,16 @@ class MainWindow(QMainWindow):
 
     def _agent_done(self) -> None:
         if self.agent_thread is not None:
-            self.agent_thread.stop()
-            self.agent_thread.deleteLater()
+            self.agent_thread.finish()
             self.agent_thread = None
         self.chat_pane.set_running(False)
 
     @Slot(object)
-    def on_agent_finished(self, result: Any) -> None:
+    def on_agent_finished(self, run: AskRun) -> None:
         self._agent_done()
+        result = run.result
+        if run.save:
+            self.on_agent_saved(run.conversation_id or "", run.save_error)
         self.chat_pane.show_result(result)
         self.inspector.show_result(result)
         if result is None:
@@ -431,7 +454,7 @@ class MainWindow(QMainWindow):
     def on_chat_stop_requested(self) -> None:
         if self.agent_thread is not None:
             worker = self.agent_thread.worker
-            if isinstance(worker, AgentWorker):
+            if isinstance(worker, GeneratorWorker):
                 worker.request_stop()
             self.task_label.setText(tr("Stopping…"))
 
@@ -509,7 +532,7 @@ class MainWindow(QMainWindow):
 
     def export_conversation_to(self, conv_id: Any, path: Path) -> None:
         """Write a conversation as Markdown, its references in the preferred citation style."""
-        text = self.conversations.export_markdown(conv_id, library=self.library, style=self.library_pane.citation_style())
+        text = self.session.export_conversation(conv_id, self.library_pane.citation_style())
         atomic_write_text(path, text)
 
     @Slot(bool)
@@ -530,20 +553,15 @@ class MainWindow(QMainWindow):
 
     def apply_profile(self, profile: ResearchProfile) -> None:
         """Save an edited profile and use it from the next question on."""
+        style_changed = profile.citation_style != self.profile.citation_style
         try:
-            save_profile(profile, self.paths)
+            self.session.save_profile(profile)
         except OSError as e:
             QMessageBox.warning(self, tr("Research Profile"), tr("Could not save the profile: {e}").format(e=e))
             return
-        style_changed = profile.citation_style != self.profile.citation_style
-        self.profile = profile
         if style_changed:
             # The profile's default style is the one copies and exports use from now on.
-            self.settings = self.settings.model_copy(
-                update={"ui": self.settings.ui.model_copy(update={"citation_style": profile.citation_style})}
-            )
-            save_settings(self.settings, self.paths.settings_file)
-            self.library_pane.set_citation_style(profile.citation_style)
+            self.library_pane.set_citation_style(self.session.citation_style)
         self.statusBar().showMessage(tr("Saved the research profile."), 5000)
 
     # --- misc ------------------------------------------------------------------------------
@@ -558,10 +576,8 @@ class MainWindow(QMainWindow):
 
         dlg = SettingsDialog(self.settings, self.paths, self)
         if dlg.exec():
-            self.settings = dlg.result_settings()
-            save_settings(self.settings, self.paths.settings_file)
-            self.library.settings = self.settings.imports  # new chunk size applies to the next import
-            self.library_pane.set_citation_style(self.settings.ui.citation_style)
+            self.session.save_settings(dlg.result_settings())  # new chunk sizes apply to the next import
+            self.library_pane.set_citation_style(self.session.citation_style)
             self.update_model_label()
 
     @Slot()
@@ -613,17 +629,18 @@ class MainWindow(QMainWindow):
     def shutdown_workers(self) -> None:
         if self.check_dialog is not None:
             self.check_dialog.stop()
-        for thread in (self.agent_thread, self.import_thread):
+        for thread in (self.agent_thread, self.import_thread, self.reindex_thread):
             if thread is not None:
                 thread.stop(10_000)
         self.agent_thread = None
         self.import_thread = None
+        self.reindex_thread = None
+        self.library_pane.shutdown_workers()
         stop_lookups()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_geometry()
         self.shutdown_workers()
-        close = getattr(self.conversations, "close", None)
-        if callable(close):
-            close()
+        # The library belongs to whoever opened it (run_gui); the conversations are the window's.
+        self.session.close_conversations()
         event.accept()

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -41,12 +40,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.citations.library_meta import item_for_document, save_item
+from ..core.citations.identifiers import bare_arxiv, bare_doi, is_arxiv_id, is_doi
 from ..core.citations.model import ITEM_TYPES, CslItem, CslName
 from ..core.citations.styles import bibliography, get_style
-from ..core.library import Library, LibraryBusy, LibraryError
+from ..core.library import Library
+from ..core.library.metadata import item_for_document, save_item
 from .i18n import language, tr
-from .workers import WorkerThread, adopt_lingering_thread, wait_lingering_threads
+from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread, wait_lingering_threads
 
 ERROR_COLOUR = "#b3261e"
 OK_COLOUR = "#1b7f3b"
@@ -124,10 +124,6 @@ LANGUAGES: tuple[str, ...] = (
     "ru-RU",
 )
 
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
-_ARXIV = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?$")
-_ARXIV_PREFIX = re.compile(r"^(?:https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE)
 _ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$")
 
 
@@ -144,16 +140,6 @@ class LookupEndpoints:
 LOOKUP = LookupEndpoints()
 
 
-def normalise_doi(text: str) -> str:
-    """The bare DOI: people paste ``https://doi.org/…`` links and ``doi:`` prefixes."""
-    return _DOI_PREFIX.sub("", text.strip()).strip()
-
-
-def normalise_arxiv(text: str) -> str:
-    value = _ARXIV_PREFIX.sub("", text.strip()).strip()
-    return value.removesuffix(".pdf")
-
-
 def date_parts(value: dict[str, Any] | None) -> list[int]:
     """``[year, month, day]`` (as many as known) from a CSL date, or [] when it has none."""
     try:
@@ -166,44 +152,22 @@ def date_parts(value: dict[str, Any] | None) -> list[int]:
 # --- background lookup ---------------------------------------------------------------------------
 
 
-class LookupWorker(QObject):
-    """One DOI (Crossref) or arXiv lookup, off the GUI thread."""
+def lookup(kind: str, key: str, endpoints: LookupEndpoints) -> CslItem:
+    """One DOI (Crossref) or arXiv lookup; runs in a FunctionWorker, off the GUI thread.
 
-    finished = Signal(object)  # CslItem
-    failed = Signal(str)  # a plain sentence for the user
+    Raises LookupFailed with a plain sentence for the user.
+    """
+    # Imported here, in the worker thread: the first import of httpx takes a noticeable moment.
+    from ..core.citations.lookup import lookup_arxiv, lookup_doi
 
-    def __init__(self, kind: str, key: str, endpoints: LookupEndpoints) -> None:
-        super().__init__()
-        self.kind = kind  # "doi" | "arxiv"
-        self.key = key
-        self.endpoints = endpoints
-        self.cancel = threading.Event()
-
-    @Slot()
-    def run(self) -> None:
-        # Imported here, in the worker thread: the first import of httpx takes a noticeable moment.
-        from ..core.citations.lookup import LookupFailed, lookup_arxiv, lookup_doi
-
-        kwargs: dict[str, Any] = {"timeout": self.endpoints.timeout}
-        try:
-            if self.kind == "doi":
-                if self.endpoints.crossref_url:
-                    kwargs["base_url"] = self.endpoints.crossref_url
-                item = lookup_doi(self.key, **kwargs)
-            else:
-                if self.endpoints.arxiv_url:
-                    kwargs["base_url"] = self.endpoints.arxiv_url
-                item = lookup_arxiv(self.key, **kwargs)
-        except LookupFailed as e:
-            if not self.cancel.is_set():
-                self.failed.emit(str(e))
-            return
-        except Exception as e:  # a worker must always report, or the dialog spins forever
-            if not self.cancel.is_set():
-                self.failed.emit(f"The lookup failed: {type(e).__name__}: {e}")
-            return
-        if not self.cancel.is_set():
-            self.finished.emit(item)
+    kwargs: dict[str, Any] = {"timeout": endpoints.timeout}
+    if kind == "doi":
+        if endpoints.crossref_url:
+            kwargs["base_url"] = endpoints.crossref_url
+        return lookup_doi(key, **kwargs)
+    if endpoints.arxiv_url:
+        kwargs["base_url"] = endpoints.arxiv_url
+    return lookup_arxiv(key, **kwargs)
 
 
 def stop_lookups(timeout_ms: int | None = None) -> None:
@@ -395,7 +359,8 @@ class MetadataDialog(QDialog):
         self.endpoints = endpoints or LOOKUP
         self._item = item_for_document(library, doc_id)
         self._lookup_thread: WorkerThread | None = None
-        self._lookup_worker: LookupWorker | None = None
+        self._lookup_worker: FunctionWorker | None = None
+        self._save_thread: WorkerThread | None = None
         self._lookup_source = ""
         self.filled_fields: list[str] = []  # labels of the fields the last lookup filled
 
@@ -606,8 +571,8 @@ class MetadataDialog(QDialog):
     def item(self) -> CslItem:
         """The item as the fields describe it now (not validated; see ``validate``)."""
         updates: dict[str, Any] = {key: " ".join(edit.text().split()) for key, edit in self.edits.items()}
-        updates["DOI"] = normalise_doi(updates["DOI"])
-        updates["arxiv"] = normalise_arxiv(updates["arxiv"])
+        updates["DOI"] = bare_doi(updates["DOI"])
+        updates["arxiv"] = bare_arxiv(updates["arxiv"])
         updates["type"] = self.current_type()
         updates["author"] = self.authors.names()
         updates["editor"] = self.editors.names()
@@ -647,11 +612,11 @@ class MetadataDialog(QDialog):
         """The first problem that stops Save, as a sentence; "" when the fields are fine."""
         if not self.title_edit.text().strip():
             return tr("The title cannot be empty.")
-        doi = normalise_doi(self.doi_edit.text())
-        if doi and not _DOI.match(doi):
+        doi = bare_doi(self.doi_edit.text())
+        if doi and not is_doi(doi):
             return tr("{doi} does not look like a DOI (10.xxxx/…).").format(doi=doi)
-        arxiv = normalise_arxiv(self.arxiv_edit.text())
-        if arxiv and not _ARXIV.match(arxiv):
+        arxiv = bare_arxiv(self.arxiv_edit.text())
+        if arxiv and not is_arxiv_id(arxiv):
             return tr("{id} does not look like an arXiv ID (such as 1706.03762).").format(id=arxiv)
         acc = self.accessed_edit.text().strip()
         if acc:
@@ -671,15 +636,43 @@ class MetadataDialog(QDialog):
             # Keep the dialog open with the user's input rather than losing it to an error box.
             self._show_error(problem)
             return
-        try:
-            save_item(self.library, self.doc_id, self.item())
-        except (ValueError, LibraryError, LibraryBusy) as e:
-            self._show_error(str(e))
+        if self._save_thread is not None:
             return
+        # A write: in a worker, because another process may hold the writer lock for a while.
+        worker = FunctionWorker(save_item, self.library, self.doc_id, self.item(), doing="Saving")
+        worker.finished.connect(self.on_save_worker_finished)
+        worker.failed.connect(self.on_save_worker_failed)
+        self._save_thread = WorkerThread(worker, self)
+        self.buttons.setEnabled(False)
+        self.error_label.setVisible(False)
+        self.lookup_label.setStyleSheet("")
+        self.lookup_label.setText(tr("Saving…"))
+        self._save_thread.start()
+
+    def is_saving(self) -> bool:
+        return self._save_thread is not None
+
+    def _save_done(self) -> None:
+        if self._save_thread is not None:
+            self._save_thread.finish()
+            self._save_thread = None
+        self.buttons.setEnabled(True)
+        self.lookup_label.setText("")
+
+    @Slot(object)
+    def on_save_worker_finished(self, _doc: object) -> None:
+        self._save_done()
         self._stop_lookup()
         super().accept()
 
+    @Slot(str)
+    def on_save_worker_failed(self, message: str) -> None:
+        self._save_done()
+        self._show_error(message)
+
     def reject(self) -> None:
+        if self._save_thread is not None:
+            return  # the save ends (or fails) in a moment: the dialog then closes or says why
         self._stop_lookup()
         super().reject()
 
@@ -745,16 +738,16 @@ class MetadataDialog(QDialog):
 
     @Slot()
     def on_doi_button_clicked(self) -> None:
-        doi = normalise_doi(self.doi_edit.text())
-        if not _DOI.match(doi):
+        doi = bare_doi(self.doi_edit.text())
+        if not is_doi(doi):
             self._set_lookup_message(False, tr("{doi} does not look like a DOI (10.xxxx/…).").format(doi=doi))
             return
         self.start_lookup("doi", doi)
 
     @Slot()
     def on_arxiv_button_clicked(self) -> None:
-        arxiv = normalise_arxiv(self.arxiv_edit.text())
-        if not _ARXIV.match(arxiv):
+        arxiv = bare_arxiv(self.arxiv_edit.text())
+        if not is_arxiv_id(arxiv):
             self._set_lookup_message(
                 False, tr("{id} does not look like an arXiv ID (such as 1706.03762).").format(id=arxiv)
             )
@@ -792,7 +785,7 @@ class MetadataDialog(QDialog):
     def start_lookup(self, kind: str, key: str) -> None:
         if self._lookup_thread is not None:
             return
-        worker = LookupWorker(kind, key, self.endpoints)
+        worker = FunctionWorker(lookup, kind, key, self.endpoints, doing="The lookup")
         worker.finished.connect(self.on_lookup_worker_finished)
         worker.failed.connect(self.on_lookup_worker_failed)
         self._lookup_worker = worker
@@ -851,8 +844,7 @@ class MetadataDialog(QDialog):
     def _finish_lookup_thread(self) -> None:
         """The worker has reported: its run is over, so the thread ends at once."""
         if self._lookup_thread is not None:
-            self._lookup_thread.stop(2000)
-            self._lookup_thread.deleteLater()
+            self._lookup_thread.finish()
         self._lookup_thread = None
         self._lookup_worker = None
         self.lookup_spinner.setVisible(False)

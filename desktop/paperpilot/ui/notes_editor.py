@@ -1,4 +1,5 @@
-"""The notes editor: one document's Markdown notes beside a live preview, saved with ``set_note``.
+"""The notes editor: one document's Markdown notes beside a live preview, saved with ``set_note``
+(in a worker: a write may wait for another process's writer lock).
 
 The preview uses the chat's escaping Markdown converter, so a note can never inject HTML.
 """
@@ -19,9 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.library import Library
-from ..core.notes import get_note, set_note
 from .chat_pane import markdown_to_html
 from .i18n import tr
+from .workers import FunctionWorker, WorkerThread
 
 PREVIEW_DELAY_MS = 150
 
@@ -32,7 +33,9 @@ class NotesDialog(QDialog):
         self.setObjectName("notesDialog")
         self.library = library
         self.doc_id = doc_id
-        self.setWindowTitle(tr("Notes — {title}").format(title=title or tr("Untitled")))
+        self._save_thread: WorkerThread | None = None
+        self._title = tr("Notes — {title}").format(title=title or tr("Untitled"))
+        self.setWindowTitle(self._title)
         self.resize(820, 520)
 
         heading = QLabel(title or tr("Untitled"), self)
@@ -76,7 +79,7 @@ class NotesDialog(QDialog):
         self.buttons.accepted.connect(self.save)
         self.buttons.rejected.connect(self.reject)
 
-        self.editor.setPlainText(get_note(library, doc_id))
+        self.editor.setPlainText(library.get_note(doc_id))
         self.update_preview()
 
     def text(self) -> str:
@@ -96,9 +99,41 @@ class NotesDialog(QDialog):
 
     @Slot()
     def save(self) -> None:
-        try:
-            set_note(self.library, self.doc_id, self.text())
-        except Exception as e:  # a busy or read-only library: keep the text, say why
-            QMessageBox.warning(self, tr("Could not save the notes"), str(e))
+        if self._save_thread is not None:
             return
+        # A write: in a worker, because another process may hold the writer lock for a while.
+        worker = FunctionWorker(self.library.set_note, self.doc_id, self.text(), doing="Saving the notes")
+        worker.finished.connect(self.on_save_worker_finished)
+        worker.failed.connect(self.on_save_worker_failed)
+        self._save_thread = WorkerThread(worker, self)
+        self.buttons.setEnabled(False)
+        self.editor.setReadOnly(True)
+        self.setWindowTitle(tr("Saving…"))
+        self._save_thread.start()
+
+    def is_saving(self) -> bool:
+        return self._save_thread is not None
+
+    def _save_done(self) -> None:
+        if self._save_thread is not None:
+            self._save_thread.finish()
+            self._save_thread = None
+        self.buttons.setEnabled(True)
+        self.editor.setReadOnly(False)
+        self.setWindowTitle(self._title)
+
+    @Slot(object)
+    def on_save_worker_finished(self, _none: object) -> None:
+        self._save_done()
         self.accept()
+
+    @Slot(str)
+    def on_save_worker_failed(self, message: str) -> None:
+        # A busy or read-only library: keep the text, say why.
+        self._save_done()
+        QMessageBox.warning(self, tr("Could not save the notes"), message)
+
+    def reject(self) -> None:
+        if self._save_thread is not None:
+            return  # the save ends (or fails) in a moment: the dialog then closes or says why
+        super().reject()

@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QAbstractButton,
     QCheckBox,
@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.config import (
+from ..core.app import resolve_api_key
+from ..core.settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
     ImportSettings,
@@ -41,7 +42,7 @@ from ..core.config import (
     chunk_range_problem,
     describe_invalid,
 )
-from ..core.keystore import (
+from ..core.settings.keystore import (
     KeyStoreError,
     delete_api_key,
     has_api_key,
@@ -49,11 +50,10 @@ from ..core.keystore import (
     save_api_key,
     storage_target,
 )
-from ..core.paths import AppPaths
-from ..core.redaction import clean_api_key, redact
+from ..core.settings.paths import AppPaths
+from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
-from .policies import resolve_api_key
-from .workers import WorkerThread, adopt_lingering_thread
+from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
 
 PRESETS: tuple[tuple[str, str], ...] = (
     ("Ollama", "http://127.0.0.1:11434/v1"),
@@ -100,85 +100,64 @@ def explain_connection_error(message: str) -> str:
     return f"{head}\n{message}"
 
 
-class ConnectionTestWorker(QObject):
-    """Lists the server's models and sends one tiny chat, off the GUI thread.
+def test_connection(
+    base_url: str, model: str, api_key: str | None, timeout_s: float, *, quick: bool = False,
+    cancel: threading.Event,
+) -> tuple[bool, str, list[str]]:
+    """List the server's models and send one tiny chat; runs in a FunctionWorker, off the GUI
+    thread. Returns (ok, message in plain words, model names), never raises.
 
     ``quick`` (the check before saving) trusts a model list that names the model and sends no
-    chat. ``abort`` ends the test within a fraction of a second, however the server behaves:
-    the client checks the cancel event while it waits on the network.
+    chat. ``cancel`` ends the test within a fraction of a second, however the server behaves:
+    the client checks it while it waits on the network.
     """
+    secret = api_key or ""
+    try:
+        return _test(base_url, model, secret, timeout_s, quick, cancel)
+    except Exception as e:
+        if cancel.is_set():
+            return False, CANCELLED_MESSAGE, []
+        return False, redact(f"The test failed: {type(e).__name__}: {e}", [secret] if secret else []), []
 
-    finished = Signal(bool, str, list)  # ok, message in plain words, model names
 
-    def __init__(
-        self, base_url: str, model: str, api_key: str | None, timeout_s: float, *, quick: bool = False
-    ) -> None:
-        super().__init__()
-        self.base_url = base_url
-        self.model = model
-        self.timeout_s = timeout_s
-        self.quick = quick
-        self.cancel = threading.Event()
-        self._secret = api_key or ""
+def _test(
+    base_url: str, model: str, secret: str, timeout_s: float, quick: bool, cancel: threading.Event
+) -> tuple[bool, str, list[str]]:
+    # Imported and built here, in the worker thread: importing httpx the first time takes
+    # long enough to be felt in the GUI.
+    from ..core.llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
 
-    def abort(self) -> None:
-        """Called from the GUI thread; the worker then reports "Test cancelled."."""
-        self.cancel.set()
-
-    @Slot()
-    def run(self) -> None:
+    # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
+    config = LLMConfig(
+        base_url=base_url,
+        model=model,
+        api_key=secret or None,
+        timeout_s=timeout_s,
+        connect_timeout_s=min(5.0, timeout_s),
+        max_retries=0,
+    )
+    with LLMClient(config) as client:
         try:
-            self._run()
-        except Exception as e:
-            if self.cancel.is_set():
-                self.finished.emit(False, CANCELLED_MESSAGE, [])
-                return
-            text = redact(f"The test failed: {type(e).__name__}: {e}", [self._secret] if self._secret else [])
-            self.finished.emit(False, text, [])
-
-    def _run(self) -> None:
-        # Imported and built here, in the worker thread: importing httpx the first time takes
-        # long enough to be felt in the GUI.
-        from ..core.llm import LLMCancelled, LLMClient, LLMConfig, LLMError
-
-        # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
-        config = LLMConfig(
-            base_url=self.base_url,
-            model=self.model,
-            api_key=self._secret or None,
-            timeout_s=self.timeout_s,
-            connect_timeout_s=min(5.0, self.timeout_s),
-            max_retries=0,
-        )
-        with LLMClient(config) as client:
+            models: list[str] = []
             try:
-                self._test(client, LLMError)
-            except LLMCancelled:
-                self.finished.emit(False, CANCELLED_MESSAGE, [])
-
-    def _test(self, client: Any, llm_error: type[Exception]) -> None:
-        models: list[str] = []
-        try:
-            models = client.list_models(cancel=self.cancel)
-        except llm_error as e:
-            if self.cancel.is_set():
-                raise
-            if "not found" not in str(e).lower():
-                self.finished.emit(False, explain_connection_error(str(e)), [])
-                return
-        if not self.model:
-            if models:
-                msg = f"Connected to {self.base_url}: the server offers {len(models)} model(s). Choose one in the Model box."
-                self.finished.emit(True, msg, models)
-            else:
-                self.finished.emit(False, "Connected, but the server lists no models: type the model name.", [])
-            return
-        ok, message = client.test_connection(self.cancel, chat=not self.quick)
-        if ok:
-            count = f" The server offers {len(models)} model(s)." if models else ""
-            self.finished.emit(True, f"OK. {message}{count}", models)
-        else:
-            self.finished.emit(False, explain_connection_error(message), models)
+                models = client.list_models(cancel=cancel)
+            except LLMError as e:
+                if cancel.is_set():
+                    raise
+                if "not found" not in str(e).lower():
+                    return False, explain_connection_error(str(e)), []
+            if not model:
+                if models:
+                    msg = f"Connected to {base_url}: the server offers {len(models)} model(s). Choose one in the Model box."
+                    return True, msg, models
+                return False, "Connected, but the server lists no models: type the model name.", []
+            ok, message = client.test_connection(cancel, chat=not quick)
+            if ok:
+                count = f" The server offers {len(models)} model(s)." if models else ""
+                return True, f"OK. {message}{count}", models
+            return False, explain_connection_error(message), models
+        except LLMCancelled:
+            return False, CANCELLED_MESSAGE, []
 
 
 class SettingsDialog(QDialog):
@@ -190,10 +169,10 @@ class SettingsDialog(QDialog):
         self._paths = paths
         self._forget_key = False
         self._test_thread: WorkerThread | None = None
-        self._test_worker: ConnectionTestWorker | None = None
+        self._test_worker: FunctionWorker | None = None
         # The check before saving a model connection (see accept), and its warning.
         self._check_thread: WorkerThread | None = None
-        self._check_worker: ConnectionTestWorker | None = None
+        self._check_worker: FunctionWorker | None = None
         self.unreachable_box: QMessageBox | None = None
         self._keep_button: QAbstractButton | None = None
         # (url, model, key) a test or check found working: saving them needs no second check.
@@ -492,7 +471,9 @@ class SettingsDialog(QDialog):
             self._set_test_message(False, str(e))
             return
         timeout = min(TEST_TIMEOUT_S, self._settings.llm.timeout_s)
-        worker = ConnectionTestWorker(url, self.model_combo.currentText().strip(), key, timeout)
+        worker = FunctionWorker(
+            test_connection, url, self.model_combo.currentText().strip(), key, timeout, pass_cancel=True
+        )
         worker.finished.connect(self.on_test_worker_finished)
         self._test_worker = worker
         self._test_thread = WorkerThread(worker, self)
@@ -511,12 +492,13 @@ class SettingsDialog(QDialog):
         """The worker notices within a fraction of a second and reports "Test cancelled."."""
         if self._test_worker is None:
             return
-        self._test_worker.abort()
+        self._test_worker.cancel.set()
         self.cancel_test_button.setEnabled(False)
         self.cancel_test_button.setText(tr("Cancelling…"))
 
-    @Slot(bool, str, list)
-    def on_test_worker_finished(self, ok: bool, message: str, models: list[str]) -> None:
+    @Slot(object)
+    def on_test_worker_finished(self, outcome: tuple[bool, str, list[str]]) -> None:
+        ok, message, models = outcome
         self._finish_test_thread()
         if ok:
             self._verified = self._tested
@@ -580,7 +562,9 @@ class SettingsDialog(QDialog):
 
     def _start_check(self) -> None:
         url, model, _key = self._connection_values()
-        worker = ConnectionTestWorker(url, model, self._key_to_test(), SAVE_CHECK_TIMEOUT_S, quick=True)
+        worker = FunctionWorker(
+            test_connection, url, model, self._key_to_test(), SAVE_CHECK_TIMEOUT_S, quick=True, pass_cancel=True
+        )
         worker.finished.connect(self.on_check_worker_finished)
         self._check_worker = worker
         self._check_thread = WorkerThread(worker, self)
@@ -591,14 +575,14 @@ class SettingsDialog(QDialog):
         self.test_label.setText(tr("Checking that {model} can be reached before saving…").format(model=model))
         self._check_thread.start()
 
-    @Slot(bool, str, list)
-    def on_check_worker_finished(self, ok: bool, message: str, models: list[str]) -> None:
+    @Slot(object)
+    def on_check_worker_finished(self, outcome: tuple[bool, str, list[str]]) -> None:
+        ok, message, _models = outcome
         thread = self._check_thread
         self._check_thread = None
         self._check_worker = None
         if thread is not None:
-            thread.stop(2000)  # its worker has reported: the thread ends at once
-            thread.deleteLater()
+            thread.finish()
         if self.ok_button is not None:
             self.ok_button.setEnabled(True)
         self._set_test_message(ok, message)
@@ -636,7 +620,7 @@ class SettingsDialog(QDialog):
         if thread is None or worker is None:
             return
         worker.finished.disconnect(self.on_check_worker_finished)
-        worker.abort()
+        worker.cancel.set()
         if thread.stop(100):
             thread.deleteLater()
         else:
@@ -645,8 +629,7 @@ class SettingsDialog(QDialog):
     def _finish_test_thread(self) -> None:
         """The worker has reported: its run is over, so the thread ends at once."""
         if self._test_thread is not None:
-            self._test_thread.stop(2000)
-            self._test_thread.deleteLater()
+            self._test_thread.finish()
         self._test_thread = None
         self._test_worker = None
         self.test_button.setEnabled(True)
@@ -664,7 +647,7 @@ class SettingsDialog(QDialog):
         if thread is None or worker is None:
             return
         worker.finished.disconnect(self.on_test_worker_finished)
-        worker.abort()
+        worker.cancel.set()
         if thread.stop(100):
             thread.deleteLater()
         else:

@@ -1,169 +1,142 @@
-"""Background work for the GUI: import and agent runs in QThreads, results back by signals.
+"""Background work for the GUI: one worker abstraction, one way to cancel, one reaper.
 
-Each long operation is a QObject worker moved to its own QThread. Results reach the GUI thread
-through signals connected to bound methods of GUI-thread objects (queued connections); the
-workers never touch a widget. Cancellation is a threading.Event checked between steps and, by
-the model client, while a request waits on the network.
+* ``FunctionWorker(fn, *args)``: one call off the GUI thread (an import, a library write, a
+  lookup, a connection test); ``finished(result)`` or ``failed(message)``.
+* ``GeneratorWorker(iterable)``: iterates a generator off the GUI thread (an agent run:
+  ``Session.ask``); ``item(each value)``, then ``finished(the iterable)`` or ``failed(message)``.
+* Cancellation: every worker has a ``cancel`` event; ``WorkerThread.stop`` sets it, and the
+  work checks it between steps (the model client also while it waits on the network).
+* ``adopt_lingering_thread``: the one reaper, for a thread whose owner closed while it was
+  still blocked (a QThread destroyed while running aborts the process).
+
+Workers never touch a widget: results reach the GUI thread by signals connected to bound
+methods of GUI-thread objects (queued connections). ``error_message`` is the GUI's one place
+that turns an exception into the sentence shown.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
-from ..core.agent.events import Evidence, Warning
-from ..core.agent.followup import rewrite_followup
-from ..core.agent.loop import AgentOptions, run_agent
-from ..core.agent.state import Policy
-from ..core.conversations import ConversationStore
-from ..core.library import ImportProgress, Library, LibraryBusy
-from ..core.profile import ResearchProfile, expansion_terms
+from ..core.errors import PaperPilotError
+from ..core.library import ImportProgress, Library
 
 # The code of the Info event the agent loop yields for a rewritten follow-up (its data has
 # "original" and "standalone"); the chat shows it as "Understood as: …".
 FOLLOWUP_INFO_CODE = "followup"
 
 
-class ImportWorker(QObject):
-    progress = Signal(int, int, str)  # file n (1-based), total, path
-    finished = Signal(object)  # ImportReport
-    failed = Signal(str)
-
-    def __init__(self, library: Library, paths: list[str]) -> None:
-        super().__init__()
-        self.library = library
-        self.paths = paths
-        self.cancel = threading.Event()
-
-    @Slot()
-    def run(self) -> None:
-        def on_progress(p: ImportProgress) -> None:
-            self.progress.emit(p.index, p.total, p.path)
-
-        try:
-            report = self.library.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
-        except LibraryBusy as e:
-            self.failed.emit(str(e))
-            return
-        except Exception as e:  # never let a worker die silently: the user gets a message
-            self.failed.emit(f"Import failed: {type(e).__name__}: {e}")
-            return
-        self.finished.emit(report)
+def error_message(e: BaseException, doing: str = "") -> str:
+    """The sentence the GUI shows for ``e``: our own errors as they are, a file system error as
+    its path and reason, anything else (a bug) with its type so it can be reported."""
+    if isinstance(e, PaperPilotError):
+        return str(e)
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    prefix = f"{doing} failed: " if doing else ""
+    return f"{prefix}{type(e).__name__}: {e}"
 
 
-class AgentWorker(QObject):
-    """One agent run; with ``history`` (a conversation's earlier turns) a follow-up question is
-    first rewritten into a standalone one, here in the worker because it may call the model."""
+def _end_own_thread(worker: QObject) -> None:
+    """A worker runs once: end its thread's event loop from inside, so the thread finishes even
+    when nobody is left to stop it (its window closed and the reaper adopted it)."""
+    thread = worker.thread()
+    if thread is not None:
+        thread.quit()
 
-    event = Signal(object)  # one trace event (pydantic model)
-    saved = Signal(str, str)  # conversation id, error ("" when the turn was kept)
-    finished = Signal(object)  # Result
-    failed = Signal(str)
+
+class FunctionWorker(QObject):
+    """Calls ``fn(*args, **kwargs)`` once in the worker thread.
+
+    ``pass_cancel``: ``fn`` also gets ``cancel=`` this worker's event (stop checks it);
+    ``pass_progress``: ``fn`` also gets ``progress=`` a callable whose values arrive as the
+    ``progress`` signal.
+    """
+
+    progress = Signal(object)
+    finished = Signal(object)  # what fn returned
+    failed = Signal(str)  # error_message of what it raised
 
     def __init__(
         self,
-        library: Library,
-        policy: Policy,
-        question: str,
-        options: AgentOptions,
-        history: Sequence[Any] | None = None,
-        profile: ResearchProfile | None = None,
-        conversations: ConversationStore | None = None,
-        conversation_id: str | None = None,
+        fn: Callable[..., Any],
+        *args: Any,
+        doing: str = "",
+        pass_cancel: bool = False,
+        pass_progress: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__()
-        # Saving the turn (JSON of every event, a SQLite commit) happens here, not on the GUI
-        # thread, where it showed up as a 100 ms stall at the end of a run.
-        self.conversations = conversations
-        self.conversation_id = conversation_id
-        self.library = library
-        self.policy = policy
-        self.question = question
-        self.options = options
-        self.history = list(history or [])
-        self.profile = profile
-        self.standalone = question  # what the agent was asked, after any rewrite
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.doing = doing
         self.cancel = threading.Event()
-
-    def request_stop(self) -> None:
-        """Called from the GUI thread: the run ends ``cancelled`` within a fraction of a second.
-
-        The loop checks the flag between steps, and the model client checks it while it waits
-        on the network (a hung server included); the loop then reports what was read.
-        """
-        self.cancel.set()
-
-    def _prepare(self) -> str:
-        """Rewrite a follow-up and add the profile's terms; returns the question to research."""
-        question = self.question
-        if self.history:
-            client = getattr(self.policy, "client", None)
-            kind = "llm" if client is not None else "offline"
-            try:
-                rewrite = rewrite_followup(question, self.history, kind, llm_client=client, cancel=self.cancel)
-            except Exception as e:
-                # A failed rewrite must not cost the answer: research the question as typed.
-                self.event.emit(Warning(code="followup", message=f"Could not rewrite the follow-up: {e}"))
-            else:
-                if not rewrite.is_followup:
-                    return self._with_profile(question)  # a new subject: research it as typed
-                question = rewrite.standalone or question
-                reused = self._reused_evidence(rewrite.reused_evidence)
-                if reused:
-                    self.options.prior_evidence = reused
-                # The loop reports the rewrite in the trace (an Info with FOLLOWUP_INFO_CODE).
-                self.options.rewritten_from = self.question
-        return self._with_profile(question)
-
-    def _with_profile(self, question: str) -> str:
-        if self.profile is not None:
-            self.options.profile_terms = expansion_terms(self.profile, question)
-        self.standalone = question
-        return question
-
-    def _reused_evidence(self, reused: Any) -> list[Evidence]:
-        """The evidence to carry over: the rewrite gives a list, or a flag meaning "the last turn's"."""
-        if isinstance(reused, list):
-            return [e for e in reused if isinstance(e, Evidence)]
-        if reused and self.history:
-            last = getattr(self.history[-1], "result", None)
-            return list(getattr(last, "evidence", None) or [])
-        return []
+        if pass_cancel:
+            self.kwargs["cancel"] = self.cancel
+        if pass_progress:
+            self.kwargs["progress"] = self.progress.emit
 
     @Slot()
     def run(self) -> None:
-        result: Any = None
-        events: list[Any] = []
         try:
-            question = self._prepare()
-            for ev in run_agent(question, self.library, self.policy, self.options, self.cancel):
-                events.append(ev)
-                self.event.emit(ev)
-                if ev.type == "finished":
-                    result = ev.result
-        except Exception as e:
-            self.failed.emit(f"The agent failed: {type(e).__name__}: {e}")
-            return
-        if result is not None and self.conversations is not None:
-            self._save(result, events)
-        self.finished.emit(result)
+            result = self.fn(*self.args, **self.kwargs)
+        except Exception as e:  # never let a worker die silently: the user gets a message
+            self.failed.emit(error_message(e, self.doing))
+        else:
+            self.finished.emit(result)
+        finally:
+            _end_own_thread(self)
 
-    def _save(self, result: Any, events: list[Any]) -> None:
+
+class GeneratorWorker(QObject):
+    """Iterates ``iterable`` in the worker thread, emitting each value as it comes."""
+
+    item = Signal(object)
+    finished = Signal(object)  # the iterable itself (a run keeps its outcome on it)
+    failed = Signal(str)
+
+    def __init__(self, iterable: Iterable[Any], *, doing: str = "", cancel: threading.Event | None = None) -> None:
+        super().__init__()
+        self.iterable = iterable
+        self.doing = doing
+        self.cancel = cancel if cancel is not None else threading.Event()
+
+    def request_stop(self) -> None:
+        """Called from the GUI thread: the run ends ``cancelled`` within a fraction of a second."""
+        self.cancel.set()
+
+    @Slot()
+    def run(self) -> None:
         try:
-            if self.conversation_id is None:
-                # Untitled: the store titles a conversation with its first question.
-                self.conversation_id = self.conversations.create().id  # type: ignore[union-attr]
-            self.conversations.add_turn(  # type: ignore[union-attr]
-                self.conversation_id, self.question, self.standalone, result, events
-            )
-        except Exception as e:  # the answer is on screen either way; say it was not kept
-            self.saved.emit(self.conversation_id or "", str(e) or type(e).__name__)
-            return
-        self.saved.emit(self.conversation_id, "")
+            for value in self.iterable:
+                self.item.emit(value)
+        except Exception as e:
+            self.failed.emit(error_message(e, self.doing))
+        else:
+            self.finished.emit(self.iterable)
+        finally:
+            _end_own_thread(self)
+
+
+class ImportWorker(FunctionWorker):
+    """An import of files and folders, with one progress signal per file."""
+
+    progress = Signal(int, int, str)  # file n (1-based), total, path
+
+    def __init__(self, library: Library, paths: list[str]) -> None:
+        super().__init__(self._import, doing="Import")
+        self.library = library
+        self.paths = paths
+
+    def _import(self) -> Any:
+        def on_progress(p: ImportProgress) -> None:
+            self.progress.emit(p.index, p.total, p.path)
+
+        return self.library.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
 
 
 class WorkerThread(QThread):
@@ -175,6 +148,11 @@ class WorkerThread(QThread):
         worker.moveToThread(self)
         self.started.connect(worker.run)  # type: ignore[attr-defined]
         _all_threads.add(self)
+
+    def finish(self) -> None:
+        """Its worker has reported: the thread ends at once; wait for that, then let Qt delete it."""
+        self.stop(2000)
+        self.deleteLater()
 
     def stop(self, timeout_ms: int = 5000) -> bool:
         """Ask the worker to stop, then wait for the thread; True when it ended in time."""

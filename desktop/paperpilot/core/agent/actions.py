@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
-from ..textutil import query_terms
+from ..text.language import query_terms
 
 # A search query is keywords; the schema tells a model so, and fit_query makes any text fit.
 MAX_QUERY_CHARS = 300

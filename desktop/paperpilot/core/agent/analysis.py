@@ -25,7 +25,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..textutil import STOPWORDS, ZH_STOPWORDS, has_cjk, query_terms
+from ..text.language import STOPWORDS, ZH_STOPWORDS, has_cjk, query_terms
 
 ANSWER_TYPES = (
     "who", "when", "where", "how_many", "how_much", "which", "yes_no", "definition", "why", "how",

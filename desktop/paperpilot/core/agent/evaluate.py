@@ -21,21 +21,31 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import tantivy
 from pydantic import BaseModel, Field
 
-from ..config import ImportSettings, load_settings
-from ..library import Library
-from ..paths import app_paths
-from ..textutil import query_terms
+from ..settings.config import ImportSettings
+from ..text.language import query_terms
 from .events import ActionChosen, Finished, Info, RoundStarted, ToolResult
 from .loop import AgentOptions, run_agent
-from .state import Policy
+from .state import DocumentPool, Policy
 
 if TYPE_CHECKING:
-    from ..llm import LLMConfig
+    from ..llm.client import LLMConfig
+
+
+class EvalLibrary(DocumentPool, Protocol):
+    """What the evaluation needs of a library (the application layer opens the real one)."""
+
+    def import_paths(self, paths: list[Path]) -> object: ...
+    def close(self) -> None: ...
+
+
+# A home folder → its library, chunked with EVAL_IMPORT; a policy name and model config → a policy.
+OpenLibrary = Callable[[Path], EvalLibrary]
+MakePolicy = Callable[[str, "LLMConfig | None"], Policy]
 
 BASELINE_K = 6
 # A question is "hard" when its less question-like supporting paragraph contains at most this
@@ -515,10 +525,12 @@ EVAL_IMPORT = ImportSettings(chunk_min_chars=300, chunk_max_chars=20000)
 
 
 @contextmanager
-def _library(paragraphs: list[Paragraph], home: Path | None) -> Iterator[tuple[Library, float, bool]]:
+def _library(
+    paragraphs: list[Paragraph], home: Path | None, open_library: OpenLibrary
+) -> Iterator[tuple[EvalLibrary, float, bool]]:
     """The pooled library (imported unless ``home`` already holds this corpus), import seconds, reused."""
     with tempfile.TemporaryDirectory(prefix="pp-eval-") as tmp:
-        lib = Library(app_paths(home if home is not None else Path(tmp) / "home"), settings=EVAL_IMPORT)
+        lib = open_library(home if home is not None else Path(tmp) / "home")
         try:
             have = {d.external_id for d in lib.list_documents()}
             missing = [p for p in paragraphs if p.pid not in have]
@@ -537,7 +549,7 @@ def _library(paragraphs: list[Paragraph], home: Path | None) -> Iterator[tuple[L
             lib.close()
 
 
-def _doc_keys(lib: Library, paragraphs: list[Paragraph]) -> dict[int, str]:
+def _doc_keys(lib: EvalLibrary, paragraphs: list[Paragraph]) -> dict[int, str]:
     """doc_id → paragraph id: by external id, else by title (a copy imported from elsewhere)."""
     ids = {p.pid for p in paragraphs}
     by_title: dict[str, str | None] = {}
@@ -557,25 +569,6 @@ def _doc_keys(lib: Library, paragraphs: list[Paragraph]) -> dict[int, str]:
 # --- running ----------------------------------------------------------------------------------
 
 
-def make_policy(policy: str, llm_config: LLMConfig | None = None) -> Policy:
-    """The named policy; the LLM one talks to ``llm_config``'s server (default: the settings file's)."""
-    if policy == "offline":
-        from .offline import OfflinePolicy
-
-        return OfflinePolicy()
-    if policy == "llm":
-        # Imported here so the offline evaluation never needs the HTTP client code.
-        from ..llm import LLMClient, LLMConfig
-        from .llm_policy import LLMPolicy
-
-        cfg = llm_config
-        if cfg is None:
-            cfg = LLMConfig.from_settings(load_settings(app_paths().settings_file)[0].llm)
-        llm_policy: Policy = LLMPolicy(LLMClient(cfg))
-        return llm_policy
-    raise ValueError(f"unknown policy {policy!r} (offline | llm)")
-
-
 def _close_policy(policy: Policy) -> None:
     for obj in (policy, getattr(policy, "client", None)):
         close = getattr(obj, "close", None)
@@ -584,7 +577,7 @@ def _close_policy(policy: Policy) -> None:
 
 
 def ask_one(
-    item: EvalItem, lib: Library, policy: Policy, mode: str, max_rounds: int, doc_keys: dict[int, str]
+    item: EvalItem, lib: EvalLibrary, policy: Policy, mode: str, max_rounds: int, doc_keys: dict[int, str]
 ) -> QuestionOutcome:
     """Run the agent on one question and score what it read and answered."""
     read: set[str] = set()
@@ -661,7 +654,7 @@ def contains_answer(answer: str, golds: list[str]) -> bool:
 
 
 def baseline_one(
-    item: EvalItem, lib: Library, doc_keys: dict[int, str], k: int = BASELINE_K
+    item: EvalItem, lib: EvalLibrary, doc_keys: dict[int, str], k: int = BASELINE_K
 ) -> QuestionOutcome:
     """One plain search of the question; its top ``k`` hits count as read."""
     t = time.perf_counter()
@@ -709,6 +702,8 @@ def run_eval(
     unanswerable: int = 0,
     out_of_library: int = 0,
     inject: int = 0,
+    open_library: OpenLibrary,
+    make_policy: MakePolicy,
 ) -> EvalReport:
     """Ask every question of ``dataset`` in each mode, plus the top-6 search baseline.
 
@@ -719,6 +714,7 @@ def run_eval(
     ``home``: a PaperPilot home to import the pooled paragraphs into (kept, and reused when it
     already holds them; a dev set with paragraphs removed lives in a sub-folder named by what
     it removes); by default a temporary library that is deleted afterwards.
+    ``open_library`` and ``make_policy`` come from the application layer (``core.app``).
     ``progress(done, total)`` is called after each question in each mode. Raises
     ``EvalAborted`` when the first runs all fail (an unreachable model server).
     """
@@ -737,7 +733,7 @@ def run_eval(
     agent_policy = make_policy(policy, llm_config)
     outcomes: list[QuestionOutcome] = []
     try:
-        with _library(paragraphs, home) as (lib, import_s, reused):
+        with _library(paragraphs, home, open_library) as (lib, import_s, reused):
             keys = _doc_keys(lib, paragraphs)
             total, done = len(items) * len(modes), 0
             for mode in modes:

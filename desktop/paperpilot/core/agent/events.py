@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from ..redaction import redacted_json
+from ..llm.usage import Usage as Usage  # re-exported: the trace events carry it
+from ..text.redaction import redacted_json
 
 
 class Status(StrEnum):
@@ -22,15 +23,6 @@ class Status(StrEnum):
     TRUNCATED = "truncated"
     CANCELLED = "cancelled"
     FAILED = "failed"
-
-
-class Usage(BaseModel):
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def add(self, other: Usage) -> None:
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
 
 
 class HitView(BaseModel):

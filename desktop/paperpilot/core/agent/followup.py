@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..textutil import STOPWORDS, has_cjk
+from ..text.language import STOPWORDS, has_cjk
 from .events import Evidence, Result
 
 if TYPE_CHECKING:
-    from ..llm import LLMClient
+    from ..llm.client import LLMClient
 
 
 class TurnLike(Protocol):

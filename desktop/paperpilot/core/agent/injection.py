@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..textutil import STOPWORDS, split_sentences
+from ..text.language import STOPWORDS, split_sentences
 
 # Addressing the model: its instructions, its role, or telling "you" what to output.
 _ADDRESS = re.compile(

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..llm import ChatReply, LLMCancelled, LLMClient, LLMError, Message
-from ..textutil import detect_language, has_cjk, query_terms
+from ..llm.client import ChatReply, LLMCancelled, LLMClient, LLMError, Message
+from ..text.language import detect_language, has_cjk, query_terms
 from .actions import ACTION_ADAPTER, Action, Answer, Decision, PassageRef, Read, Search
 from .events import HitView, PassageView, Usage
 from .offline import OfflinePolicy

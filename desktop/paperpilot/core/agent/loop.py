@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from ..library import LibraryError
-from ..textutil import has_cjk
+from ..errors import LibraryError
+from ..text.language import has_cjk
 from . import confidence as confidence_model
 from .actions import Answer, ListDocuments, Notes, Read, Search, question_too_long
 from .analysis import QuestionAnalysis, analyze

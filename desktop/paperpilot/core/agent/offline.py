@@ -7,8 +7,8 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from ..textkinds import Kind, answer_sentences, answerable
-from ..textutil import STOPWORDS, has_cjk, query_terms
+from ..text.kinds import Kind, answer_sentences, answerable
+from ..text.language import STOPWORDS, has_cjk, query_terms
 from .actions import Answer, Decision, Notes, PassageRef, Read, Search, fit_query
 from .analysis import QuestionAnalysis, analyze, names_in
 from .events import HitView, PassageView

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..redaction import redact as _redact
-from ..redaction import redacted_json
+from ..text.redaction import redact as _redact
+from ..text.redaction import redacted_json
 from .events import (
     ActionChosen,
     AnswerDrafted,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..textutil import has_cjk, query_terms
+from ..text.language import has_cjk, query_terms
 from .actions import Decision, PassageRef, Read, Search
 from .analysis import analyze
 from .state import AgentState, DocumentPool, Policy, PolicyStep

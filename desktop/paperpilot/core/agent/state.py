@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..errors import PaperPilotError
 from ..models import DocumentInfo, Hit, Passage
-from ..textutil import STOPWORDS, has_cjk, query_terms
+from ..text.language import STOPWORDS, has_cjk, query_terms
 from .actions import Decision
 from .events import HitView, PassageView, Usage
 
@@ -74,7 +75,7 @@ class PolicyStep:
     infos: list[tuple[str, str]] = field(default_factory=list)
 
 
-class PolicyFailure(Exception):
+class PolicyFailure(PaperPilotError):
     """The policy cannot go on (the model server is unreachable …); the run ends as failed."""
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..textutil import cjk_bigrams, has_cjk
+from ..text.language import cjk_bigrams, has_cjk
 from .analysis import Part, QuestionAnalysis, names_in
 from .events import PassageView, Status
 from .support import Bridges, stems, variants

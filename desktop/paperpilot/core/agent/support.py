@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import tantivy
 
-from ..textkinds import answer_sentences, answerable
-from ..textutil import STOPWORDS, ZH_STOPWORDS, cjk_bigrams, has_cjk
+from ..text.kinds import answer_sentences, answerable
+from ..text.language import STOPWORDS, ZH_STOPWORDS, cjk_bigrams, has_cjk
 from .analysis import names_in
 from .events import PassageView
 from .injection import is_instruction

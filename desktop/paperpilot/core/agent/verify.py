@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..textutil import has_cjk, query_terms, split_sentences
+from ..text.language import has_cjk, query_terms, split_sentences
 from .actions import Answer
 from .events import Evidence, PassageView
 from .injection import Instruction, obeys, without_instructions

@@ -14,7 +14,9 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from ..text.language import has_cjk
 from .formats import ParseError, ParseResult
+from .identifiers import ARXIV_ID_PATTERN, is_arxiv_id
 from .model import CslItem, CslName, item_from_csl
 
 __all__ = ["cite_key", "cite_keys", "latex_to_unicode", "parse_bibtex", "to_bibtex"]
@@ -563,7 +565,6 @@ def _tokens(s: str) -> list[str]:
     return [t for t in _split_top(s.strip(), _SPACE) if t]
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def _parse_name(raw: str) -> CslName | None:
@@ -578,7 +579,7 @@ def _parse_name(raw: str) -> CslName | None:
         tokens = _tokens(raw)
         if len(tokens) == 1:
             text = latex_to_unicode(tokens[0])
-            return CslName(literal=text) if _CJK.search(text) else CslName(family=text)
+            return CslName(literal=text) if has_cjk(text) else CslName(family=text)
         lower = [i for i, t in enumerate(tokens[:-1]) if _is_von(t)]
         if lower:
             first, von, last = tokens[: lower[0]], tokens[lower[0] : lower[-1] + 1], tokens[lower[-1] + 1 :]
@@ -857,8 +858,7 @@ def _issued(fields: dict[str, str]) -> dict[str, Any] | None:
 
 
 _PREPRINT_JOURNAL = re.compile(r"\s*(arxiv|biorxiv|medrxiv|chemrxiv|ssrn|research square|preprints)\b", re.I)
-_ARXIV_IN_TEXT = re.compile(r"arxiv[\s:]*(?:preprint)?[\s:]*(?:arxiv)?[\s:]*(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})", re.I)  # fmt: skip
-_ARXIV_ID = re.compile(r"(\d{4}\.\d{4,5}(?:v\d+)?|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})")
+_ARXIV_IN_TEXT = re.compile(rf"arxiv[\s:]*(?:preprint)?[\s:]*(?:arxiv)?[\s:]*({ARXIV_ID_PATTERN})", re.I)
 
 _THESIS_KINDS = {"phdthesis": "PhD thesis", "mathesis": "Master's thesis", "mastersthesis": "Master's thesis"}
 
@@ -887,7 +887,7 @@ def _to_item(kind: str, key: str, fields: dict[str, str]) -> CslItem:
         csl_type = f"article-{subtype}"
 
     arxiv = ""
-    if eprint and (archive == "arxiv" or (not archive and _ARXIV_ID.fullmatch(eprint))):
+    if eprint and (archive == "arxiv" or (not archive and is_arxiv_id(eprint))):
         arxiv = eprint
     container = journal or _field(fields, "booktitle")
     publisher = _field(fields, "publisher", "school", "institution")

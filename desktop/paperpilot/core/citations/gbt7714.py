@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..text.language import has_cjk
 from .model import CslItem
 from .styles import Rendered, register
 
@@ -28,7 +29,6 @@ __all__ = [
     "type_code",
 ]
 
-_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
 _MARKUP = re.compile(r"</?(?:i|b|em|strong|sup|sub|sc|span)(?:\s[^>]*)?>", re.IGNORECASE)
 _SPACE_RUN = re.compile(r" {2,}")
 _YEAR_SUFFIX = "year-suffix"  # citeproc's name for the disambiguating letter
@@ -102,10 +102,6 @@ _ZH = _Terms(english=False, et_al="等", anonymous="佚名", translator="译", v
 _EN = _Terms(
     english=True, et_al="et al.", anonymous="Anon", translator="trans.", volume="Vol.", edition="ed."
 )
-
-
-def _has_cjk(text: str) -> bool:
-    return bool(_CJK.search(text))
 
 
 def _keep_spaces(m: re.Match[str]) -> str:
@@ -216,7 +212,7 @@ class _Item:
         names = " ".join(
             f"{n.get('literal', '')}{n.get('family', '')}{n.get('given', '')}" for n in self.names("author")
         )
-        return not _has_cjk(f"{self.text('title')} {names} {self.text('container-title')}")
+        return not has_cjk(f"{self.text('title')} {names} {self.text('container-title')}")
 
     def text(self, var: str) -> str:
         value = self.data.get(var)
@@ -256,7 +252,7 @@ def _initials(given: str) -> str:
 
 
 def _is_cjk_name(name: dict[str, Any]) -> bool:
-    return _has_cjk(f"{name.get('family', '')}{name.get('given', '')}")
+    return has_cjk(f"{name.get('family', '')}{name.get('given', '')}")
 
 
 def _full_name(name: dict[str, Any]) -> str:

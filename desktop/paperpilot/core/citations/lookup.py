@@ -13,10 +13,14 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
+from ..errors import PaperPilotError
+
 if TYPE_CHECKING:  # httpx is imported when a lookup runs: not at start-up (~0.1 s)
     import httpx
 
 from ... import __version__
+from ..text.language import has_cjk
+from .identifiers import bare_doi, is_arxiv_id, is_doi, normalize_arxiv
 from .model import CslItem, CslName, item_from_csl
 
 USER_AGENT = f"PaperPilot/{__version__}"
@@ -48,10 +52,6 @@ CROSSREF_TYPES = {
     "peer-review": "article",
 }
 
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
-_DOI = re.compile(r"^10\.\d{4,9}/\S+$")
-_ARXIV_PREFIX = re.compile(r"^(?:https?://arxiv\.org/(?:abs|pdf)/|arxiv:\s*)", re.IGNORECASE)
-_ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z.-]*/\d{7})(?:v\d+)?$", re.IGNORECASE)
 _TAG = re.compile(r"<[^>]+>")
 # Family-name particles that belong to the family name in "Given particle Family".
 _PARTICLES = frozenset(
@@ -60,7 +60,7 @@ _PARTICLES = frozenset(
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 
 
-class LookupFailed(Exception):
+class LookupFailed(PaperPilotError):
     """A lookup did not produce metadata; ``message`` says why in plain words."""
 
     def __init__(self, message: str) -> None:
@@ -69,21 +69,6 @@ class LookupFailed(Exception):
 
 
 # --- names ------------------------------------------------------------------------------------
-
-
-def has_cjk(text: str) -> bool:
-    """True when ``text`` contains Han, kana or Hangul characters."""
-    for ch in text:
-        o = ord(ch)
-        if (
-            0x3400 <= o <= 0x9FFF
-            or 0xF900 <= o <= 0xFAFF
-            or 0x20000 <= o <= 0x2FA1F
-            or 0x3040 <= o <= 0x30FF
-            or 0xAC00 <= o <= 0xD7AF
-        ):
-            return True
-    return False
 
 
 def name_from_string(text: str) -> CslName:
@@ -119,21 +104,6 @@ def name_from_string(text: str) -> CslName:
 
 
 # --- identifiers ------------------------------------------------------------------------------
-
-
-def normalize_doi(doi: str) -> str:
-    """The bare DOI (no https://doi.org/ or doi: prefix), lowercased: DOIs are case-insensitive."""
-    return _DOI_PREFIX.sub("", doi.strip()).strip().lower()
-
-
-def normalize_arxiv(arxiv_id: str) -> str:
-    """The arXiv id without prefix or version ("arXiv:1706.03762v5" → "1706.03762").
-
-    Case is kept: old-style ids name their subject class in capitals (math.GT/0309136).
-    """
-    a = _ARXIV_PREFIX.sub("", arxiv_id.strip()).strip()
-    a = re.sub(r"\.pdf$", "", a, flags=re.IGNORECASE)
-    return re.sub(r"v\d+$", "", a)
 
 
 # --- HTTP -------------------------------------------------------------------------------------
@@ -247,8 +217,8 @@ def lookup_doi(
     client: httpx.Client | None = None,
 ) -> CslItem:
     """Crossref's metadata for ``doi`` (a bare DOI or a doi.org link)."""
-    bare = _DOI_PREFIX.sub("", doi.strip()).strip()
-    if not _DOI.match(bare):
+    bare = bare_doi(doi)
+    if not is_doi(bare):
         raise LookupFailed(f"{doi.strip() or 'An empty string'!r} does not look like a DOI (10.xxxx/…).")
     url = f"{base_url.rstrip('/')}/works/{quote(bare, safe='/:;()')}"
     r = _get(url, None, service="Crossref", base_url=base_url, timeout=timeout, client=client)
@@ -309,7 +279,7 @@ def lookup_arxiv(
 ) -> CslItem:
     """The arXiv API's metadata for ``arxiv_id`` ("1706.03762", "arXiv:1706.03762v5", a link …)."""
     aid = normalize_arxiv(arxiv_id)
-    if not _ARXIV_ID.match(aid):
+    if not is_arxiv_id(aid):
         raise LookupFailed(
             f"{arxiv_id.strip() or 'An empty string'!r} does not look like an arXiv id (e.g. 1706.03762)."
         )

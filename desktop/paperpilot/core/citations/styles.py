@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..errors import InvalidInput
 from .model import CslItem
 
 
@@ -50,7 +51,7 @@ def get_style(name: str) -> Style:
     try:
         return STYLES[name]
     except KeyError:
-        raise ValueError(f"unknown citation style {name!r}; choose one of {', '.join(STYLE_NAMES)}") from None
+        raise InvalidInput(f"unknown citation style {name!r}; choose one of {', '.join(STYLE_NAMES)}") from None
 
 
 def bibliography(items: Sequence[CslItem], style_name: str) -> list[Rendered]:

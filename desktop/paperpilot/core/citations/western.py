@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
+from ..text.language import has_cjk
 from .model import CslItem, CslName
 from .styles import Rendered, register
 
@@ -122,7 +123,6 @@ def _cap_first(s: str) -> str:
 
 # --------------------------------------------------------------------------- names
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 def _extra(obj: CslName | CslItem, key: str) -> str:
@@ -147,7 +147,7 @@ def _name(n: CslName) -> _Name:
     if n.literal.strip():
         return _Name(n.literal.strip(), "", "", "", "")
     family, given = n.family.strip(), n.given.strip()
-    if _CJK.search(family + given):
+    if has_cjk(family + given):
         # Chinese, Japanese and Korean names are written family-first with no comma or initials.
         return _Name(family + given, "", "", "", "")
     ndp = _extra(n, "non-dropping-particle")

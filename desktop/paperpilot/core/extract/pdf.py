@@ -43,7 +43,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
-from paperpilot.core.textutil import detect_language
+from paperpilot.core.text.language import detect_language
 
 __all__ = ["PDFIUM_LOCK", "clean_line", "extract_pdf", "join_lines"]
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
-from paperpilot.core.textutil import detect_language
+from paperpilot.core.text.language import detect_language
 
 # Roughly the 580 most frequent characters of modern Chinese text (general plus academic
 # vocabulary), simplified and traditional. They decide between GB18030 and Big5: each

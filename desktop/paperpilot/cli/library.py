@@ -1,0 +1,254 @@
+"""Library commands: import, list, search, read, remove, reindex."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import textwrap
+
+from ..core.errors import PaperPilotError
+from ..core.library import ImportProgress
+from ..core.models import DocumentInfo
+from .args import (
+    EXIT_ERROR,
+    EXIT_OK,
+    MAX_HITS,
+    AddParser,
+    UsageError,
+    authors,
+    doc_id_type,
+    emit_json,
+    hits_type,
+    library,
+    segment_type,
+    session,
+    table,
+    width,
+    year_type,
+)
+
+
+def add_parsers(add: AddParser) -> None:
+    """import, list, search, read, remove, reindex."""
+    sp = add(
+        "import",
+        "import PDF, text, Markdown and JSONL corpus files or folders, and .bib / .ris / CSL-JSON bibliographies",
+    )
+    sp.add_argument("paths", nargs="+", metavar="PATH")
+    add("list", "list the documents in the library")
+    sp = add("search", "full-text search over the library")
+    sp.add_argument("query", nargs="+")
+    sp.add_argument("-k", type=hits_type, default=5, help=f"number of hits, 1 to {MAX_HITS} (default 5)")
+    sp.add_argument(
+        "--doc", type=doc_id_type, action="append", dest="doc_ids", metavar="DOC_ID", help="only these documents"
+    )
+    sp.add_argument("--year-from", type=year_type)
+    sp.add_argument("--year-to", type=year_type)
+    sp = add("read", "print one segment (chunk) of a document")
+    sp.add_argument("doc_id", type=doc_id_type)
+    sp.add_argument("segment", type=segment_type)
+    sp = add("remove", "remove documents from the library (all of them, or none when an id is wrong)")
+    sp.add_argument("doc_ids", type=doc_id_type, nargs="+", metavar="DOC_ID")
+    add("reindex", "rebuild the search index from the library database")
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    s = session(args)
+    try:
+        tty = sys.stderr.isatty() and not args.json
+
+        def progress(p: ImportProgress) -> None:
+            if tty:
+                name = os.path.basename(p.path)
+                print(f"\r\x1b[K[{p.index}/{p.total}] {name[:70]}", end="", file=sys.stderr, flush=True)
+
+        report = s.import_paths(args.paths, progress=progress)
+        if tty:
+            print("\r\x1b[K", end="", file=sys.stderr)
+    finally:
+        s.close()
+    if args.json:
+        emit_json(report.to_json())
+        return EXIT_ERROR if report.stopped else EXIT_OK
+    for d in report.imported:
+        print(f"imported   #{d.doc_id}  {d.title}  ({d.pages} pages, {d.chunks} chunks)")
+    for d in report.updated:
+        print(f"updated    #{d.doc_id}  {d.title}  (metadata completed from {os.path.basename(d.path)})")
+    for path, doc_id in report.duplicates:
+        print(f"duplicate  {path}  (already in the library as #{doc_id})")
+    for path, reason in report.failed:
+        print(f"failed     {path}: {reason}")
+    for path, reason in report.unsupported:
+        print(f"unsupported {path}: {reason}")
+    updated = f", {len(report.updated)} updated" if report.updated else ""
+    unsupported = f", {len(report.unsupported)} unsupported" if report.unsupported else ""
+    not_imported = f", {len(report.not_imported)} not imported" if report.stopped else ""
+    print(
+        f"\n{len(report.imported)} imported{updated}, {len(report.duplicates)} duplicate(s), "
+        f"{len(report.failed)} failed{unsupported}{not_imported}."
+    )
+    if report.stopped:
+        print(f"paperpilot: {report.stopped}", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with library(args) as lib:
+        docs = lib.all_documents()
+    if args.json:
+        emit_json(
+            {
+                "documents": [
+                    {
+                        "doc_id": d.doc_id,
+                        "title": d.title,
+                        "authors": d.authors,
+                        "year": d.year,
+                        "pages": d.pages,
+                        "chunks": d.chunks,
+                        "status": d.status,
+                        **({"error": d.error} if d.error else {}),
+                    }
+                    for d in docs
+                ]
+            }
+        )
+        return EXIT_OK
+    if not docs:
+        print("The library is empty. Add papers with: paperpilot import FILE_OR_FOLDER")
+        return EXIT_OK
+    rows = [
+        [
+            str(d.doc_id),
+            d.title if d.status == "ready" else f"{d.title} — {d.error}",
+            authors(d.authors),
+            str(d.year or ""),
+            str(d.pages),
+            str(d.chunks),
+            d.status,
+        ]
+        for d in docs
+    ]
+    w = width()
+    print(
+        table(
+            rows,
+            ["ID", "TITLE", "AUTHORS", "YEAR", "PAGES", "CHUNKS", "STATUS"],
+            [6, max(20, w - 62), 24, 4, 5, 6, 6],
+        )
+    )
+    return EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    query = " ".join(args.query)
+    if not query.strip():
+        raise UsageError("the search query is empty; give one or more words")
+    with library(args) as lib:
+        hits = lib.search(query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to)
+    if args.json:
+        emit_json(
+            {
+                "hits": [
+                    {
+                        "doc_id": h.doc_id,
+                        "chunk_id": h.chunk_id,
+                        "segment": h.seq,
+                        "title": h.title,
+                        "section": h.section,
+                        "page": h.page,
+                        "score": h.score,
+                        "snippet": h.snippet,
+                    }
+                    for h in hits
+                ]
+            }
+        )
+        return EXIT_OK
+    if not hits:
+        print(f"No passages match {query!r}.")
+        return EXIT_OK
+    w = width()
+    for i, h in enumerate(hits, 1):
+        where = f"p. {h.page}" + (f" · {h.section}" if h.section else "")
+        print(f"{i}. {h.title}  [doc {h.doc_id}, segment {h.seq}, {where}]  score {h.score:.2f}")
+        print(textwrap.fill(h.snippet, w, initial_indent="   ", subsequent_indent="   "))
+        print()
+    return EXIT_OK
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    with library(args) as lib:
+        p = lib.read(args.doc_id, args.segment)
+    if args.json:
+        emit_json(
+            {
+                "doc_id": p.doc_id,
+                "chunk_id": p.chunk_id,
+                "segment": p.seq,
+                "title": p.title,
+                "section": p.section,
+                "page": p.page,
+                "text": p.text,
+                "prev": p.prev,
+                "next": p.next,
+            }
+        )
+        return EXIT_OK
+    print(f"{p.title}\nsegment {p.seq} · page {p.page}" + (f" · {p.section}" if p.section else ""))
+    print()
+    print(textwrap.fill(p.text, width()))
+    nav = []
+    if p.prev is not None:
+        nav.append(f"previous: paperpilot read {p.doc_id} {p.prev}")
+    if p.next is not None:
+        nav.append(f"next: paperpilot read {p.doc_id} {p.next}")
+    if nav:
+        print("\n" + "   ".join(nav))
+    return EXIT_OK
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    # Every id is checked before anything goes: `remove 5 999 4` removes nothing, rather than
+    # #5 and then an error. A repeated id is removed once.
+    removed: list[dict[str, object]] = []
+
+    def on_removed(d: DocumentInfo) -> None:
+        removed.append({"doc_id": d.doc_id, "title": d.title})
+
+    try:
+        with session(args) as s:
+            s.remove(args.doc_ids, on_removed)
+    except PaperPilotError as e:
+        if args.json:
+            emit_json({"removed": removed, "error": str(e)})
+        raise
+    if args.json:
+        emit_json({"removed": removed})
+    else:
+        for r in removed:
+            print(f"removed #{r['doc_id']}  {r['title']}")
+    return EXIT_OK
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    with library(args) as lib:
+        n = lib.reindex()
+        docs, _chunks = lib.counts()
+    if args.json:
+        emit_json({"documents": docs, "chunks": n})
+    else:
+        print(f"Rebuilt the search index: {docs} documents, {n} chunks.")
+    return EXIT_OK
+
+
+COMMANDS = {
+    "import": cmd_import,
+    "list": cmd_list,
+    "search": cmd_search,
+    "read": cmd_read,
+    "remove": cmd_remove,
+    "reindex": cmd_reindex,
+}

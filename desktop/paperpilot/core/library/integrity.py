@@ -1,0 +1,460 @@
+"""The library's integrity check and its repair (``paperpilot check``, Help ▸ Check Library…).
+
+Modelled on Zotero's "Check Database Integrity": the database, the search index, the stored
+copies with their sidecars, and the notes are compared with each other, and every disagreement
+becomes a typed ``Problem``. ``repair`` fixes what can be fixed without losing anything:
+
+* a missing or damaged database is set aside (renamed, never deleted) and the library rebuilt
+  from the stored copies and their sidecars;
+* a stored copy no document refers to is re-imported, or, when that fails, moved to the
+  quarantine folder; a half-written ``.part`` copy is finished or removed (it is only ever
+  written under the writer lock, which the check holds);
+* a second document with the same content is merged into the first (its note is kept);
+* the index is brought in line with the database; notes of documents that no longer exist
+  are written to a Markdown file in the quarantine folder.
+
+The check holds the writer lock (``Library.exclusive``), so a live writer's work in progress is
+never mistaken for debris: another process's import waits while the check runs, and this
+process's pending index work is committed first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from ..clock import file_stamp
+from ..errors import LibraryReadOnly
+from ..models import ImportFailure
+from .library import ImportReport, Library
+
+ProgressFn = Callable[[str], None]
+
+
+class Kind(StrEnum):
+    DATABASE_DAMAGED = "database_damaged"
+    HALF_REMOVED = "half_removed"
+    PARTIAL_FILE = "partial_file"
+    STORED_FILE_MISSING = "stored_file_missing"
+    ORPHAN_FILE = "orphan_file"
+    DUPLICATE = "duplicate"
+    UNINDEXED = "unindexed"
+    CHUNKS_NOT_INDEXED = "chunks_not_indexed"
+    INDEX_ORPHANS = "index_orphans"
+    ORPHAN_NOTE = "orphan_note"
+    SIDECAR_OUTDATED = "sidecar_outdated"
+    STALE_SIDECAR = "stale_sidecar"
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: Kind
+    message: str
+    fixable: bool
+    doc_id: int | None = None
+    path: str = ""  # relative to the library folder
+    other: int | None = None  # DUPLICATE: the document it duplicates
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "message": self.message,
+            "fixable": self.fixable,
+            "doc_id": self.doc_id,
+            "path": self.path or None,
+        }
+
+
+@dataclass
+class Counts:
+    documents: int = 0
+    failed: int = 0
+    chunks: int = 0
+    index_entries: int = 0
+    stored_files: int = 0
+    notes: int = 0
+    quarantined: int = 0
+
+    def to_json(self) -> dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class IntegrityReport:
+    library_dir: str
+    counts: Counts = field(default_factory=Counts)
+    problems: list[Problem] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)  # what the repair did, one line each
+    recovered: list[str] = field(default_factory=list)  # what opening the library already fixed
+    read_only: bool = False
+
+    @property
+    def clean(self) -> bool:
+        return not self.problems
+
+    @property
+    def fixable(self) -> int:
+        return sum(1 for p in self.problems if p.fixable)
+
+    def summary(self) -> str:
+        c = self.counts
+        return (
+            f"{c.documents} document(s), {c.chunks} passage(s), {c.index_entries} index entries, "
+            f"{c.stored_files} stored file(s), {c.notes} note(s)"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "library": self.library_dir,
+            "clean": self.clean,
+            "read_only": self.read_only,
+            "counts": self.counts.to_json(),
+            "problems": [p.to_json() for p in self.problems],
+            "repaired": list(self.repaired),
+            "recovered_on_open": list(self.recovered),
+        }
+
+
+def check_library(
+    library: Library,
+    *,
+    repair: bool = False,
+    progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> IntegrityReport:
+    """Check the library; with ``repair``, fix what can be fixed and check again.
+
+    Raises LibraryReadOnly for a repair of a read-only library, LibraryBusy when another
+    process keeps the writer lock, LibraryFull when the disk fills up during a repair.
+    """
+    say = progress or (lambda _msg: None)
+    say("Checking the library…")
+    report = _check(library)
+    if not repair or report.clean:
+        return report
+    if library.read_only:
+        raise LibraryReadOnly(
+            f"The library folder {library.paths.library_dir} is read-only: the check can report problems "
+            "but not repair them."
+        )
+    done: list[str] = []
+    after = report
+    # A second pass picks up what the first one uncovers (a rebuilt database leaves sidecars
+    # of copies that could not be re-imported, for example).
+    for _ in range(2):
+        if library.damaged:
+            _rebuild(library, done, say, cancel)
+        else:
+            with library.exclusive():
+                problems = _scan(library, Counts())
+                if not problems:
+                    break
+                _repair(library, problems, done, say, cancel)
+        after = _check(library)
+        if after.clean or not after.fixable or (cancel is not None and cancel.is_set()):
+            break
+    after.repaired = done
+    after.recovered = report.recovered
+    return after
+
+
+def _check(library: Library) -> IntegrityReport:
+    report = IntegrityReport(library_dir=str(library.paths.library_dir), read_only=library.read_only)
+    report.recovered = list(library.recovery_notes)
+    if library.damaged:
+        report.counts.stored_files = library.stored_copy_count()
+        report.problems.append(Problem(Kind.DATABASE_DAMAGED, library.damaged, fixable=not library.read_only))
+        return report
+    with library.exclusive():
+        report.problems = _scan(library, report.counts)
+    return report
+
+
+# --- the check ------------------------------------------------------------------------------------
+
+
+def _scan(library: Library, counts: Counts) -> list[Problem]:
+    store = library.store
+    conn = store.conn
+    problems: list[Problem] = []
+    verdict = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
+    if verdict != ["ok"]:
+        problems.append(
+            Problem(
+                Kind.DATABASE_DAMAGED,
+                f"The library database is damaged ({'; '.join(verdict[:3])}); the repair sets it aside and "
+                "rebuilds the library from the stored files.",
+                fixable=not library.read_only,
+            )
+        )
+        return problems
+    rows = conn.execute(
+        "SELECT id, sha256, stored_path, status, indexed, chunk_count, title, source_path FROM documents ORDER BY id"
+    ).fetchall()
+    ready = [r for r in rows if r[3] == "ready"]
+    counts.documents = len(ready)
+    counts.failed = sum(1 for r in rows if r[3] == "failed")
+    counts.chunks = sum(int(r[5]) for r in ready)
+    counts.notes = int(conn.execute("SELECT COUNT(*) FROM notes").fetchone()[0])
+    counts.quarantined = sum(1 for f in library.paths.quarantine_dir.rglob("*") if f.is_file())
+
+    for r in rows:
+        if r[3] == "deleting":
+            problems.append(
+                Problem(Kind.HALF_REMOVED, f"#{r[0]} {r[6]!r}: its removal was interrupted.", True, doc_id=r[0])
+            )
+
+    first_by_sha: dict[str, int] = {}
+    for r in ready:
+        if not r[1]:
+            continue
+        if r[1] in first_by_sha:
+            keep = first_by_sha[r[1]]
+            problems.append(
+                Problem(
+                    Kind.DUPLICATE,
+                    f"#{r[0]} {r[6]!r} has the same content as #{keep}: stored twice.",
+                    True,
+                    doc_id=r[0],
+                    other=keep,
+                )
+            )
+        else:
+            first_by_sha[r[1]] = r[0]
+
+    on_disk = {rel for rel, _p in library.iter_stored_files()}
+    parts = {rel for rel, _p in library.iter_stored_files(parts=True)}
+    counts.stored_files = len(on_disk)
+    wanted: dict[str, int] = {}
+    for r in rows:
+        if r[2] and r[3] in ("ready", "deleting"):
+            wanted.setdefault(r[2], r[0])
+    for r in ready:
+        if r[2] and r[2] not in on_disk:
+            fixable = (r[2] + ".part") in parts or bool(r[7] and Path(r[7]).is_file())
+            problems.append(
+                Problem(
+                    Kind.STORED_FILE_MISSING,
+                    f"#{r[0]} {r[6]!r}: its stored copy {r[2]} is missing"
+                    + ("." if fixable else " and its original file is gone; it stays searchable."),
+                    fixable,
+                    doc_id=r[0],
+                    path=r[2],
+                )
+            )
+    for rel in sorted(on_disk - set(wanted)):
+        problems.append(
+            Problem(
+                Kind.ORPHAN_FILE,
+                f"{rel}: a stored file no document refers to (the repair re-imports it).",
+                True,
+                path=rel,
+            )
+        )
+    for rel in sorted(parts):
+        problems.append(
+            Problem(Kind.PARTIAL_FILE, f"{rel}: a copy whose import did not finish.", True, path=rel)
+        )
+
+    # The index against the database: every passage of an indexed document once, nothing else.
+    entries = library.index.entries()
+    counts.index_entries = len(entries)
+    chunk_doc = {
+        int(c): int(d)
+        for c, d in conn.execute(
+            "SELECT c.id, c.doc_id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready'"
+        )
+    }
+    indexed_docs = {int(r[0]) for r in ready if r[4]}
+    for r in ready:
+        if not r[4]:
+            problems.append(
+                Problem(Kind.UNINDEXED, f"#{r[0]} {r[6]!r} is not in the search index yet.", True, doc_id=r[0])
+            )
+    seen = Counter(c for c, _d in entries)
+    missing: Counter[int] = Counter()
+    for c, d in chunk_doc.items():
+        if d in indexed_docs and c not in seen:
+            missing[d] += 1
+    titles = {int(r[0]): str(r[6]) for r in ready}
+    for d, n in sorted(missing.items()):
+        problems.append(
+            Problem(
+                Kind.CHUNKS_NOT_INDEXED,
+                f"#{d} {titles.get(d, '')!r}: {n} passage(s) missing from the search index.",
+                True,
+                doc_id=d,
+            )
+        )
+    stray: dict[int, int] = defaultdict(int)
+    for c, d in entries:
+        if chunk_doc.get(c) != d or seen[c] > 1:
+            stray[d] += 1
+    for d, n in sorted(stray.items()):
+        what = f"#{d} {titles[d]!r}" if d in titles else f"document #{d}, which is not in the library"
+        problems.append(
+            Problem(
+                Kind.INDEX_ORPHANS,
+                f"{n} search index entr{'y' if n == 1 else 'ies'} for {what} that match no passage.",
+                True,
+                doc_id=d,
+            )
+        )
+
+    for doc_id, title in conn.execute(
+        "SELECT n.doc_id, COALESCE(d.title, '') FROM notes n LEFT JOIN documents d ON d.id = n.doc_id"
+        " WHERE d.id IS NULL OR d.status != 'ready' ORDER BY n.doc_id"
+    ):
+        problems.append(
+            Problem(
+                Kind.ORPHAN_NOTE,
+                f"A note on document #{doc_id} {title!r}, which is not in the library.",
+                True,
+                doc_id=int(doc_id),
+            )
+        )
+
+    # Sidecars: one per stored copy, in step with the database.
+    for r in ready:
+        if not r[2] or r[2] not in on_disk:
+            continue
+        expected = store.sidecar_data(int(r[0]))
+        actual = library.read_sidecar(r[2])
+        if expected is not None and (actual is None or {k: actual.get(k) for k in expected} != expected):
+            problems.append(
+                Problem(
+                    Kind.SIDECAR_OUTDATED,
+                    f"#{r[0]} {r[6]!r}: the metadata kept beside its stored copy is "
+                    + ("missing." if actual is None else "out of date."),
+                    True,
+                    doc_id=r[0],
+                    path=r[2],
+                )
+            )
+    meta = library.paths.sidecar_dir
+    if meta.is_dir():
+        for f in sorted(meta.glob("*/*.json")):
+            rel = f"files/{f.parent.name}/{f.name[: -len('.json')]}"
+            if rel not in wanted and rel not in on_disk:
+                problems.append(
+                    Problem(
+                        Kind.STALE_SIDECAR,
+                        f"{f.relative_to(library.paths.library_dir).as_posix()}: metadata of a stored file that is gone.",
+                        True,
+                        path=f.relative_to(library.paths.library_dir).as_posix(),
+                    )
+                )
+    return problems
+
+
+# --- the repair -----------------------------------------------------------------------------------
+
+
+def _repair(
+    library: Library, problems: list[Problem], done: list[str], say: ProgressFn, cancel: threading.Event | None
+) -> None:
+    by_kind: dict[Kind, list[Problem]] = defaultdict(list)
+    for p in problems:
+        by_kind[p.kind].append(p)
+    if by_kind.get(Kind.DATABASE_DAMAGED):
+        _rebuild(library, done, say, cancel)
+        return
+    for p in by_kind.get(Kind.HALF_REMOVED, []):
+        assert p.doc_id is not None
+        library.finish_removal(p.doc_id)
+        done.append(f"finished removing document #{p.doc_id}")
+    if by_kind.get(Kind.PARTIAL_FILE) or by_kind.get(Kind.STORED_FILE_MISSING):
+        done.extend(library.settle_part_files())
+    for p in by_kind.get(Kind.STORED_FILE_MISSING, []):
+        assert p.doc_id is not None
+        if (library.paths.library_dir / p.path).exists():
+            continue  # settled from its .part above
+        if library.recopy_from_source(p.doc_id):
+            done.append(f"copied the original file of #{p.doc_id} back into the library")
+    for p in by_kind.get(Kind.DUPLICATE, []):
+        assert p.doc_id is not None and p.other is not None
+        library.merge_duplicate(p.doc_id, p.other)
+        done.append(f"removed #{p.doc_id}, a second copy of #{p.other} (its note, if any, was kept)")
+    orphans = by_kind.get(Kind.ORPHAN_FILE, [])
+    for i, p in enumerate(orphans, 1):
+        if cancel is not None and cancel.is_set():
+            done.append("stopped: cancelled (run the repair again for the rest)")
+            break
+        say(f"Re-importing stored file {i} of {len(orphans)}…")
+        done.append(_restore(library, p.path))
+    reindex = {
+        p.doc_id
+        for k in (Kind.UNINDEXED, Kind.CHUNKS_NOT_INDEXED, Kind.INDEX_ORPHANS)
+        for p in by_kind.get(k, [])
+        if p.doc_id is not None
+    }
+    if reindex:
+        say("Updating the search index…")
+        n = library.reindex_documents(reindex)
+        done.append(f"re-indexed {len(reindex)} document(s) ({n} passage(s))")
+    notes = by_kind.get(Kind.ORPHAN_NOTE, [])
+    if notes:
+        done.append(_keep_orphan_notes(library, [p.doc_id for p in notes if p.doc_id is not None]))
+    for p in by_kind.get(Kind.SIDECAR_OUTDATED, []):
+        assert p.doc_id is not None
+        library.write_sidecar(p.doc_id)
+    if by_kind.get(Kind.SIDECAR_OUTDATED):
+        done.append(f"rewrote the metadata beside {len(by_kind[Kind.SIDECAR_OUTDATED])} stored file(s)")
+    for p in by_kind.get(Kind.STALE_SIDECAR, []):
+        dest = library.quarantine(library.paths.library_dir / p.path, "metadata of a stored file that is gone")
+        done.append(f"moved {p.path} to {dest.relative_to(library.paths.library_dir).as_posix()}")
+
+
+def _restore(library: Library, rel: str) -> str:
+    """Re-import one stored copy, or quarantine it; returns the line for the report."""
+    scratch = ImportReport()
+    try:
+        doc_id = library.restore_stored_copy(rel, scratch)
+    except (ImportFailure, OSError) as e:
+        why = e.reason if isinstance(e, ImportFailure) else (e.strerror or str(e))
+        dest = library.quarantine(library.paths.library_dir / rel, why)
+        return f"moved {rel} to {dest.relative_to(library.paths.library_dir).as_posix()}: {why}"
+    if doc_id is None:
+        return f"{rel}: already in the library"
+    title = scratch.imported[0].title if scratch.imported else ""
+    return f"re-imported {rel} as #{doc_id} {title!r}"
+
+
+def _keep_orphan_notes(library: Library, doc_ids: list[int]) -> str:
+    rows = library.store.notes(doc_ids)
+    out = library.paths.quarantine_dir / f"notes-{file_stamp()}.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"## Note on document #{d} (saved {u})\n\n{t.strip()}\n\n" for d, t, u in rows)
+    with library.storage_errors():
+        out.write_text("# Notes of documents no longer in the library\n\n" + body, encoding="utf-8")
+        library.store.delete_notes(doc_ids)
+    return f"kept {len(rows)} note(s) of removed documents in {out.relative_to(library.paths.library_dir).as_posix()}"
+
+
+def _rebuild(library: Library, done: list[str], say: ProgressFn, cancel: threading.Event | None) -> None:
+    """Set the database aside and re-import every stored copy (with its sidecar)."""
+    say("Setting the damaged database aside…")
+    aside = library.rebuild_database()
+    if aside:
+        done.append(f"set the old database aside as {aside} (nothing was deleted)")
+    files = [rel for rel, _p in library.iter_stored_files()]
+    restored = 0
+    with library.exclusive():
+        done.extend(library.settle_part_files())
+        for i, rel in enumerate(files, 1):
+            if cancel is not None and cancel.is_set():
+                done.append("stopped: cancelled (run the repair again for the rest)")
+                break
+            say(f"Re-importing stored file {i} of {len(files)}…")
+            line = _restore(library, rel)
+            restored += line.startswith("re-imported")
+            done.append(line)
+    done.append(f"rebuilt the library from {restored} of {len(files)} stored file(s)")
+
+
+__all__ = ["Counts", "IntegrityReport", "Kind", "Problem", "check_library"]

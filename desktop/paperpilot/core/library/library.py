@@ -1,0 +1,1559 @@
+"""The per-user library: import, remove, recover, and the document-pool API the agent uses.
+
+SQLite is the source of truth; the Tantivy index is derived from it. All writes to either go
+through one serialized writer: a thread lock inside this process and a cross-process writer
+lock (library.writerlock) between processes (the GUI open while the CLI imports).
+
+The import of one file is one critical section under that writer: the duplicate check by
+content hash, the copy into the library folder, the SQLite commit and the index update. Two
+imports of the same folder therefore take turns file by file, and the second one finds the
+first one's documents as duplicates. Extraction, the slow part, stays outside (and in worker
+processes). A writer keeps the cross-process lock across files so that index commits can be
+batched, and hands it over between files as soon as another writer queues for it; one that
+gets no turn within ``lock_timeout`` is told "busy" and its batch stops there, keeping what it
+imported (``ImportReport.stopped``).
+
+Nothing deletes a stored copy it cannot prove orphaned. A copy is written as ``<name>.part``
+and renamed only after its row is committed, all under the writer lock; start-up recovery runs
+only with that lock, never touches a completed copy without a row (a lost database leaves
+exactly those: ``paperpilot check --repair`` re-imports them), and removes ``.part`` files only
+when the previous lock holder is known to have died while writing.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import logging
+import os
+import shutil
+import sqlite3
+import threading
+import time
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError, Future
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from ..citations.formats import BIBLIOGRAPHY_EXT
+from ..citations.records import looks_like_csl_json
+from ..clock import file_stamp
+from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
+from ..extract.chunker import chunk_pages
+from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
+from ..extract.pdf import extract_pdf
+from ..extract.text import extract_text_file
+from ..extract.workers import ExtractionPool, WorkerCrashed
+from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
+from ..settings.config import ImportSettings
+from ..settings.paths import AppPaths
+from ..text.language import detect_language, query_terms
+from ..text.snippets import make_snippet
+from .index import IndexCorrupt, SearchIndex
+from .metadata import import_bibliography
+from .notes import NoteHit, search_notes
+from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
+from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
+from .writerlock import WriterLock
+
+log = logging.getLogger(__name__)
+
+PDF_EXT = {".pdf"}
+TEXT_EXT = {".txt", ".md", ".markdown", ".text"}
+CORPUS_EXT = {".jsonl"}
+SUPPORTED_EXT = PDF_EXT | TEXT_EXT | CORPUS_EXT | BIBLIOGRAPHY_EXT
+# Extensions whose files are kept as stored copies (and can be rebuilt from them).
+STORED_EXT = PDF_EXT | TEXT_EXT
+# Index commits are batched: at most this long between commits while importing.
+COMMIT_INTERVAL_S = 1.0
+# How often a writer that keeps the lock across files looks for another writer waiting.
+WAITER_CHECK_S = 0.05
+PART_SUFFIX = ".part"
+_SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
+
+
+class _Cancelled(Exception):
+    """The import was cancelled while waiting for an extraction."""
+
+
+@dataclass
+class ImportedDoc:
+    doc_id: int
+    title: str
+    pages: int
+    chunks: int
+    path: str
+
+
+@dataclass
+class ImportReport:
+    imported: list[ImportedDoc] = field(default_factory=list)
+    duplicates: list[tuple[str, int]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    cancelled: bool = False
+    # Existing documents whose metadata a bibliography entry completed (.bib / .ris / CSL-JSON).
+    updated: list[ImportedDoc] = field(default_factory=list)
+    # Files found in the folders given that PaperPilot cannot import (path, why).
+    unsupported: list[tuple[str, str]] = field(default_factory=list)
+    # Why the batch stopped before its end (disk full, busy, read-only): one line, "" if it did not.
+    stopped: str = ""
+    # The files the batch did not get to because it stopped.
+    not_imported: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "imported": [
+                {"doc_id": d.doc_id, "title": d.title, "pages": d.pages, "chunks": d.chunks, "path": d.path}
+                for d in self.imported
+            ],
+            "updated": [
+                {"doc_id": d.doc_id, "title": d.title, "pages": d.pages, "chunks": d.chunks, "path": d.path}
+                for d in self.updated
+            ],
+            "duplicates": [{"path": p, "doc_id": i} for p, i in self.duplicates],
+            "failed": [{"path": p, "reason": r} for p, r in self.failed],
+            "unsupported": [{"path": p, "reason": r} for p, r in self.unsupported],
+            "cancelled": self.cancelled,
+            "stopped": self.stopped or None,
+            "not_imported": list(self.not_imported),
+        }
+
+
+@dataclass
+class ImportProgress:
+    index: int  # 1-based number of the file being imported
+    total: int
+    path: str
+
+
+ProgressFn = Callable[[ImportProgress], None]
+
+
+def text_path(path: str) -> str:
+    """``path`` as text that SQLite and JSON can hold: bytes of a non-UTF-8 name as \\xNN."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+    return path
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def scan_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """Files to import (named directly, or found recursively in named folders), and the files
+    in those folders that cannot be imported, with the reason. Hidden files and folders are
+    skipped silently; a file named directly is always returned (its import says what is wrong).
+    """
+    out: list[Path] = []
+    unsupported: list[tuple[str, str]] = []
+    for p in paths:
+        path = Path(p).expanduser()
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if name.startswith("."):
+                        continue
+                    f = Path(root) / name
+                    why = _unsupported_reason(f)
+                    if why:
+                        unsupported.append((str(f.resolve()), why))
+                    else:
+                        out.append(f)
+        else:
+            out.append(path)
+    return out, unsupported
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files named directly, plus supported files found recursively in named folders."""
+    return scan_paths(paths)[0]
+
+
+def _unsupported_reason(f: Path) -> str:
+    ext = f.suffix.lower()
+    if not ext:
+        return "no file extension: PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
+    if ext not in SUPPORTED_EXT:
+        return f"unsupported file type '{ext}': PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
+    # A folder of papers may hold any .json (configs, data): only CSL-JSON.
+    if ext == ".json" and not looks_like_csl_json(f):
+        return "a .json file that is not a CSL-JSON bibliography"
+    return ""
+
+
+def _disk_full(e: BaseException) -> bool:
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return True
+    if is_disk_full(e):
+        return True
+    # Tantivy reports I/O errors as ValueError with the OS error in the text.
+    text = str(e)
+    return isinstance(e, ValueError) and ("os error 28" in text or "StorageFull" in text or "No space left" in text)
+
+
+def _read_only_error(e: BaseException) -> bool:
+    if isinstance(e, OSError) and e.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return True
+    return isinstance(e, sqlite3.OperationalError) and "readonly" in str(e)
+
+
+class _PdfPrefetcher:
+    """Extracts the PDFs of a large import in worker processes, a few files ahead.
+
+    Extraction (PDFium plus layout analysis) is most of an import's time and PDFium is not
+    thread-safe, so a second process is what uses the second core; SQLite and index writes stay
+    in this process, one file at a time, in order. Small imports skip the start-up cost.
+    """
+
+    MIN_FILES = 4
+    AHEAD = 4
+    WAIT_S = 0.1
+
+    def __init__(self, pdfs: list[Path], workers: int) -> None:
+        self.pool = ExtractionPool(workers)
+        self.queue: deque[Path] = deque(pdfs)
+        self.futures: dict[Path, Future[Extracted]] = {}
+        self._fill()
+
+    @classmethod
+    def for_files(cls, files: list[Path]) -> _PdfPrefetcher | None:
+        pdfs = [f for f in files if f.suffix.lower() in PDF_EXT]
+        workers = min(2, os.cpu_count() or 1)
+        if len(pdfs) < cls.MIN_FILES or workers < 2 or not ExtractionPool.available():
+            return None
+        return cls(pdfs, workers)
+
+    def _fill(self) -> None:
+        while self.queue and len(self.futures) < self.AHEAD:
+            path = self.queue.popleft()
+            self.futures[path] = self.pool.submit(str(path))
+
+    def result(self, path: Path, idle: Callable[[], bool]) -> Extracted:
+        """The extraction of ``path``. While it is not ready, ``idle`` is called every
+        WAIT_S (the library hands its writer lock over there); it returns True to give up."""
+        future = self.futures.pop(path, None)
+        if future is None:  # not prefetched: do it here
+            self.queue = deque(p for p in self.queue if p != path)
+            self._fill()
+            return extract_pdf(path)
+        self._fill()
+        while True:
+            try:
+                return future.result(timeout=self.WAIT_S)
+            except TimeoutError:
+                self.pool.maintain()
+                if idle():
+                    raise _Cancelled() from None
+            except WorkerCrashed as e:
+                if e.culprit:
+                    raise ImportFailure(
+                        "The PDF could not be read: the text extractor crashed on it.", "corrupt"
+                    ) from None
+                return extract_pdf(path)
+            except CancelledError:
+                return extract_pdf(path)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _writable(paths: AppPaths) -> bool:
+    """Whether this process may change the library folder (else it opens read-only)."""
+    for d in (paths.library_dir, paths.files_dir, paths.index_dir, paths.database):
+        if d.exists() and not os.access(d, os.W_OK):
+            return False
+    return True
+
+
+def _file_sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _json_text(value: object) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, dict) and value else "{}"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+class Library:
+    """A PaperPilot library rooted at ``paths.library_dir``.
+
+    ``allow_damaged``: open even when the database is missing or damaged (``damaged`` then holds
+    the one-line message, and only the integrity check and its repair may be used); without it
+    that case raises LibraryDamaged. A library folder this process cannot write to opens
+    read-only (``read_only``): listing, searching and reading work, every write raises
+    LibraryReadOnly, and nothing is recovered.
+    """
+
+    def __init__(
+        self,
+        paths: AppPaths,
+        settings: ImportSettings | None = None,
+        lock_timeout: float = 15.0,
+        recover: bool = True,
+        allow_damaged: bool = False,
+    ) -> None:
+        try:
+            self.paths = paths.ensure()
+        except OSError as e:
+            raise LibraryError(f"The library folder {paths.library_dir} cannot be created: {e.strerror or e}.") from e
+        self.settings = settings or ImportSettings()
+        self.lock_timeout = lock_timeout
+        self.read_only = not _writable(paths)
+        self.damaged = ""
+        self.recovery_notes: list[str] = []
+        # One SQLite connection per thread (the GUI reads while a worker imports); WAL lets them
+        # read concurrently, and the writer lock below keeps writes serialized.
+        self._local = threading.local()
+        self._stores: list[Store] = []
+        self._stores_lock = threading.Lock()
+        # Two locks, always taken in this order. _writer_mutex serializes this process's writers
+        # and is what a writer holds while it waits for the cross-process lock; _thread_lock
+        # guards what readers share (caches, the index object) and is held only for short
+        # critical sections, so a reader (the GUI thread) never waits for another process.
+        self._writer_mutex = threading.RLock()
+        self._thread_lock = threading.RLock()
+        self._lock = WriterLock(paths.lock_file, paths.lock_queue_file)
+        self._writer: tantivy.IndexWriter | None = None
+        self._pending_index: list[int] = []
+        self._last_commit = time.monotonic()
+        self._next_waiter_check = 0.0
+        self._generation = 0
+        self._seen_generation = -1
+        self._catalogue: list[DocumentInfo] | None = None
+        self._search_cache: OrderedDict[tuple[object, ...], list[Hit]] = OrderedDict()
+        self.index_rebuilt = False
+        self.index_error = ""
+        self._open_database(allow_damaged)
+        self.index = self._open_index()
+        if recover and not self.read_only and not self.damaged:
+            self.recover()
+
+    # --- opening ------------------------------------------------------------------------------
+
+    def _open_database(self, allow_damaged: bool) -> None:
+        """Open this thread's connection, or find out that the database was lost or damaged.
+
+        A missing or empty database next to stored copies is a lost library, not a new one:
+        creating a fresh database there would make every copy look orphaned.
+        """
+        db = self.paths.database
+        present = db.is_file() and db.stat().st_size > 0
+        if not present and self.stored_copy_count():
+            self._set_damaged("missing", allow_damaged)
+            return
+        if not present and self.read_only:
+            raise LibraryReadOnly(f"The library folder {self.paths.library_dir} is read-only and holds no library yet.")
+        try:
+            self._local.store = self._new_store(must_exist=present)
+        except StoreMissing:  # a SQLite file without library tables
+            if self.stored_copy_count() or self.read_only:
+                self._set_damaged("missing", allow_damaged)
+                return
+            self._local.store = self._new_store(must_exist=False)
+        except StoreDamaged:
+            self._set_damaged("damaged", allow_damaged)
+        except StoreError as e:  # busy, written by a newer version
+            raise LibraryError(str(e)) from e
+
+    def _set_damaged(self, state: str, allow: bool) -> None:
+        n = self.stored_copy_count()
+        if n:
+            self.damaged = (
+                f"The library database is {state}; {_plural(n, 'stored file')} "
+                f"{'is' if n == 1 else 'are'} kept. Run `paperpilot check --repair` "
+                "(or Help ▸ Check Library… in the window) to rebuild the library from them."
+            )
+        else:
+            self.damaged = (
+                f"The library database is {state} and no stored files were found. Run `paperpilot check "
+                "--repair` (or Help ▸ Check Library…) to set it aside and start an empty library."
+            )
+        if not allow:
+            raise LibraryDamaged(self.damaged)
+
+    def _new_store(self, must_exist: bool = True) -> Store:
+        store = Store(self.paths.database, read_only=self.read_only, must_exist=must_exist)
+        with self._stores_lock:
+            self._stores.append(store)
+        return store
+
+    def _open_index(self) -> SearchIndex:
+        if self.read_only:
+            try:
+                return SearchIndex.read_only_view(self.paths.index_dir)
+            except (IndexCorrupt, OSError, ValueError) as e:
+                self.index_error = (
+                    f"The search index cannot be read ({e}) and the library folder is read-only, "
+                    "so it cannot be rebuilt: listing and reading still work."
+                )
+                return SearchIndex.scratch()
+        try:
+            return SearchIndex(self.paths.index_dir)
+        except IndexCorrupt:
+            return self._fresh_index()
+
+    def stored_copy_count(self) -> int:
+        """Completed copies in the library folder (``.part`` files are not copies yet)."""
+        n = 0
+        for _rel, _path in self.iter_stored_files():
+            n += 1
+        return n
+
+    def iter_stored_files(self, parts: bool = False) -> Iterator[tuple[str, Path]]:
+        """(relative path, path) of every file in ``files/``; ``parts``: the ``.part`` files instead."""
+        try:
+            groups = sorted(os.scandir(self.paths.files_dir), key=lambda e: e.name)
+        except OSError:
+            return
+        for group in groups:
+            if not group.is_dir():
+                continue
+            try:
+                entries = sorted(os.scandir(group.path), key=lambda e: e.name)
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_file() and e.name.endswith(PART_SUFFIX) == parts:
+                    yield f"files/{group.name}/{e.name}", Path(e.path)
+
+    @property
+    def store(self) -> Store:
+        if self.damaged:
+            raise LibraryDamaged(self.damaged)
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            try:
+                store = self._new_store()
+            except StoreError as e:
+                raise LibraryError(str(e)) from e
+            self._local.store = store
+        return store
+
+    def close(self) -> None:
+        with self._writing():
+            try:
+                self._flush_and_unlock()
+            except Exception as e:  # the documents stay unindexed; the next writer indexes them
+                self._drop_writer()
+                log.warning("%s", e)
+        with self._stores_lock:
+            for store in self._stores:
+                store.close()
+            self._stores.clear()
+        self._local = threading.local()
+        self.index.close()
+
+    def __enter__(self) -> Library:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the serialized writer -----------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise LibraryReadOnly(
+                f"The library folder {self.paths.library_dir} is read-only: PaperPilot can list, search "
+                "and read it, but not change it."
+            )
+        if self.damaged:
+            raise LibraryDamaged(self.damaged)
+
+    @contextmanager
+    def _as_writer(self) -> Iterator[None]:
+        """The writer: this process's writer mutex and the cross-process lock (waiting for our
+        turn if another process has it). Readers are not held up."""
+        self._check_writable()
+        with self._writer_mutex:
+            if not self._lock.held:
+                self._acquire_writer()
+            yield
+
+    @contextmanager
+    def _write_lock(self) -> Iterator[None]:
+        """A write: the writer, then the short critical section that readers wait for."""
+        with self._as_writer(), self._thread_lock:
+            yield
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Both locks of this process, without asking for the cross-process one."""
+        with self._writer_mutex, self._thread_lock:
+            yield
+
+    def flush(self) -> None:
+        """Commit pending index work and let other writers have the library."""
+        with self._writing():
+            self._flush_and_unlock()
+
+    def _acquire_writer(self) -> None:
+        try:
+            got = self._lock.acquire(self.lock_timeout)
+        except OSError as e:
+            if _read_only_error(e):
+                self.read_only = True
+                self._check_writable()
+            raise LibraryError(f"The library's lock file cannot be opened: {e.strerror or e}.") from e
+        if not got:
+            raise LibraryBusy(
+                "The library is busy: another PaperPilot process is writing to it. "
+                "Try again when it has finished."
+            )
+        self._last_commit = time.monotonic()
+        if self._lock.inherited_dirty:
+            # The previous holder died while writing (kill -9, power cut): clean up after it
+            # before adding anything, whichever process we are.
+            with self._thread_lock:
+                self._recover_locked(self.recovery_notes, after_crash=True)
+
+    @contextmanager
+    def writing(self, *, batch: bool = False) -> Iterator[LibraryWriter]:
+        """One write under the library's serialized writer: the public way to change the library.
+
+        Waits for the cross-process writer lock (LibraryBusy after ``lock_timeout``), then holds
+        this process's short critical section for the block; a full disk or a folder that became
+        read-only comes out as one LibraryError. On leaving, pending index work is committed and
+        the cross-process lock released. ``batch``: the lock is kept for the next write of a batch
+        (a bibliography's entries); the batch calls ``handover()`` between its items, so that a
+        waiting writer gets its turn, and ``flush()`` at its end.
+        """
+        with self._write_lock():
+            try:
+                with self._storage_errors():
+                    yield LibraryWriter(self)
+            finally:
+                if not batch:
+                    self._flush_and_unlock()
+
+    def handover(self) -> None:
+        """Between the items of a batch: commit and hand the lock over if another writer waits,
+        or when a second has passed since the last commit."""
+        self._maybe_flush()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the writer for a consistent view (the integrity check): pending index work of
+        this process is committed first, and no other writer runs until the block ends.
+        A read-only library gives no lock (nothing can write there) and no commit."""
+        if self.read_only:
+            with self._writer_mutex:
+                yield
+            return
+        with self._as_writer():
+            try:
+                with self._thread_lock:
+                    self._commit_pending()
+                yield
+            finally:
+                with self._thread_lock:
+                    self._flush_and_unlock()
+
+    def storage_errors(self) -> Any:
+        """The context that turns a full disk or a read-only folder into one LibraryError."""
+        return self._storage_errors()
+
+    @contextmanager
+    def _storage_errors(self) -> Iterator[None]:
+        """Turn a full disk or a folder that became read-only into one clear LibraryError."""
+        try:
+            yield
+        except (LibraryError, LibraryBusy, ImportFailure):
+            raise
+        except Exception as e:
+            if _disk_full(e) or (isinstance(e, OSError | ValueError | sqlite3.Error) and self._disk_nearly_full()):
+                raise LibraryFull(
+                    f"The disk is full ({self.paths.library_dir}): PaperPilot stopped writing; everything "
+                    "already in the library is kept. Free some space and try again."
+                ) from e
+            if _read_only_error(e):
+                raise LibraryReadOnly(
+                    f"The library folder {self.paths.library_dir} cannot be written to ({e})."
+                ) from e
+            raise
+
+    def _disk_nearly_full(self) -> bool:
+        # Tantivy's background threads report a full disk as "an index writer was killed": the
+        # free space says what happened.
+        try:
+            return shutil.disk_usage(self.paths.library_dir).free < 1 << 20
+        except OSError:
+            return False
+
+    def _get_writer(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self.index.writer()
+            except ValueError as e:
+                if _disk_full(e):
+                    with self._storage_errors():
+                        raise
+                raise LibraryBusy(f"The search index is locked by another process: {e}") from e
+        return self._writer
+
+    def _drop_writer(self) -> None:
+        """Forget uncommitted index work (its documents stay indexed=0 for the next writer)."""
+        w, self._writer = self._writer, None
+        self._pending_index = []
+        if w is not None:
+            with suppress(ValueError):
+                w.rollback()
+            del w  # the Tantivy writer lock goes with the object
+
+    def _commit_pending(self) -> None:
+        """Commit pending index work and mark it in SQLite; the writer lock stays held."""
+        if self._writer is None:
+            return
+        w: tantivy.IndexWriter | None = self._writer
+        self._writer = None
+        pending, self._pending_index = self._pending_index, []
+        assert w is not None
+        try:
+            with self._storage_errors():
+                w.commit()
+                w.wait_merging_threads()
+        except BaseException:
+            self._writer = w
+            self._drop_writer()
+            raise
+        finally:
+            w = None  # a traceback must not keep the Tantivy writer (and its lock) alive
+        with self._storage_errors():
+            self.store.mark_indexed(pending)
+            self.index.reload()
+        self._last_commit = time.monotonic()
+
+    def _flush_and_unlock(self) -> None:
+        """Commit pending index work, mark it in SQLite, and release the cross-process lock."""
+        try:
+            self._commit_pending()
+        finally:
+            self._last_commit = time.monotonic()
+            if self._lock.held:
+                self._lock.release()
+            self._changed()
+
+    def _maybe_flush(self) -> None:
+        """Between files: commit and hand the lock over if another writer waits or it is time."""
+        with self._writing():
+            if not self._lock.held:
+                return
+            now = time.monotonic()
+            if now - self._last_commit >= COMMIT_INTERVAL_S:
+                self._flush_and_unlock()
+            elif now >= self._next_waiter_check:
+                # Not after every corpus line: a look at the turnstile costs a few system calls.
+                self._next_waiter_check = now + WAITER_CHECK_S
+                if self._lock.waiter_queued():
+                    self._flush_and_unlock()
+
+    def _changed(self) -> None:
+        self._generation += 1
+        self._catalogue = None
+        self._search_cache.clear()
+
+    def _fresh_index(self) -> SearchIndex:
+        self.index_rebuilt = True
+        return SearchIndex.recreate(self.paths.index_dir)
+
+    # --- recovery -----------------------------------------------------------------------------
+
+    def recover(self) -> list[str]:
+        """Bring the library back to a consistent state after a crash; returns what was done.
+
+        Runs only when the writer lock is free right now: a live writer's unindexed documents
+        and ``.part`` files are its work in progress, not debris. Nothing it does loses data:
+        it finishes removals the user asked for, indexes committed documents, and removes
+        half-written copies only when the lock file says their writer died.
+        """
+        notes: list[str] = []
+        if self.read_only or self.damaged:
+            return notes
+        with self._writing():
+            try:
+                if not self._lock.try_acquire():
+                    return notes
+            except OSError:
+                return notes
+            self._last_commit = time.monotonic()
+            try:
+                self._recover_locked(notes, after_crash=self._lock.inherited_dirty)
+            finally:
+                try:
+                    self._flush_and_unlock()
+                except Exception as e:
+                    self._drop_writer()
+                    notes.append(f"could not finish: {e}")
+                    log.warning("recovery could not finish: %s", e)
+        for n in notes:
+            log.info("recovery: %s", n)
+        self.recovery_notes = notes
+        return notes
+
+    def _recover_locked(self, notes: list[str], *, after_crash: bool) -> None:
+        try:
+            with self._storage_errors():
+                for doc_id in self.store.doc_ids_with_status("deleting"):
+                    self._finish_delete(doc_id)
+                    notes.append(f"finished removing document {doc_id}")
+                if after_crash:
+                    self._settle_part_files(notes)
+                todo = self.store.unindexed_ready()
+                if self.index_rebuilt or not self.index.healthy(self.store.indexed_chunk_count()):
+                    self._rebuild_locked()
+                    notes.append("rebuilt the search index")
+                elif todo:
+                    w = self._get_writer()
+                    for doc_id in todo:
+                        SearchIndex.delete_doc(w, doc_id)
+                    self.index.add_chunks(w, self.store.iter_chunks_for_index(todo))
+                    self._pending_index.extend(todo)
+                    notes.append(f"indexed {len(todo)} half-imported document(s)")
+                # A crash between the commit of a row and its sidecar leaves the row unindexed.
+                for doc_id in todo:
+                    self.write_sidecar(doc_id)
+                if self.store.get_meta(_SIDECARS_DONE) is None:
+                    n = self._write_all_sidecars()
+                    if n:
+                        notes.append(f"wrote {_plural(n, 'sidecar')} for stored copies")
+        except Exception as e:
+            # Recovery is best effort and reading must keep working (a full disk, a second index
+            # writer, a damaged index): say so and go on; the integrity check reports the rest.
+            self._drop_writer()
+            notes.append(f"could not finish: {e}")
+            log.warning("recovery could not finish: %s", e)
+
+    def _settle_part_files(self, notes: list[str]) -> None:
+        """Finish or remove the ``.part`` copies of a writer that died (caller holds the lock)."""
+        wanted = self.store.stored_paths()
+        finished = removed = 0
+        for rel, part in list(self.iter_stored_files(parts=True)):
+            final_rel = rel[: -len(PART_SUFFIX)]
+            final = self.paths.library_dir / final_rel
+            if final_rel in wanted and not final.exists() and _file_sha(part) == Path(final_rel).stem:
+                os.replace(part, final)  # committed, then the writer died before the rename
+                finished += 1
+            elif final_rel in wanted and not final.exists():
+                self.quarantine(part, "an unfinished copy whose content does not match its document")
+            else:
+                part.unlink(missing_ok=True)  # its row was never committed: the import did not happen
+                removed += 1
+        if finished:
+            notes.append(f"finished storing {_plural(finished, 'copy')}")
+        if removed:
+            notes.append(f"removed {_plural(removed, 'unfinished copy')} of imports that did not complete")
+
+    def _write_all_sidecars(self) -> int:
+        """Once per library (upgrades from before sidecars): a sidecar for every stored copy."""
+        n = 0
+        for doc_id, stored in self.store.conn.execute(
+            "SELECT id, stored_path FROM documents WHERE status='ready' AND stored_path != ''"
+        ).fetchall():
+            if not sidecar_path(self.paths, stored).exists():
+                self.write_sidecar(int(doc_id))
+                n += 1
+        self.store.set_meta(_SIDECARS_DONE, "1")
+        return n
+
+    def write_sidecar(self, doc_id: int) -> None:
+        """Rewrite the sidecar of a document's stored copy from the database (see library.sidecar).
+
+        Best effort: the database stays the source of truth, and a sidecar that could not be
+        written is reported (and rewritten) by the integrity check.
+        """
+        if self.read_only or self.damaged:
+            return
+        try:
+            data = self.store.sidecar_data(doc_id)
+            if data is not None:
+                write_sidecar(sidecar_path(self.paths, data["stored_path"]), data)
+        except (OSError, sqlite3.Error) as e:
+            log.info("could not write the sidecar of document %s: %s", doc_id, e)
+
+    def read_sidecar(self, stored_rel: str) -> dict[str, Any] | None:
+        return read_sidecar(sidecar_path(self.paths, stored_rel))
+
+    def quarantine(self, path: Path, why: str) -> Path:
+        """Move a file the library cannot account for out of the way, never deleting it."""
+        stamp = file_stamp()
+        try:
+            rel = path.relative_to(self.paths.library_dir)
+        except ValueError:
+            rel = Path(path.name)
+        dest = self.paths.quarantine_dir / stamp / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, dest)
+        log.warning("quarantined %s (%s) as %s", path, why, dest)
+        return dest
+
+    def reindex(self) -> int:
+        """Rebuild the whole index from SQLite; returns the number of chunks indexed."""
+        with self._write_lock():
+            try:
+                with self._storage_errors():
+                    return self._rebuild_locked()
+            finally:
+                self._flush_and_unlock()
+
+    def _rebuild_locked(self) -> int:
+        if self._writer is not None:
+            self._writer.rollback()
+            self._writer.wait_merging_threads()
+            self._writer = None
+        self.store.mark_all_unindexed()
+        self.index = self._fresh_index()
+        w = self._get_writer()
+        n = self.index.add_chunks(w, self.store.iter_chunks_for_index())
+        self._pending_index.extend(d.doc_id for d in self.store.documents(("ready",)))
+        return n
+
+    # --- import -------------------------------------------------------------------------------
+
+    def import_paths(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+    ) -> ImportReport:
+        """Import files and folders one file at a time; one bad file never stops the batch.
+
+        A full disk, a read-only folder or a writer lock that does not come stop it: what was
+        imported is kept, ``stopped`` says why in one line and ``not_imported`` lists the rest.
+        """
+        files, unsupported = scan_paths(paths)
+        report = ImportReport(unsupported=unsupported)
+        try:
+            self._check_writable()
+        except LibraryError as e:
+            report.stopped = str(e)
+            report.not_imported = [str(f) for f in files]
+            return report
+        prefetch = _PdfPrefetcher.for_files(files)
+        try:
+            for i, f in enumerate(files):
+                if cancel is not None and cancel.is_set():
+                    report.cancelled = True
+                    break
+                if progress is not None:
+                    progress(ImportProgress(i + 1, len(files), str(f)))
+                try:
+                    self._import_one(f, report, cancel, prefetch)
+                    self._maybe_flush()
+                except _Cancelled:
+                    report.cancelled = True
+                    break
+                except (LibraryError, LibraryBusy) as e:
+                    self._stop(report, e, files[i:])
+                    break
+        finally:
+            if prefetch is not None:
+                prefetch.close()
+            with self._writing():
+                try:
+                    self._flush_and_unlock()
+                except LibraryError as e:
+                    self._stop(report, e, [])
+        return report
+
+    @staticmethod
+    def _stop(report: ImportReport, e: BaseException, rest: list[Path]) -> None:
+        if not report.stopped:
+            report.stopped = str(e)
+        done = {d.path for d in report.imported} | {p for p, _ in report.duplicates}
+        report.not_imported.extend(str(f) for f in rest if str(f.resolve()) not in done)
+
+    def _import_one(
+        self,
+        path: Path,
+        report: ImportReport,
+        cancel: threading.Event | None,
+        prefetch: _PdfPrefetcher | None = None,
+    ) -> None:
+        # A file name that is not valid UTF-8 reaches us with surrogates, which SQLite and JSON
+        # cannot hold: the library keeps its readable form (bytes as \xNN).
+        src = text_path(str(path.resolve()) if path.exists() else str(path))
+        name = text_path(path.name)
+        try:
+            ext = path.suffix.lower()
+            if not path.exists():
+                raise ImportFailure(f"{path} does not exist.", "missing")
+            if not path.is_file():
+                raise ImportFailure(f"{path} is not a regular file.", "unsupported")
+            if ext not in SUPPORTED_EXT:
+                raise ImportFailure(
+                    f"Unsupported file type '{ext or name}': PaperPilot imports PDF, .txt, .md and "
+                    ".jsonl corpus files, and .bib, .ris and CSL-JSON bibliographies.",
+                    "unsupported",
+                )
+            size = path.stat().st_size
+            limit = self.settings.max_file_mb * 1024 * 1024
+            if size > limit:
+                raise ImportFailure(
+                    f"File is too large ({size / 1048576:.0f} MB; the limit is "
+                    f"{self.settings.max_file_mb:g} MB, see the import settings).",
+                    "too_large",
+                )
+            if size == 0:
+                raise ImportFailure("The file is empty.", "empty")
+            if ext in CORPUS_EXT:
+                if not is_corpus_file(path):
+                    raise ImportFailure(
+                        'Not a PaperPilot corpus: a .jsonl file needs one {"id", "title", "text"} '
+                        "object per line.",
+                        "unsupported",
+                    )
+                self._import_corpus(path, report, cancel)
+                return
+            if ext in BIBLIOGRAPHY_EXT:
+                if ext == ".json" and not looks_like_csl_json(path):
+                    raise ImportFailure(
+                        "Not a CSL-JSON bibliography: a .json file needs an array of CSL-JSON items "
+                        '([{"type": …, "title": …}, …]).',
+                        "unsupported",
+                    )
+                self._import_bibliography(path, report, cancel)
+                return
+            data = path.read_bytes()
+        except ImportFailure as e:
+            self._fail(src, name, "", e, report)
+            return
+        except OSError as e:
+            self._fail(
+                src, name, "", ImportFailure(f"The file cannot be read: {e.strerror}.", "io"), report
+            )
+            return
+        digest = sha256_bytes(data)
+        # A first look without the lock spares the extraction of a known file; the check that
+        # counts is repeated inside the critical section.
+        dup = self.store.find_ready_by_sha(digest)
+        if dup is not None:
+            report.duplicates.append((src, dup))
+            return
+        try:
+            if ext in PDF_EXT:
+                if prefetch is not None:
+                    extracted = prefetch.result(path, lambda: self._idle(cancel))
+                else:
+                    extracted = extract_pdf(path)
+            else:
+                extracted = extract_text_file(path)
+            self._store_extracted(
+                extracted,
+                report,
+                sha=digest,
+                src=src,
+                file_name=name,
+                data=data,
+                ext=ext,
+                external_id="",
+            )
+        except ImportFailure as e:
+            self._fail(src, name, digest, e, report)
+        except (LibraryBusy, LibraryError, _Cancelled):
+            raise
+        except Exception as e:  # an extractor bug must not end the batch or lose the library
+            log.exception("import of %s failed", path)
+            self._fail(
+                src,
+                name,
+                digest,
+                ImportFailure(f"Unexpected error while reading the file: {e}", "error"),
+                report,
+            )
+
+    def _idle(self, cancel: threading.Event | None) -> bool:
+        """Called while waiting for an extraction: hand the lock over if wanted; True to give up."""
+        self._maybe_flush()
+        return cancel is not None and cancel.is_set()
+
+    def _import_corpus(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
+        src = text_path(str(path.resolve()))
+        for item in iter_corpus(path):
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                return
+            if isinstance(item, CorpusError):
+                report.failed.append((f"{src}:{item.line_no}", item.reason))
+                continue
+            assert isinstance(item, CorpusRecord)
+            data = (item.title + "\n" + item.text).encode("utf-8")
+            digest = sha256_bytes(data)
+            where = f"{src}:{item.line_no}"
+            dup = self.store.find_ready_by_sha(digest)
+            if dup is not None:
+                report.duplicates.append((where, dup))
+                continue
+            meta = Metadata(title=item.title or item.external_id, language=detect_language(item.text))
+            try:
+                self._store_extracted(
+                    Extracted(pages=[Page(1, item.text)], metadata=meta, kind="corpus"),
+                    report,
+                    sha=digest,
+                    src=where,
+                    file_name=text_path(path.name),
+                    data=None,
+                    ext="",
+                    external_id=item.external_id,
+                )
+            except ImportFailure as e:
+                report.failed.append((where, e.reason))
+            self._maybe_flush()
+
+    def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
+        src = text_path(str(path.resolve()))
+        try:
+            bib = import_bibliography(self, path, cancel=cancel)
+        except (ImportFailure, LibraryBusy):
+            raise
+        except Exception as e:  # a parser bug must not end the batch
+            log.exception("import of %s failed", path)
+            report.failed.append((src, f"Unexpected error while reading the bibliography: {e}"))
+            return
+        if bib.cancelled:
+            report.cancelled = True
+        for err in bib.errors:
+            report.failed.append((f"{src}:{err.line}", err.message))
+        for doc_id in bib.created:
+            doc = self.document(doc_id)
+            if doc is not None:
+                report.imported.append(ImportedDoc(doc_id, doc.title, doc.pages, doc.chunks, src))
+        # A document every matching entry left unchanged (a re-import) is reported as a
+        # duplicate, like a re-imported PDF; one that any entry completed, as updated.
+        matches = Counter(doc_id for doc_id, _how in bib.matched)
+        unchanged = Counter(bib.unchanged)
+        for doc_id in matches:
+            if unchanged[doc_id] == matches[doc_id]:
+                report.duplicates.append((src, doc_id))
+                continue
+            doc = self.document(doc_id)
+            if doc is not None:
+                report.updated.append(ImportedDoc(doc_id, doc.title, doc.pages, doc.chunks, src))
+
+    def _store_extracted(
+        self,
+        extracted: Extracted,
+        report: ImportReport,
+        *,
+        sha: str,
+        src: str,
+        file_name: str,
+        data: bytes | None,
+        ext: str,
+        external_id: str,
+        stored_rel: str = "",
+        restore: dict[str, Any] | None = None,
+    ) -> int | None:
+        """Chunk, then store one document in one critical section; returns its id (None: duplicate).
+
+        ``data``: the file's bytes, copied into the library folder. ``stored_rel`` instead: the
+        copy is already there (rebuilding from stored copies), and ``restore`` holds its
+        sidecar's record (file name, dates, edited metadata, CSL, note).
+        """
+        chunks = chunk_pages(
+            extracted.pages, min_chars=self.settings.chunk_min_chars, max_chars=self.settings.chunk_max_chars
+        )
+        if not chunks:
+            raise ImportFailure("The file contains no text.", "empty")
+        meta = extracted.metadata
+        # Extractors title a text file by its name, which may hold undecodable bytes.
+        meta.title = text_path(meta.title)
+        if restore:
+            for key in METADATA_KEYS:
+                value = restore.get(key)
+                if value not in (None, "", []):
+                    setattr(meta, key, value)
+        if not meta.title:
+            meta.title = Path(file_name).stem if file_name else external_id
+        if not meta.language:
+            meta.language = detect_language(" ".join(c.text for c in chunks[:20]))
+        page_count = max(extracted.page_count, max((p.number for p in extracted.pages), default=1))
+        with self._as_writer(), self._storage_errors():
+            # The check that counts: another process may have stored this file since we looked.
+            dup = self.store.find_ready_by_sha(sha)
+            if dup is not None:
+                report.duplicates.append((src, dup))
+                return None
+            part: Path | None = None
+            final: Path | None = None
+            if data is not None:
+                stored_rel = f"files/{sha[:2]}/{sha}{ext}"
+                final = self.paths.library_dir / stored_rel
+                part = self._write_part(data, final)  # the fsync keeps only writers waiting
+            with self._thread_lock:
+                try:
+                    doc_id = self.store.add_document(
+                        sha256=sha,
+                        file_name=file_name,
+                        source_path=src,
+                        stored_path=stored_rel,
+                        kind=extracted.kind,
+                        external_id=external_id,
+                        metadata=meta,
+                        page_count=page_count,
+                        size_bytes=len(data) if data is not None else _size(self.paths.library_dir / stored_rel),
+                        chunks=chunks,
+                        added=(restore or {}).get("added") or None,
+                        csl=_json_text((restore or {}).get("csl")),
+                        tags=[str(t) for t in (restore or {}).get("tags") or []],
+                        doc_id=_int_or_none((restore or {}).get("doc_id")),
+                    )
+                except BaseException:
+                    if part is not None:
+                        part.unlink(missing_ok=True)
+                    raise
+                if part is not None and final is not None:
+                    # After the commit: a crash in between leaves a row and its .part, which
+                    # recovery renames; never a finished copy without a row.
+                    os.replace(part, final)
+                if restore and restore.get("note"):
+                    self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                if stored_rel:
+                    self.write_sidecar(doc_id)
+                self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
+                self._pending_index.append(doc_id)
+        report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
+        return doc_id
+
+    @staticmethod
+    def _write_part(data: bytes, dest: Path) -> Path | None:
+        """Write the copy beside its final name; None when an identical copy is already there."""
+        if dest.exists():
+            return None  # named by content hash: the same bytes
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = dest.with_name(dest.name + PART_SUFFIX)
+        try:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return tmp
+
+    def _fail(self, src: str, name: str, sha: str, err: ImportFailure, report: ImportReport) -> None:
+        report.failed.append((src, err.reason))
+        if err.code in ("missing", "unsupported"):
+            return  # nothing to retry: not worth a row in the library
+        with self._write_lock(), self._storage_errors():
+            self.store.record_failure(
+                source_path=src, file_name=name, sha256=sha, reason=err.reason, code=err.code
+            )
+        self._changed()
+
+    def restore_stored_copy(self, rel: str, report: ImportReport) -> int | None:
+        """Re-import a stored copy that no document refers to (a lost database, a crash).
+
+        The copy stays where it is; its sidecar, when there is one, brings back the file name,
+        source, date, edited metadata, CSL data and note. Raises ImportFailure when the file
+        cannot be imported (the caller quarantines it). Returns the new document id, or None
+        when a document with the same content exists.
+        """
+        path = self.paths.library_dir / rel
+        ext = path.suffix.lower()
+        if ext not in STORED_EXT:
+            raise ImportFailure(f"Not a kind of file PaperPilot stores ('{ext}').", "unsupported")
+        data = path.read_bytes()
+        digest = sha256_bytes(data)
+        if digest != path.stem:
+            raise ImportFailure("Its content does not match its name (it was changed or damaged).", "corrupt")
+        side = self.read_sidecar(rel) or {}
+        if side.get("sha256") not in (None, digest):
+            side = {}
+        extracted = extract_pdf(path) if ext in PDF_EXT else extract_text_file(path)
+        return self._store_extracted(
+            extracted,
+            report,
+            sha=digest,
+            src=str(side.get("source_path") or ""),
+            file_name=str(side.get("file_name") or path.name),
+            data=None,
+            ext=ext,
+            external_id="",
+            stored_rel=rel,
+            restore=side,
+        )
+
+    # --- repair (called by library.integrity inside ``exclusive()``) -----------------------------
+
+    def finish_removal(self, doc_id: int) -> None:
+        """Finish a removal that a crash interrupted (a 'deleting' row)."""
+        with self._write_lock(), self._storage_errors():
+            self._finish_delete(doc_id)
+
+    def settle_part_files(self) -> list[str]:
+        """Finish or remove ``.part`` copies; only safe while no writer can be writing them,
+        which holding the lock (``exclusive()``) guarantees."""
+        notes: list[str] = []
+        with self._write_lock(), self._storage_errors():
+            self._settle_part_files(notes)
+        return notes
+
+    def recopy_from_source(self, doc_id: int) -> bool:
+        """Put back a document's missing stored copy from its original file, if that still
+        exists with the same content; False when it cannot be found."""
+        doc = self.store.document(doc_id)
+        if doc is None or not doc.stored_path or not doc.source_path:
+            return False
+        src = Path(doc.source_path)
+        try:
+            data = src.read_bytes()
+        except OSError:
+            return False
+        if sha256_bytes(data) != doc.sha256:
+            return False
+        final = self.paths.library_dir / doc.stored_path
+        with self._write_lock(), self._storage_errors():
+            part = self._write_part(data, final)
+            if part is not None:
+                os.replace(part, final)
+            self.write_sidecar(doc_id)
+        return True
+
+    def merge_duplicate(self, doc_id: int, keep: int) -> None:
+        """Remove document ``doc_id``, a second copy of ``keep`` (same content); its note is
+        appended to the kept document's note first, and the shared stored copy stays."""
+        with self.writing(batch=True) as w:
+            extra = self.get_note(doc_id).strip()
+            if extra:
+                mine = self.get_note(keep).strip()
+                w.set_note(keep, f"{mine}\n\n{extra}" if mine and extra not in mine else mine or extra)
+            self.store.mark_deleting(doc_id)
+            self._finish_delete(doc_id)
+
+    def reindex_documents(self, doc_ids: Iterable[int]) -> int:
+        """Delete the index entries of these documents and add those of the ready ones again."""
+        ids = sorted(set(doc_ids))
+        if not ids:
+            return 0
+        with self._write_lock(), self._storage_errors():
+            w = self._get_writer()
+            for doc_id in ids:
+                SearchIndex.delete_doc(w, doc_id)
+            ready = {d.doc_id for d in self.store.documents(("ready",))}
+            again = [i for i in ids if i in ready]
+            n = self.index.add_chunks(w, self.store.iter_chunks_for_index(again))
+            self._pending_index.extend(again)
+            self._commit_pending()
+        return n
+
+    def rebuild_index(self) -> int:
+        with self._write_lock(), self._storage_errors():
+            n = self._rebuild_locked()
+            self._commit_pending()
+        return n
+
+    def rebuild_database(self) -> str:
+        """Set the database aside and start an empty one (the stored copies are then re-imported
+        by library.integrity); returns the name the old database was given, "" when there was none.
+        """
+        if self.read_only:
+            self._check_writable()
+        with self._writer_mutex:
+            if not self._lock.held:
+                was, self.damaged = self.damaged, ""
+                try:
+                    self._acquire_writer()
+                finally:
+                    self.damaged = was
+            with self._thread_lock:
+                return self._set_database_aside()
+
+    def _set_database_aside(self) -> str:
+        self._drop_writer()
+        with self._stores_lock:
+            for store in self._stores:
+                store.close()
+            self._stores.clear()
+        self._local = threading.local()
+        stamp = file_stamp()
+        db = self.paths.database
+        aside = ""
+        with self._storage_errors():
+            if db.exists():
+                target = db.with_name(f"{db.name}.damaged-{stamp}")
+                os.replace(db, target)
+                aside = target.name
+                for suffix in ("-wal", "-shm"):
+                    extra = db.with_name(db.name + suffix)
+                    if extra.exists():
+                        os.replace(extra, target.with_name(target.name + suffix))
+            self.damaged = ""
+            self._local.store = self._new_store(must_exist=False)
+            self.store.set_meta(_SIDECARS_DONE, "1")
+            self.index = self._fresh_index()
+        self._changed()
+        return aside
+
+    # --- removal ------------------------------------------------------------------------------
+
+    def remove(self, doc_id: int) -> DocumentInfo:
+        """Remove a document from the store, the index and the library folder."""
+        doc = self.store.document(doc_id)
+        if doc is None:
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        with self._write_lock():
+            try:
+                with self._storage_errors():
+                    self.store.mark_deleting(doc_id)
+                    self._finish_delete(doc_id)
+            finally:
+                self._flush_and_unlock()
+        return doc
+
+    def _finish_delete(self, doc_id: int) -> None:
+        # Order matters for crash safety: index first, then rows, then the file. A crash in
+        # between leaves a 'deleting' row that recovery finishes.
+        doc = self.store.document(doc_id)
+        w = self._get_writer()
+        SearchIndex.delete_doc(w, doc_id)
+        w.commit()
+        self.store.delete_document(doc_id)
+        if doc and doc.stored_path and doc.stored_path not in self.store.stored_paths():
+            (self.paths.library_dir / doc.stored_path).unlink(missing_ok=True)
+            sidecar_path(self.paths, doc.stored_path).unlink(missing_ok=True)
+        elif doc and doc.stored_path:
+            # Another row shares the copy (a duplicate being repaired): its sidecar is its own.
+            remaining = self.store.conn.execute(
+                "SELECT id FROM documents WHERE stored_path=? AND status='ready' ORDER BY id LIMIT 1",
+                (doc.stored_path,),
+            ).fetchone()
+            if remaining:
+                self.write_sidecar(int(remaining[0]))
+
+    # --- document-pool API ----------------------------------------------------------------------
+
+    def _sync(self) -> None:
+        """Drop caches when this or another process changed the library."""
+        store = self.store
+        version = store.data_version()
+        other_process = store.seen_version is not None and version != store.seen_version
+        store.seen_version = version
+        if other_process:
+            # data_version moves when another connection commits: another process, or another
+            # thread of this one. Either way the index may have new segments.
+            self.index.reload()
+            self._generation += 1
+        if self._generation != self._seen_generation:
+            self._seen_generation = self._generation
+            self._catalogue = None
+            self._search_cache.clear()
+
+    def list_documents(self) -> list[DocumentInfo]:
+        """Ready documents (title, authors, year …), cached until the library changes."""
+        with self._thread_lock:
+            self._sync()
+            if self._catalogue is None:
+                self._catalogue = self.store.documents(("ready",))
+            return list(self._catalogue)
+
+    def all_documents(self) -> list[DocumentInfo]:
+        """Ready and failed documents, for the library view and ``paperpilot list``."""
+        return self.store.documents(("ready", "failed"))
+
+    def document(self, doc_id: int) -> DocumentInfo | None:
+        return self.store.document(doc_id)
+
+    def counts(self) -> tuple[int, int]:
+        return self.store.counts()
+
+    def search(
+        self,
+        query: str,
+        k: int = 3,
+        *,
+        doc_ids: Sequence[int] | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+    ) -> list[Hit]:
+        """Best chunks for ``query``: title, section, page and a two-sentence snippet each."""
+        k = max(1, min(int(k), 1000))
+        key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to)
+        if self.index_error:
+            raise LibraryError(self.index_error)
+        with self._thread_lock:
+            self._sync()
+            cached = self._search_cache.get(key)
+            if cached is not None:
+                self._search_cache.move_to_end(key)
+                return list(cached)
+            q = self.index.build_query(query, doc_ids=doc_ids, year_from=year_from, year_to=year_to)
+            try:
+                raw = self.index.search(q, k) if q is not None else []
+            except ValueError as e:
+                raise LibraryError(
+                    f"The search index is damaged ({e}); run `paperpilot reindex` to rebuild it."
+                ) from e
+            rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
+            stems = set(self.index.stems(" ".join(query_terms(query))))
+            hits: list[Hit] = []
+            for h in raw:
+                r = rows.get(h.chunk_id)
+                if r is None:  # index ahead of a concurrent delete: skip, never crash
+                    continue
+                snippet, terms = make_snippet(r.text, query, stems, self.index.stems)
+                hits.append(
+                    Hit(
+                        doc_id=r.doc_id,
+                        chunk_id=r.chunk_id,
+                        seq=r.seq,
+                        title=r.title,
+                        section=r.section,
+                        page=r.page,
+                        score=round(h.score, 4),
+                        snippet=snippet,
+                        terms=terms,
+                    )
+                )
+            self._search_cache[key] = hits
+            if len(self._search_cache) > 256:
+                self._search_cache.popitem(last=False)
+            return list(hits)
+
+    def concept_stats(self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True) -> dict[str, int]:
+        """Documents mentioning each term: chunks with all its words that are not a reference
+        list (the agent's out-of-library check: a name found only in bibliographies is not in
+        the library). Counted over the ``sample`` best chunks per term, so a common term reads
+        as "at least that many". ``fuzzy``: long words may be one edit off (typos in names)."""
+        from ..text.kinds import Kind, classify_passage
+
+        out: dict[str, int] = {}
+        with self._thread_lock:
+            self._sync()
+            for term in terms:
+                q = self.index.all_words_query(term, fuzzy=fuzzy)
+                if q is None:
+                    out[term] = 0
+                    continue
+                raw = self.index.search(q, sample)
+                rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
+                docs = {
+                    r.doc_id for r in rows.values() if classify_passage(r.text, r.section) != Kind.REFERENCES
+                }
+                out[term] = len(docs)
+        return out
+
+    # --- notes (one Markdown text per document, deleted with it; see library.notes) ---------------
+
+    def get_note(self, doc_id: int) -> str:
+        """The user's Markdown note on a document ("" when none)."""
+        note = self.store.note(doc_id)
+        return note[0] if note else ""
+
+    def note_updated(self, doc_id: int) -> str | None:
+        """When the note was last saved (ISO 8601 UTC), or None."""
+        note = self.store.note(doc_id)
+        return note[1] if note else None
+
+    def all_notes(self) -> dict[int, str]:
+        """Every note, by document id."""
+        return {doc_id: text for doc_id, text, _updated in self.store.notes()}
+
+    def search_notes(self, query: str) -> list[NoteHit]:
+        """Notes whose text (or document title) holds every word of ``query``; most recent first.
+        An empty query lists every note."""
+        return search_notes(self.store.notes_of_ready_documents(), query)
+
+    def set_note(self, doc_id: int, text: str) -> None:
+        """Save (or, with an empty text, delete) the note on a document, as one write.
+
+        Raises DocumentNotFound when no ready document has that id, LibraryReadOnly in a
+        read-only library, LibraryBusy when another process keeps the writer lock.
+        """
+        if self.read_only:
+            raise LibraryReadOnly(f"The library folder {self.paths.library_dir} is read-only: the note was not saved.")
+        with self.writing() as w:
+            w.set_note(doc_id, text)
+
+    def read(self, doc_id: int, segment: int) -> Passage:
+        p = self.store.passage(doc_id, segment)
+        if p is None:
+            if self.store.document(doc_id) is None:
+                raise DocumentNotFound(f"No document with id {doc_id}.")
+            raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
+        return p
+
+
+class LibraryWriter:
+    """The writes a ``Library.writing()`` block may make. Each keeps SQLite, the search index
+    and the stored copy's sidecar in step; the index work is committed when the block ends."""
+
+    def __init__(self, library: Library) -> None:
+        self._library = library
+
+    def find_ready_by_sha(self, sha256: str) -> int | None:
+        """The ready document with this content hash; checked again here, under the lock."""
+        return self._library.store.find_ready_by_sha(sha256)
+
+    def add_metadata_document(
+        self, *, sha256: str, source_path: str, file_name: str, metadata: Metadata, csl: str, chunks: Sequence[Chunk]
+    ) -> int:
+        """Add a document with no file (a bibliography entry) and index its chunks."""
+        lib = self._library
+        doc_id = lib.store.add_metadata_document(
+            sha256=sha256, source_path=source_path, file_name=file_name, metadata=metadata, csl=csl, chunks=chunks
+        )
+        lib.index.add_chunks(lib._get_writer(), lib.store.iter_chunks_for_index([doc_id]))
+        lib._pending_index.append(doc_id)
+        return doc_id
+
+    def set_csl(
+        self, doc_id: int, csl: str, columns: dict[str, Any], replace_chunks: Sequence[Chunk] | None = None
+    ) -> bool:
+        """Store a document's CSL item and its columns, then re-index it; False for an unknown id."""
+        if not self._library.store.set_csl(doc_id, csl, columns, replace_chunks=replace_chunks):
+            return False
+        self.reindex_document(doc_id)
+        return True
+
+    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+        """Write edited metadata columns, then re-index the document; False for an unknown id."""
+        if not self._library.store.update_columns(doc_id, values):
+            return False
+        self.reindex_document(doc_id)
+        return True
+
+    def set_note(self, doc_id: int, text: str) -> None:
+        """Save the note on ``doc_id`` (an empty text deletes it) and its copy in the sidecar."""
+        if not self._library.store.set_note(doc_id, text):
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        # The sidecar keeps the note with the stored copy, for a rebuild if the database is lost.
+        self._library.write_sidecar(doc_id)
+
+    def reindex_document(self, doc_id: int) -> None:
+        """Index the document's chunks again (the title and year are indexed with every chunk)."""
+        lib = self._library
+        w = lib._get_writer()
+        SearchIndex.delete_doc(w, doc_id)
+        lib.index.add_chunks(w, lib.store.iter_chunks_for_index([doc_id]))
+        lib._pending_index.append(doc_id)
+        lib.write_sidecar(doc_id)

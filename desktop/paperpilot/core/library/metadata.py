@@ -1,0 +1,354 @@
+"""The library's documents as CSL items: read, edit, import from bibliographies, export, format.
+
+A document's citation metadata lives in two places that this module keeps in step:
+
+* the ``csl`` column holds the full CSL-JSON item once one has been saved (by an edit, a
+  bibliography import or an online lookup); until then the item is guessed from the columns,
+  so importing a PDF costs nothing extra;
+* the columns (title, authors, year, venue, DOI, arXiv id, abstract, language) stay the source
+  for search, listing and the agent. Every save writes both in one transaction.
+
+The columns can still be edited on their own (``update_metadata``, the older edit dialog; the
+title and year are indexed with every chunk, so an edit re-indexes the document). ``item_for_document`` notices that because a column no longer equals what the
+stored item would write into it, and then the column wins for that field only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from ..citations.formats import ExportFormat, ParseError, bibliography_format, export_text, parse_bibliography
+from ..citations.identifiers import is_arxiv_id, normalize_arxiv, normalize_doi
+from ..citations.model import CslItem, item_from_csl
+from ..citations.records import (
+    METADATA_KIND,
+    clean_fields,
+    columns_for,
+    doc_columns,
+    guess_item,
+    merge_items,
+    normalise_for_save,
+    read_bibliography_text,
+    record_chunks,
+    same_metadata,
+    title_key,
+    title_key_usable,
+)
+from ..citations.styles import Rendered, bibliography, get_style, in_list_order
+from ..errors import InvalidInput, LibraryError
+from ..models import DocumentInfo, Metadata
+
+if TYPE_CHECKING:  # the library calls this module: no import at run time
+    from .library import Library, LibraryWriter
+
+
+@dataclass
+class BibImportReport:
+    """What importing one bibliography file did.
+
+    ``matched``: (doc_id, how) for entries merged into an existing document, how being
+    "doi", "arxiv", "title" or "content" (the same entry); ``created``: ids of new metadata-only documents; ``errors``:
+    entries that could not be read, with their line numbers; ``unchanged``: the matched
+    documents the entry added nothing to (a re-import), a subset of ``matched``'s ids.
+    """
+
+    matched: list[tuple[int, str]] = field(default_factory=list)
+    created: list[int] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+    unchanged: list[int] = field(default_factory=list)
+    cancelled: bool = False
+
+
+# --- documents → items ------------------------------------------------------------------------
+
+
+def _ready_document(library: Library, doc_id: int) -> DocumentInfo:
+    doc = library.document(doc_id)
+    if doc is None or doc.status != "ready":
+        raise LibraryError(f"No document with id {doc_id}.")
+    return doc
+
+
+def item_for_document(library: Library, doc_id: int) -> CslItem:
+    """The CSL item of a ready document: the saved item, corrected by later column edits.
+
+    Raises LibraryError for an unknown or failed document.
+    """
+    doc = _ready_document(library, doc_id)
+    kind = library.store.kind(doc_id)
+    guessed = guess_item(doc, kind)
+    stored = library.store.get_csl(doc_id)
+    if not stored:
+        return guessed
+    try:
+        item = item_from_csl(stored)
+    except ValidationError:  # a damaged csl value must not hide the document from citing
+        return guessed
+    now, saved = doc_columns(doc), columns_for(item)
+    for col, value in now.items():
+        if value == saved[col]:
+            continue
+        # Edited through the columns after the item was saved: the column is newer.
+        if col == "title":
+            item.title = doc.title
+        elif col == "authors":
+            item.author = guessed.author
+        elif col == "year":
+            item.issued = guessed.issued
+        elif col == "venue":
+            item.container_title = doc.venue
+        elif col == "doi":
+            item.DOI = doc.doi
+        elif col == "arxiv_id":
+            item.arxiv = doc.arxiv_id
+        elif col == "abstract":
+            item.abstract = doc.abstract
+        elif col == "language":
+            item.language = guessed.language
+    if not item.id:
+        item.id = guessed.id
+    return item
+
+
+def items_for_documents(library: Library, doc_ids: Sequence[int] | None = None) -> list[CslItem]:
+    """Items for ``doc_ids`` in that order, or for every ready document when None."""
+    ids = [d.doc_id for d in library.list_documents()] if doc_ids is None else list(doc_ids)
+    return [item_for_document(library, i) for i in ids]
+
+
+def is_metadata_only(library: Library, doc_id: int) -> bool:
+    """True for documents made from a bibliography entry: no file, no pages, nothing to open."""
+    return library.store.kind(doc_id) == METADATA_KIND
+
+
+# --- saving -----------------------------------------------------------------------------------
+
+
+def _save(library: Library, w: LibraryWriter, doc_id: int, item: CslItem) -> None:
+    """Write item and columns in one transaction and re-index the document (inside ``writing()``)."""
+    cols = columns_for(item)
+    cols["authors"] = json.dumps(cols["authors"], ensure_ascii=False)
+    chunks = record_chunks(item) if is_metadata_only(library, doc_id) else None
+    csl = json.dumps(item.to_csl(), ensure_ascii=False)
+    # The title and year are indexed with every chunk, so the writer re-indexes the document.
+    if not w.set_csl(doc_id, csl, cols, replace_chunks=chunks):
+        raise LibraryError(f"No document with id {doc_id} can be edited.")
+
+
+def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
+    """Store ``item`` as the document's metadata and bring its columns and index in step.
+
+    Raises ValueError with a sentence for the user (empty title, impossible year, not a DOI),
+    LibraryError for an unknown or failed document, LibraryBusy when another process writes.
+    Returns the updated document record.
+    """
+    _ready_document(library, doc_id)
+    item = normalise_for_save(item)
+    # The same checks, with the same messages, as the column editor.
+    clean_fields({"title": item.title, "year": item.year, "doi": item.DOI})
+    if item.arxiv and not is_arxiv_id(item.arxiv):
+        raise InvalidInput(f"{item.arxiv!r} does not look like an arXiv id (e.g. 1706.03762).")
+    with library.writing() as w:
+        _save(library, w, doc_id, item)
+    return _ready_document(library, doc_id)
+
+
+def update_metadata(library: Library, doc_id: int, **fields: Any) -> DocumentInfo:
+    """Change title / authors / year / venue / DOI of a ready document; returns the new record.
+
+    Raises ValueError for invalid values, LibraryError for an unknown or failed document and
+    LibraryBusy when another process holds the writer lock.
+    """
+    values = clean_fields(fields)
+    doc = library.document(doc_id)
+    if doc is None or doc.status != "ready":
+        raise LibraryError(f"No document with id {doc_id} can be edited.")
+    if not values:
+        return doc
+    # indexed=0 in the same transaction: if we crash before the index commit, start-up
+    # recovery notices and re-indexes the document with the new title.
+    with library.writing() as w:
+        w.update_columns(doc_id, values)
+    updated = library.document(doc_id)
+    if updated is None:  # removed by another process between our commit and this read
+        raise LibraryError(f"Document {doc_id} was removed while it was being edited.")
+    return updated
+
+
+# --- bibliography import ----------------------------------------------------------------------
+
+
+@dataclass
+class _Known:
+    doc_id: int
+    year: int | None
+    doi: str
+    arxiv: str
+
+
+class _Matcher:
+    """Finds the document an entry describes: by DOI, then arXiv id, then normalised title."""
+
+    def __init__(self, library: Library) -> None:
+        self.by_doi: dict[str, int] = {}
+        self.by_arxiv: dict[str, int] = {}
+        self.by_title: dict[str, list[_Known]] = {}
+        for doc in library.list_documents():
+            self.add(doc.doc_id, doc.title, doc.year, doc.doi, doc.arxiv_id)
+
+    def add(self, doc_id: int, title: str, year: int | None, doi: str, arxiv: str) -> None:
+        doi, arxiv = normalize_doi(doi) if doi else "", normalize_arxiv(arxiv).lower() if arxiv else ""
+        if doi:
+            self.by_doi.setdefault(doi, doc_id)
+        if arxiv:
+            self.by_arxiv.setdefault(arxiv, doc_id)
+        key = title_key(title)
+        if title_key_usable(key):
+            self.by_title.setdefault(key, []).append(_Known(doc_id, year, doi, arxiv))
+
+    def find(self, item: CslItem) -> tuple[int, str] | None:
+        doi = normalize_doi(item.DOI) if item.DOI else ""
+        arxiv = normalize_arxiv(item.arxiv).lower() if item.arxiv else ""
+        if doi and doi in self.by_doi:
+            return self.by_doi[doi], "doi"
+        if arxiv and arxiv in self.by_arxiv:
+            return self.by_arxiv[arxiv], "arxiv"
+        key = title_key(item.title)
+        if not title_key_usable(key):
+            return None
+        year = item.year
+        for known in self.by_title.get(key, []):
+            # Same title but a different identifier or a distant year: another work (a new
+            # edition, a journal version of a workshop paper) rather than this one.
+            if doi and known.doi and doi != known.doi:
+                continue
+            if arxiv and known.arxiv and arxiv != known.arxiv:
+                continue
+            if year and known.year and abs(year - known.year) > 1:
+                continue
+            return known.doc_id, "title"
+        return None
+
+
+def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, bool]:
+    """Add a metadata-only document; (id, False) when one with the same entry already exists
+    (another process imported the same bibliography since the matcher looked)."""
+    if not item.title:
+        # Imported anyway so that nothing the user listed silently disappears.
+        item.title = item.container_title or item.id or "Untitled"
+    cols = columns_for(item)
+    meta = Metadata(
+        title=cols["title"],
+        authors=cols["authors"],
+        year=cols["year"],
+        venue=cols["venue"],
+        doi=cols["doi"],
+        arxiv_id=cols["arxiv_id"],
+        abstract=cols["abstract"],
+        language=cols["language"],
+    )
+    csl = json.dumps(item.to_csl(), ensure_ascii=False)
+    digest = hashlib.sha256(("csl:" + csl).encode("utf-8")).hexdigest()
+    with library.writing(batch=True) as w:
+        # Checked again under the writer lock, as for files: the matcher looked without it.
+        existing = w.find_ready_by_sha(digest)
+        if existing is not None:
+            return existing, False
+        doc_id = w.add_metadata_document(
+            sha256=digest,
+            source_path=str(path.resolve()),
+            file_name=path.name,
+            metadata=meta,
+            csl=csl,
+            chunks=record_chunks(item),
+        )
+    return doc_id, True
+
+
+def import_bibliography(
+    library: Library, path: str | Path, *, cancel: threading.Event | None = None
+) -> BibImportReport:
+    """Import a .bib, .ris or CSL-JSON file: merge entries into matching documents, add the rest.
+
+    Each entry is matched to a ready document by DOI, then arXiv id, then normalised title,
+    and merged into it; unmatched entries become metadata-only documents (one transaction
+    each, one searchable chunk of title, authors, venue and abstract). Unreadable entries
+    are reported with their line numbers and the rest are imported. Raises ImportFailure
+    when the file itself cannot be read or is of an unknown type.
+    """
+    path = Path(path)
+    fmt = bibliography_format(path)
+    parsed = parse_bibliography(read_bibliography_text(path), fmt)
+    report = BibImportReport(errors=list(parsed.errors))
+    matcher = _Matcher(library)
+    try:
+        for entry in parsed.items:
+            if cancel is not None and cancel.is_set():
+                report.cancelled = True
+                break
+            found = matcher.find(entry)
+            if found is None:
+                doc_id, created = _new_document(library, entry.model_copy(deep=True), path)
+                if created:
+                    report.created.append(doc_id)
+                else:
+                    report.matched.append((doc_id, "content"))
+                    report.unchanged.append(doc_id)
+                matcher.add(doc_id, entry.title, entry.year, entry.DOI, entry.arxiv)
+            else:
+                doc_id, how = found
+                report.matched.append((doc_id, how))
+                existing = item_for_document(library, doc_id)
+                merged = normalise_for_save(merge_items(existing, entry))
+                if same_metadata(merged, existing):
+                    report.unchanged.append(doc_id)
+                else:
+                    with library.writing(batch=True) as w:
+                        _save(library, w, doc_id, merged)
+                    matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
+            library.handover()
+    finally:
+        library.flush()
+    return report
+
+
+# --- export and formatting ----------------------------------------------------------------------
+
+
+def export_items(library: Library, doc_ids: Sequence[int] | None, fmt: ExportFormat) -> str:
+    """BibTeX, RIS or CSL-JSON text for ``doc_ids`` in that order (None: the whole library)."""
+    return export_text(items_for_documents(library, doc_ids), fmt)
+
+
+def format_references(library: Library, doc_ids: Sequence[int], style: str) -> list[Rendered]:
+    """The reference list for ``doc_ids``: in the given (citation) order for numeric styles,
+    with "[n] " first; alphabetical by first author for author-date styles.
+
+    Raises ValueError for an unknown style, LibraryError for an unknown document.
+    """
+    get_style(style)  # an unknown style fails before any document is read
+    return bibliography(in_list_order(items_for_documents(library, doc_ids), style), style)
+
+
+def in_text(
+    library: Library, doc_ids: Sequence[int], style: str, numbers: Sequence[int] | None = None
+) -> str:
+    """The in-text citation of ``doc_ids`` together: "[1, 2]", "(Vaswani et al., 2017)" …
+
+    ``numbers`` are the documents' positions in the reference list (default 1, 2, … in the
+    given order), for numeric styles.
+    """
+    st = get_style(style)
+    items = items_for_documents(library, doc_ids)
+    nums = list(numbers) if numbers is not None else list(range(1, len(items) + 1))
+    if len(nums) != len(items):
+        raise ValueError("in_text needs one number per document")
+    return st.in_text(items, nums)

@@ -1,0 +1,639 @@
+"""The library's source of truth: documents and chunks in one SQLite file (WAL)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..clock import utc_now
+from ..errors import Damaged, PaperPilotError
+from ..models import Chunk, DocumentInfo, Metadata, Passage
+
+# 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
+# 3: notes (one Markdown note per document, see library.notes).
+SCHEMA_VERSION = 3
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    sha256      TEXT NOT NULL DEFAULT '',
+    file_name   TEXT NOT NULL DEFAULT '',
+    source_path TEXT NOT NULL DEFAULT '',
+    stored_path TEXT NOT NULL DEFAULT '',
+    -- pdf | text | markdown | corpus | metadata (a bibliography entry without a file: no stored
+    -- file, no pages, one chunk holding its title, authors and abstract).
+    kind        TEXT NOT NULL DEFAULT '',
+    external_id TEXT NOT NULL DEFAULT '',
+    title       TEXT NOT NULL DEFAULT '',
+    authors     TEXT NOT NULL DEFAULT '[]',
+    year        INTEGER,
+    venue       TEXT NOT NULL DEFAULT '',
+    doi         TEXT NOT NULL DEFAULT '',
+    arxiv_id    TEXT NOT NULL DEFAULT '',
+    abstract    TEXT NOT NULL DEFAULT '',
+    language    TEXT NOT NULL DEFAULT '',
+    page_count  INTEGER NOT NULL DEFAULT 0,
+    chunk_count INTEGER NOT NULL DEFAULT 0,
+    size_bytes  INTEGER NOT NULL DEFAULT 0,
+    added       TEXT NOT NULL,
+    tags        TEXT NOT NULL DEFAULT '[]',
+    -- ready: searchable; failed: import failed, kept with its reason so the user can retry;
+    -- deleting: removal started and must be finished by recovery.
+    status      TEXT NOT NULL CHECK (status IN ('ready', 'failed', 'deleting')),
+    error       TEXT NOT NULL DEFAULT '',
+    error_code  TEXT NOT NULL DEFAULT '',
+    -- 0 until the chunks are committed to the Tantivy index; recovery re-indexes the rest.
+    indexed     INTEGER NOT NULL DEFAULT 0,
+    -- The CSL-JSON item as last saved by the citation layer; '{}' until then (the citation
+    -- layer derives one from the columns above, which stay the source for search and listing).
+    csl         TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
+CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
+CREATE TABLE IF NOT EXISTS chunks (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    doc_id  INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    seq     INTEGER NOT NULL,
+    section TEXT NOT NULL DEFAULT '',
+    page    INTEGER NOT NULL DEFAULT 1,
+    text    TEXT NOT NULL,
+    UNIQUE (doc_id, seq)
+);
+CREATE TABLE IF NOT EXISTS notes (
+    doc_id  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    text    TEXT NOT NULL DEFAULT '',
+    updated TEXT NOT NULL
+);
+"""
+
+_DOC_COLUMNS = (
+    "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
+    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id"
+)
+
+# Columns the citation layer keeps in step with a document's CSL item (see Store.set_csl).
+_CSL_SYNCED_COLUMNS = frozenset(
+    {"title", "authors", "year", "venue", "doi", "arxiv_id", "abstract", "language"}
+)
+
+
+class StoreError(PaperPilotError):
+    """The library database cannot be used (busy, corrupt, newer schema)."""
+
+
+class StoreDamaged(StoreError, Damaged):
+    """The file is not a readable SQLite database (overwritten, truncated, corrupt)."""
+
+
+class StoreMissing(StoreError, Damaged):
+    """The file is missing, empty or holds no library tables."""
+
+
+# SQLite primary result codes (sqlite3 exposes them only from Python 3.11 on, by name).
+_SQLITE_CORRUPT, _SQLITE_NOTADB, _SQLITE_FULL = 11, 26, 13
+
+
+def _store_error(path: Path, e: sqlite3.DatabaseError) -> StoreError:
+    code = getattr(e, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return StoreDamaged(f"The library database {path} is damaged: {e}")
+    return StoreError(f"The library database {path} cannot be opened: {e}")
+
+
+def is_disk_full(e: BaseException) -> bool:
+    """SQLite's "database or disk is full" (SQLITE_FULL)."""
+    code = getattr(e, "sqlite_errorcode", None)
+    return isinstance(e, sqlite3.OperationalError) and (
+        (code is not None and code & 0xFF == _SQLITE_FULL) or "disk is full" in str(e)
+    )
+
+
+@dataclass
+class ChunkRow:
+    chunk_id: int
+    doc_id: int
+    seq: int
+    section: str
+    page: int
+    text: str
+    title: str
+    year: int | None
+
+
+def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
+    return DocumentInfo(
+        doc_id=r[0],
+        title=r[1],
+        authors=json.loads(r[2]),
+        year=r[3],
+        pages=r[4],
+        chunks=r[5],
+        status=r[6],
+        sha256=r[7],
+        file_name=r[8],
+        source_path=r[9],
+        stored_path=r[10],
+        venue=r[11],
+        doi=r[12],
+        arxiv_id=r[13],
+        abstract=r[14],
+        language=r[15],
+        tags=json.loads(r[16]),
+        added=r[17],
+        error=r[18],
+        external_id=r[19],
+    )
+
+
+class Store:
+    """One connection to the library database.
+
+    Readers never block writers (WAL). Writes are short ``BEGIN IMMEDIATE`` transactions; the
+    cross-process writer lock lives in :mod:`library`, SQLite's busy timeout is the last resort.
+    """
+
+    def __init__(
+        self, path: Path, busy_timeout_ms: int = 10_000, *, read_only: bool = False, must_exist: bool = False
+    ) -> None:
+        """Open (or create) the database.
+
+        ``must_exist``: raise StoreMissing instead of creating the tables in a missing or empty
+        file, so that a library whose database was lost is noticed rather than quietly replaced.
+        ``read_only``: never write, not even the WAL set-up (a read-only library folder).
+        """
+        self.path = path
+        self.read_only = read_only
+        self.seen_version: int | None = None  # last PRAGMA data_version the library looked at
+        try:
+            self.conn = self._connect(path, busy_timeout_ms)
+        except sqlite3.DatabaseError as e:
+            raise _store_error(path, e) from e
+        try:
+            has_tables = self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='documents'"
+            ).fetchone()
+            if has_tables is None and (must_exist or read_only):
+                raise StoreMissing(f"The library database {path} holds no library.")
+            if read_only:
+                self._check_version(migrate=False)
+                return
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self.conn.executescript(_SCHEMA)
+            self._check_version()
+        except sqlite3.DatabaseError as e:
+            self.conn.close()
+            raise _store_error(path, e) from e
+        except StoreError:
+            self.conn.close()
+            raise
+
+    def _connect(self, path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+        timeout = busy_timeout_ms / 1000
+        if not self.read_only:
+            return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=timeout)
+        uri = path.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False,
+                               timeout=timeout)  # fmt: skip
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.OperationalError:
+            # A WAL database needs its -shm file, which a read-only folder cannot get; nobody can
+            # write there either, so reading the file as immutable is safe.
+            conn.close()
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False,
+                               timeout=timeout)  # fmt: skip
+
+    def _check_version(self, migrate: bool = True) -> None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is not None and int(row[0]) > SCHEMA_VERSION:
+            raise StoreError(
+                f"The library was written by a newer PaperPilot (schema {row[0]}); please upgrade."
+            )
+        if row is None or int(row[0]) < SCHEMA_VERSION:
+            if not migrate:
+                raise StoreError(
+                    "The library was written by an older PaperPilot and its folder is read-only: "
+                    "open it once with write access so that it can be upgraded."
+                )
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older database up to SCHEMA_VERSION in one transaction.
+
+        Steps test the actual table shape rather than trusting the version number, and run
+        under BEGIN IMMEDIATE, so two processes opening an old library at once cannot both
+        add the same column.
+        """
+        with self.transaction() as c:
+            cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
+            if "csl" not in cols:  # v1 → v2
+                c.execute("ALTER TABLE documents ADD COLUMN csl TEXT NOT NULL DEFAULT '{}'")
+            # v2 → v3: per-document notes (the schema script creates the table on open too;
+            # this keeps the step explicit for databases opened by a migration-only path).
+            c.execute(
+                "CREATE TABLE IF NOT EXISTS notes (doc_id INTEGER PRIMARY KEY REFERENCES documents(id)"
+                " ON DELETE CASCADE, text TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL)"
+            )
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
+                " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (str(SCHEMA_VERSION),),
+            )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.conn
+            # Inside the try: a COMMIT that fails (a full disk) must roll back too, or the
+            # connection stays in the transaction and every later write fails.
+            self.conn.execute("COMMIT")
+        except BaseException:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another process) commits."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    # --- writes -----------------------------------------------------------------------------
+
+    def add_document(
+        self,
+        *,
+        sha256: str,
+        file_name: str,
+        source_path: str,
+        stored_path: str,
+        kind: str,
+        external_id: str,
+        metadata: Metadata,
+        page_count: int,
+        size_bytes: int,
+        chunks: Sequence[Chunk],
+        added: str | None = None,
+        csl: str = "{}",
+        tags: Sequence[str] = (),
+        doc_id: int | None = None,
+    ) -> int:
+        """Insert a ready document with its chunks in one transaction; returns its id.
+
+        A failed-import record for the same source is replaced: the retry succeeded. ``added``,
+        ``csl``, ``tags`` and ``doc_id`` (kept when that id is free, so that saved conversations
+        still cite the right document) are given when a document is rebuilt from its stored copy.
+        """
+        with self.transaction() as c:
+            if source_path:
+                c.execute("DELETE FROM documents WHERE status='failed' AND source_path=?", (source_path,))
+            if doc_id is not None and c.execute("SELECT 1 FROM documents WHERE id=?", (doc_id,)).fetchone():
+                doc_id = None
+            cur = c.execute(
+                "INSERT INTO documents (id, sha256, file_name, source_path, stored_path, kind, external_id,"
+                " title, authors, year, venue, doi, arxiv_id, abstract, language, page_count,"
+                " chunk_count, size_bytes, added, csl, tags, status)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
+                (
+                    doc_id,
+                    sha256, file_name, source_path, stored_path, kind, external_id,
+                    metadata.title, json.dumps(metadata.authors, ensure_ascii=False), metadata.year,
+                    metadata.venue, metadata.doi, metadata.arxiv_id, metadata.abstract,
+                    metadata.language, page_count, len(chunks), size_bytes, added or utc_now(), csl,
+                    json.dumps(list(tags), ensure_ascii=False),
+                ),
+            )  # fmt: skip
+            new_id = int(cur.lastrowid or 0)
+            c.executemany(
+                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
+                ((new_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+            )
+        return new_id
+
+    def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
+        """Remember a failed import (one row per source path) so the user can see and retry it."""
+        with self.transaction() as c:
+            row = c.execute(
+                "SELECT id FROM documents WHERE status='failed' AND source_path=?", (source_path,)
+            ).fetchone()
+            if row:
+                c.execute(
+                    "UPDATE documents SET error=?, error_code=?, sha256=?, added=? WHERE id=?",
+                    (reason, code, sha256, utc_now(), row[0]),
+                )
+                return int(row[0])
+            cur = c.execute(
+                "INSERT INTO documents (sha256, file_name, source_path, title, added, status, error,"
+                " error_code) VALUES (?,?,?,?,?,'failed',?,?)",
+                (sha256, file_name, source_path, file_name, utc_now(), reason, code),
+            )
+            return int(cur.lastrowid or 0)
+
+    def mark_indexed(self, doc_ids: Iterable[int]) -> None:
+        ids = list(doc_ids)
+        if not ids:
+            return
+        with self.transaction() as c:
+            c.executemany("UPDATE documents SET indexed=1 WHERE id=?", ((i,) for i in ids))
+
+    def mark_all_unindexed(self) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE documents SET indexed=0")
+
+    def mark_deleting(self, doc_id: int) -> bool:
+        with self.transaction() as c:
+            cur = c.execute("UPDATE documents SET status='deleting' WHERE id=?", (doc_id,))
+            return cur.rowcount > 0
+
+    def restore_note(self, doc_id: int, text: str, updated: str | None) -> None:
+        """Put back a note kept in a sidecar (rebuilding a document from its stored copy)."""
+        if not text.strip():
+            return
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
+                " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
+                (doc_id, text, updated or utc_now()),
+            )
+
+    def set_note(self, doc_id: int, text: str) -> bool:
+        """Save the note on a ready document (an empty text deletes it); False for an unknown id."""
+        with self.transaction() as c:
+            if c.execute("SELECT 1 FROM documents WHERE id=? AND status='ready'", (doc_id,)).fetchone() is None:
+                return False
+            if not text.strip():
+                c.execute("DELETE FROM notes WHERE doc_id=?", (doc_id,))
+            else:
+                c.execute(
+                    "INSERT INTO notes(doc_id, text, updated) VALUES (?,?,?)"
+                    " ON CONFLICT(doc_id) DO UPDATE SET text=excluded.text, updated=excluded.updated",
+                    (doc_id, text, utc_now()),
+                )
+        return True
+
+    def delete_notes(self, doc_ids: Sequence[int]) -> None:
+        marks = ",".join("?" * len(doc_ids))
+        with self.transaction() as c:
+            c.execute(f"DELETE FROM notes WHERE doc_id IN ({marks})", list(doc_ids))
+
+    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+        """Write edited metadata columns of a ready document, marking it unindexed in the same
+        transaction (a crash before the index commit is repaired by recovery); False when no
+        ready document has that id."""
+        unknown = set(values) - _CSL_SYNCED_COLUMNS
+        if unknown:
+            raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        sets = ", ".join(f"{k}=?" for k in values)
+        with self.transaction() as c:
+            cur = c.execute(
+                f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND status='ready'", (*values.values(), doc_id)
+            )
+            return cur.rowcount > 0
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as c:
+            c.execute(
+                "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def delete_document(self, doc_id: int) -> None:
+        with self.transaction() as c:
+            c.execute("DELETE FROM documents WHERE id=?", (doc_id,))
+
+    def add_metadata_document(
+        self,
+        *,
+        sha256: str,
+        source_path: str,
+        file_name: str,
+        metadata: Metadata,
+        csl: str,
+        chunks: Sequence[Chunk],
+    ) -> int:
+        """Insert a metadata-only document (kind 'metadata', no file, 0 pages) in one transaction."""
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO documents (sha256, file_name, source_path, kind, title, authors, year, venue,"
+                " doi, arxiv_id, abstract, language, page_count, chunk_count, added, status, csl)"
+                " VALUES (?,?,?,'metadata',?,?,?,?,?,?,?,?,0,?,?,'ready',?)",
+                (
+                    sha256, file_name, source_path, metadata.title,
+                    json.dumps(metadata.authors, ensure_ascii=False), metadata.year, metadata.venue,
+                    metadata.doi, metadata.arxiv_id, metadata.abstract, metadata.language, len(chunks),
+                    utc_now(), csl,
+                ),
+            )  # fmt: skip
+            doc_id = int(cur.lastrowid or 0)
+            c.executemany(
+                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
+                ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+            )
+        return doc_id
+
+    def set_csl(
+        self,
+        doc_id: int,
+        csl: str,
+        columns: dict[str, Any] | None = None,
+        replace_chunks: Sequence[Chunk] | None = None,
+    ) -> bool:
+        """Store a document's CSL-JSON and, in the same transaction, its derived columns.
+
+        ``columns`` (title, authors as JSON, year, venue, doi, arxiv_id, abstract, language)
+        are written too, and the document is marked unindexed so that a crash before the
+        index commit is repaired by recovery. ``replace_chunks`` replaces all chunks (for
+        metadata-only documents, whose one chunk is made from the metadata). Returns False
+        when no ready document has that id.
+        """
+        cols = dict(columns or {})
+        unknown = set(cols) - _CSL_SYNCED_COLUMNS
+        if unknown:
+            raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        sets = "".join(f", {k}=?" for k in cols)
+        with self.transaction() as c:
+            cur = c.execute(
+                f"UPDATE documents SET csl=?{sets}, indexed=0 WHERE id=? AND status='ready'",
+                (csl, *cols.values(), doc_id),
+            )
+            if cur.rowcount == 0:
+                return False
+            if replace_chunks is not None:
+                c.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
+                c.executemany(
+                    "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
+                    ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in replace_chunks),
+                )
+                c.execute("UPDATE documents SET chunk_count=? WHERE id=?", (len(replace_chunks), doc_id))
+        return True
+
+    # --- reads ------------------------------------------------------------------------------
+
+    def note(self, doc_id: int) -> tuple[str, str] | None:
+        """(text, updated) of the note on ``doc_id``, or None."""
+        row = self.conn.execute("SELECT text, updated FROM notes WHERE doc_id=?", (doc_id,)).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def notes(self, doc_ids: Sequence[int] | None = None) -> list[tuple[int, str, str]]:
+        """(doc_id, text, updated) of every note, or of the notes on ``doc_ids``."""
+        if doc_ids is None:
+            rows = self.conn.execute("SELECT doc_id, text, updated FROM notes").fetchall()
+        else:
+            marks = ",".join("?" * len(doc_ids))
+            rows = self.conn.execute(
+                f"SELECT doc_id, text, updated FROM notes WHERE doc_id IN ({marks})", list(doc_ids)
+            ).fetchall()
+        return [(int(d), str(t), str(u)) for d, t, u in rows]
+
+    def notes_of_ready_documents(self) -> list[tuple[int, str, str]]:
+        """(doc_id, title, text) of the notes on ready documents, most recently saved first."""
+        rows = self.conn.execute(
+            "SELECT n.doc_id, d.title, n.text FROM notes n JOIN documents d ON d.id = n.doc_id"
+            " WHERE d.status='ready' ORDER BY n.updated DESC, n.doc_id"
+        ).fetchall()
+        return [(int(d), str(ti), str(te)) for d, ti, te in rows]
+
+    def get_csl(self, doc_id: int) -> dict[str, Any]:
+        """The stored CSL-JSON item of a document ({} when none was saved or the id is unknown)."""
+        row = self.conn.execute("SELECT csl FROM documents WHERE id=?", (doc_id,)).fetchone()
+        if row is None:
+            return {}
+        try:
+            data = json.loads(row[0] or "{}")
+        except ValueError:  # hand-edited or damaged: fall back to the columns, never crash
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def kind(self, doc_id: int) -> str:
+        """'pdf', 'text', 'markdown', 'corpus', 'metadata' (no file) … or '' for an unknown id."""
+        row = self.conn.execute("SELECT kind FROM documents WHERE id=?", (doc_id,)).fetchone()
+        return str(row[0]) if row else ""
+
+    def find_ready_by_sha(self, sha256: str) -> int | None:
+        row = self.conn.execute(
+            "SELECT id FROM documents WHERE sha256=? AND status IN ('ready', 'deleting') LIMIT 1",
+            (sha256,),
+        ).fetchone()
+        return int(row[0]) if row else None
+
+    def documents(self, statuses: Sequence[str] = ("ready", "failed")) -> list[DocumentInfo]:
+        marks = ",".join("?" * len(statuses))
+        rows = self.conn.execute(
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE status IN ({marks}) ORDER BY id", tuple(statuses)
+        ).fetchall()
+        return [_doc_from_row(r) for r in rows]
+
+    def document(self, doc_id: int) -> DocumentInfo | None:
+        r = self.conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id=?", (doc_id,)).fetchone()
+        return _doc_from_row(r) if r else None
+
+    def doc_ids_with_status(self, status: str) -> list[int]:
+        return [r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status=?", (status,))]
+
+    def unindexed_ready(self) -> list[int]:
+        return [
+            r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status='ready' AND indexed=0")
+        ]
+
+    def indexed_chunk_count(self) -> int:
+        row = self.conn.execute(
+            "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready' AND indexed=1"
+        ).fetchone()
+        return int(row[0])
+
+    def sidecar_data(self, doc_id: int) -> dict[str, Any] | None:
+        """What a sidecar keeps of a ready document with a stored copy (see library.sidecar)."""
+        r = self.conn.execute(
+            "SELECT sha256, stored_path, file_name, source_path, kind, added, title, authors, year, venue,"
+            " doi, arxiv_id, abstract, language, tags, csl FROM documents"
+            " WHERE id=? AND status='ready' AND stored_path != ''",
+            (doc_id,),
+        ).fetchone()
+        if r is None:
+            return None
+        note = self.conn.execute("SELECT text, updated FROM notes WHERE doc_id=?", (doc_id,)).fetchone()
+        try:
+            csl = json.loads(r[15] or "{}")
+        except ValueError:
+            csl = {}
+        return {
+            "doc_id": doc_id, "sha256": r[0], "stored_path": r[1], "file_name": r[2], "source_path": r[3], "kind": r[4],
+            "added": r[5], "title": r[6], "authors": json.loads(r[7]), "year": r[8], "venue": r[9],
+            "doi": r[10], "arxiv_id": r[11], "abstract": r[12], "language": r[13], "tags": json.loads(r[14]),
+            "csl": csl if isinstance(csl, dict) else {},
+            "note": note[0] if note else "", "note_updated": note[1] if note else None,
+        }  # fmt: skip
+
+    def stored_paths(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT stored_path FROM documents WHERE stored_path != ''")}
+
+    def counts(self) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready'"
+        ).fetchone()
+        return int(row[0]), int(row[1])
+
+    def iter_chunks_for_index(self, doc_ids: Sequence[int] | None = None) -> Iterator[ChunkRow]:
+        sql = (
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready'"
+        )
+        if doc_ids is None:
+            cur = self.conn.execute(sql + " ORDER BY c.id")
+            for r in cur:
+                yield ChunkRow(*r)
+            return
+        for start in range(0, len(doc_ids), 500):
+            part = doc_ids[start : start + 500]
+            cur = self.conn.execute(
+                sql + f" AND c.doc_id IN ({','.join('?' * len(part))}) ORDER BY c.id", tuple(part)
+            )
+            for r in cur:
+                yield ChunkRow(*r)
+
+    def chunks_by_ids(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+        if not chunk_ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            f" WHERE c.id IN ({','.join('?' * len(chunk_ids))})",
+            tuple(chunk_ids),
+        ).fetchall()
+        return {r[0]: ChunkRow(*r) for r in rows}
+
+    def passage(self, doc_id: int, seq: int) -> Passage | None:
+        r = self.conn.execute(
+            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count FROM chunks c"
+            " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'",
+            (doc_id, seq),
+        ).fetchone()
+        if r is None:
+            return None
+        return Passage(
+            doc_id=doc_id,
+            chunk_id=r[0],
+            seq=seq,
+            title=r[4],
+            section=r[1],
+            page=r[2],
+            text=r[3],
+            prev=seq - 1 if seq > 0 else None,
+            next=seq + 1 if seq + 1 < r[5] else None,
+        )

@@ -1,0 +1,1 @@
+"""What PaperPilot remembers about the user: the research profile and saved conversations."""
