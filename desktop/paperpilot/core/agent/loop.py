@@ -635,8 +635,8 @@ class _Run:
         # may be two names: a name is there when all but one of its words are, or each part is.
         relaxed: dict[str, list[str]] = {}
         for k in absent:
-            if k not in entities or has_cjk(k):
-                continue
+            if k not in entities or has_cjk(k) or re.search(rf"[\"“]{re.escape(k)}[\"”]", self.state.question):
+                continue  # a quoted title is exact: "Tunnels and Trolls" is not "Tunnels" and "Trolls"
             words = [w for w in k.split() if w.lower() not in ("and", "&", "of", "the", "in", "on", "for")]
             alts = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))] if len(words) >= 3 else []
             parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", k) if p.strip()]
