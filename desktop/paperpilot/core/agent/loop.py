@@ -561,7 +561,7 @@ class _Run:
             partial=float(a.status == Status.PARTIAL),
             support_min=min(supports) if supports else 0.0,
             dropped_share=v.unsupported_sentences / max(1, v.sentences),
-            rejected=float(min(3, len(v.rejected))),
+            rejected=float(min(3, sum(code != "duplicate_sentence" for code, _ in v.rejected))),
             docs=float(min(3, len(docs))) / 3,
             conflict=self.conflict(v),
             claims_n=min(3, len(v.claims)) / 3,
