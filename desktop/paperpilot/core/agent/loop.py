@@ -49,6 +49,8 @@ from .verify import Verified, coverage, verify_answer
 log = logging.getLogger(__name__)
 
 CONVERGENCE_ROUNDS = 2
+# Words of a title that name nothing ("The", "of", "film") when checking who names a document.
+_TITLE_STOP = frozenset(["the", "a", "an", "of", "and", "in", "on", "for", "to", "with", "at", "by", "from"])
 # The last observation is a summary for the policy; full passages stay in state.passages.
 OBSERVATION_PASSAGE_CHARS = 700
 
@@ -565,8 +567,37 @@ class _Run:
             docs=float(min(3, len(docs))) / 3,
             conflict=self.conflict(v),
             claims_n=min(3, len(v.claims)) / 3,
+            chain=self.chain(v),
+            q_coverage=coverage(self.state.question, v.evidence)[0] if v.evidence else 0.0,
         )
         return f
+
+    def chain(self, v: Verified) -> float:
+        """Share of the cited documents that the question or another cited passage names: by its
+        title (its head before a colon or bracket: "PaperMage", "Ed Wood"), or — for a long title —
+        by most of its words. Evidence that forms a chain, not a scatter of passages that merely
+        share words with the question."""
+        docs: dict[int, Evidence] = {}
+        for e in v.evidence:
+            docs.setdefault(e.doc_id, e)
+        if not docs:
+            return 0.0
+        q_words = _words(self.state.question)
+        linked = 0
+        for doc_id, e in docs.items():
+            head = _words(re.split(r"[:(（：]", e.title)[0])
+            if head[:1] == ["the"]:
+                head = head[1:]
+            if not head:
+                continue
+            others = _words(" ".join(o.text for o in v.evidence if o.doc_id != doc_id))
+            named = any(_has_run(head, ws) for ws in (q_words, others))
+            content = [w for w in head if w not in _TITLE_STOP]
+            if not named and len(content) >= 4:
+                pool = set(q_words) | set(others)
+                named = sum(w in pool for w in content) >= 0.6 * len(content)
+            linked += named
+        return linked / len(docs)
 
     def conflict(self, v: Verified) -> float:
         """1 when cited documents give different values of the asked type (two years for "when",
@@ -691,6 +722,15 @@ class _Run:
                           message="the policy was asked for an answer and chose another action")  # fmt: skip
             action = Answer(text="", evidence_ids=[], missing=[st.question], confidence=0.0)
         yield from self.finalize(action, reason, truncated)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def _has_run(run: list[str], words: list[str]) -> bool:
+    n = len(run)
+    return any(words[i : i + n] == run for i in range(len(words) - n + 1))
 
 
 def _policy_word(policy: Policy) -> str:

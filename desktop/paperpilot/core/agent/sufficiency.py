@@ -316,6 +316,19 @@ def assess(
         if r.part.key or r.part.kind in ("slot", "hop", "side", "entity") or not soft_ok:
             missing.append(r.missing)
     required = [r for r in results if r.part.key or r.part.kind in ("slot", "hop", "side")]
+    # The claim that fills the asked slot: how well it is supported, and whether its value is
+    # corroborated by a second cited passage.
+    bx = tuple(bridge) if analysis.is_bridge else ()
+    slot_types = [r.part.text for r in results if r.part.kind == "slot" and r.part.text != "yes_no"]
+    fillers = [(c, t) for c in claims for t in slot_types if _is_typed(t, c.text, q, entity_words, bx)]
+    values = {v.lower() for c, t in fillers[:1] for v in typed_values(t, c.text, q, entity_words, bx)}
+    cited = [passages[i] for i in cited_ids if i in passages]
+    corroborated = bool(values) and any(
+        sum(v in (p.title + " " + p.text).lower() for p in cited) >= 2 for v in values
+    )
+    # Required parts covered from distinct passages: a bridge or a comparison rests on two.
+    spread = {ref for r in results if r.covered and r.part.kind in ("entity", "side", "hop") for ref in r.refs}
+    need = 2 if (analysis.is_bridge or analysis.is_comparison) else 1
     features = {
         "coverage": sum(r.covered for r in required) / len(required) if required else 1.0,
         "soft_coverage": sum(r.covered for r in soft) / len(soft) if soft else 1.0,
@@ -328,6 +341,9 @@ def assess(
         if analysis.is_comparison
         else 1.0,
         "claims": float(len(claims)),
+        "slot_support": max((c.support.score for c, _ in fillers), default=0.0) if slot_types else 1.0,
+        "corroborated": float(corroborated),
+        "spread": min(1.0, len(spread) / need),
         "is_bridge": float(analysis.is_bridge),
         "is_comparison": float(analysis.is_comparison),
     }
