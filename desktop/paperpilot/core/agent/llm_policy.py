@@ -23,7 +23,7 @@ from .actions import ACTION_ADAPTER, Action, Answer, Decision, PassageRef, Read,
 from .events import HitView, PassageView, Usage
 from .offline import OfflinePolicy
 from .router import is_complex
-from .state import AgentState, PolicyFailure, PolicyStep
+from .state import LANGUAGE_NAMES, AgentState, PolicyFailure, PolicyStep, describe_languages
 
 # Prompt budgets, in characters. They bound every round's prompt, whatever the run's length.
 PASSAGE_CHARS = 360
@@ -417,6 +417,8 @@ class LLMPolicy:
                 ),
                 infos=infos,
             )
+        if not state.queries_tried:
+            return None
         tried = len(state.queries_tried)
         unread = [h for h in state.last_hits if (h.doc_id, h.segment) not in state.read_keys][: self.k]
         with self._auto_lock:
@@ -486,6 +488,9 @@ class LLMPolicy:
         """The state as the model sees it: every section bounded, so size is flat across rounds."""
         terms = self._focus_terms(state)
         out: list[str] = [f"QUESTION: {state.question}"]
+        languages = self._languages_line(state)
+        if languages:
+            out.append(languages)
         if state.plan:
             out.append(
                 "PLAN (sub-questions):\n" + "\n".join(f"{i}. {q}" for i, q in enumerate(state.plan, 1))
@@ -549,6 +554,23 @@ class LLMPolicy:
             out.append(self._observation(state))
         out.append("Choose the next action. Reply with JSON only.")
         return "\n\n".join(out)
+
+    @staticmethod
+    def _languages_line(state: AgentState) -> str:
+        """What the library is written in, and — for a question in another language — that the
+        queries must be written in the library's languages (search matches words, not meanings)."""
+        if not state.library_languages:
+            return ""
+        line = f"LIBRARY LANGUAGES: {describe_languages(state.library_languages)}."
+        main = max(state.library_languages, key=lambda k: state.library_languages[k])
+        main_name = LANGUAGE_NAMES.get(main, main)
+        if state.cross_language:
+            asked = LANGUAGE_NAMES.get(state.question_language, state.question_language)
+            return (f"{line} The question is in {asked}, which no document is written in: write every search "
+                    f"query in {main_name} (translate the question's concepts; keep names as they are).")  # fmt: skip
+        if len(state.library_languages) > 1:
+            return f"{line} Write search queries in the languages of the documents you look for."
+        return line
 
     def answer_messages(self, state: AgentState, reason: str) -> list[Message]:
         terms = self._focus_terms(state)

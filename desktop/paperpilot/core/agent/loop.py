@@ -41,7 +41,18 @@ from .guard import fallback_answer, fallback_step, plain_error
 from .injection import Instruction, find_instructions
 from .offline import OfflinePolicy
 from .router import QuickPolicy, route
-from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, concept_pool, note_pool
+from .state import (
+    AgentState,
+    DocumentPool,
+    Policy,
+    PolicyFailure,
+    PolicyStep,
+    concept_pool,
+    describe_languages,
+    language_mix,
+    note_pool,
+    searchable_across,
+)
 from .sufficiency import Assessment, assess
 from .support import Bridges
 from .verify import Verified, coverage, verify_answer
@@ -132,6 +143,8 @@ class _Run:
         self.state = AgentState(question=question.strip(), max_rounds=max(1, options.max_rounds), cancel=cancel)
         self.mode = options.mode
         self.analysis: QuestionAnalysis = analyze(self.state.question)
+        self.state.question_language = self.analysis.language
+        self.state.library_languages = language_mix(pool) if self.state.question else {}
         self.instructions: dict[str, list[Instruction]] = {}  # evidence id -> instructions found in it
         self.library_gaps: list[str] = []  # key concepts no document mentions (plain words)
         self.stats_info: Info | None = None
@@ -521,6 +534,8 @@ class _Run:
             if m.strip() and m.strip() != st.question and m not in missing and model:
                 missing.append(m.strip())
         missing.extend(m for m in self.library_gaps if m not in missing)
+        # Offline, a question in a language the library lacks is said to be so, plainly, first.
+        cross_note = self.cross_language_note() if st.cross_language and not model else ""
         feats = self.features(a, v)
         conf = confidence_model.probability(feats, answer.confidence if model else None)
         yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
@@ -537,6 +552,8 @@ class _Run:
                 text += " (The draft answer's citations or claims did not check out, so it was withheld.)"
             elif answer.text.strip() and not answer.evidence_ids and not v.evidence:
                 text += " (The draft answer cited no passage, so it was withheld.)"
+            if cross_note:
+                text, missing = f"{cross_note}\n\n{text}", [cross_note, *missing]
             yield self.finish(Status.INSUFFICIENT, text, missing=missing or [st.question],
                               confidence=min(conf, 0.1), notes=notes or ["no verified evidence"], parts=self.parts(a, v))  # fmt: skip
             return
@@ -551,6 +568,8 @@ class _Run:
                 + ". Related passages:\n"
                 + text
             )
+        if cross_note:
+            text, missing = f"{cross_note}\n\n{text}", [cross_note, *missing]
         yield self.finish(status, text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes,
                           parts=self.parts(a, v))  # fmt: skip
 
@@ -634,6 +653,14 @@ class _Run:
         if _NAMES_A_DOCUMENT.search(self.state.question):
             return None  # "my notes on doc 3 …": about a document the user names, not the library at large
         key = a.key_concepts()
+        if self.state.cross_language:
+            # Words in a language the library is not written in occur in no document whatever it
+            # holds: only what the question writes in the library's script is looked up (names).
+            key = [k for k in key if searchable_across(k, a.language)]
+            if not key and not self.uses_model():
+                msg = self.cross_language_note()
+                return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
+                                   notes=["the question's language is not the library's; no model to translate it"])  # fmt: skip
         if not key:
             return None
         # A name must occur whole (all its words in one passage); a concept phrase of ordinary
@@ -698,6 +725,25 @@ class _Run:
                                notes=["key concepts occur in no document (or only in reference lists)"])  # fmt: skip
         self.library_gaps = [f"你的文献库里没有关于{shown}的内容" if zh else f"Your library has nothing on {shown}"]
         return None
+
+    def uses_model(self) -> bool:
+        return getattr(self.policy, "name", "") == "llm"
+
+    def cross_language_note(self) -> str:
+        """Plain words for a question in a language the library lacks, with no model to translate it."""
+        st = self.state
+        shown = describe_languages(st.library_languages)
+        terms = [k for k in dict.fromkeys([*self.analysis.entities, *self.analysis.concepts])
+                 if searchable_across(k, self.analysis.language)]  # fmt: skip
+        if self.analysis.language == "zh":
+            searched = f"离线只检索了问题中的拉丁字母词：{'、'.join(terms)}。" if terms else "问题中没有可以直接检索的词。"
+            return (f"你的文献库是{shown}的文献，没有中文文献；用中文问题检索其他语言的文献（跨语言检索）需要语言模型。"
+                    + searched)  # fmt: skip
+        searched = f"Offline, only the question's names were searched: {', '.join(terms)}." if terms else (
+            "Nothing in the question can be searched as written."
+        )
+        return (f"Your library is {shown}, with no documents in the question's language; searching it across "
+                f"languages needs a language model. {searched}")  # fmt: skip
 
     def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
         st = self.state
@@ -782,6 +828,12 @@ def run_agent(
     yield Info(elapsed_ms=run.ms(), code="analysis",
                message=f"{a.answer_type} question; " + "; ".join(p.text[:50] for p in a.parts if p.kind != "slot"),
                data=a.to_data())  # fmt: skip
+    if st.library_languages:
+        yield Info(elapsed_ms=run.ms(), code="languages",
+                   message=f"library: {describe_languages(st.library_languages)}; question: "
+                   + {"zh": "Chinese", "en": "English"}.get(a.language, a.language)
+                   + (" — not a language of the library" if st.cross_language else ""),
+                   data={"library": st.library_languages, "question": a.language, "cross_language": st.cross_language})  # fmt: skip
     stop = run.library_check()
     if run.stats_info is not None:
         yield run.stats_info

@@ -15,7 +15,7 @@ from .compare import Comparison, Value, comparison, is_demonym, side_value, verd
 from .events import HitView, PassageView
 from .injection import is_instruction
 from .router import is_complex
-from .state import AgentState, PolicyStep
+from .state import AgentState, PolicyStep, searchable_across
 from .sufficiency import CAUSE, has_relation
 
 
@@ -341,6 +341,12 @@ class OfflinePolicy:
         extra = [t for t in state.extra_terms if t not in state.question_terms]
         terms = state.question_terms + extra
         if not state.queries_tried:
+            if state.cross_language:
+                # No model to translate the question: search what it writes in the library's script.
+                a = run.analysis
+                terms = [t for t in dict.fromkeys([*a.entities, *a.concepts]) if searchable_across(t, a.language)]
+                if not terms:
+                    return self.answer(state, "nothing in the question can be searched in the library's language")
             q = _fit(" ".join(terms) or state.question)
             step = self._search(run, q, "search the question's keywords; skim many hits")
             if extra:
