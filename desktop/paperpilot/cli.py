@@ -551,7 +551,8 @@ def _make_policy(name: str, args: argparse.Namespace, settings: Settings, answer
         from .core.agent.llm_policy import LLMPolicy
         from .core.llm import LLMClient
 
-        return LLMPolicy(LLMClient(_llm_config(args, settings)), answer_language=answer_language)
+        return LLMPolicy(LLMClient(_llm_config(args, settings)), answer_language=answer_language,
+                         quote_check=settings.llm.quote_check)  # fmt: skip
     from .core.agent.offline import OfflinePolicy
 
     return OfflinePolicy()

@@ -45,4 +45,4 @@ def make_policy(settings: Settings, paths: AppPaths) -> Policy:
     from ..core.llm import LLMClient, LLMConfig
 
     config = LLMConfig.from_settings(llm, api_key=resolve_api_key(llm, paths))
-    return LLMPolicy(LLMClient(config))
+    return LLMPolicy(LLMClient(config), quote_check=llm.quote_check)

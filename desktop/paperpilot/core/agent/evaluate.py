@@ -663,7 +663,7 @@ def _doc_keys(lib: Library, paragraphs: list[Paragraph]) -> dict[int, str]:
 # --- running ----------------------------------------------------------------------------------
 
 
-def make_policy(policy: str, llm_config: LLMConfig | None = None) -> Policy:
+def make_policy(policy: str, llm_config: LLMConfig | None = None, quote_check: bool = False) -> Policy:
     """The named policy; the LLM one talks to ``llm_config``'s server (default: the settings file's)."""
     if policy == "offline":
         from .offline import OfflinePolicy
@@ -677,7 +677,7 @@ def make_policy(policy: str, llm_config: LLMConfig | None = None) -> Policy:
         cfg = llm_config
         if cfg is None:
             cfg = LLMConfig.from_settings(load_settings(app_paths().settings_file)[0].llm)
-        llm_policy: Policy = LLMPolicy(LLMClient(cfg))
+        llm_policy: Policy = LLMPolicy(LLMClient(cfg), quote_check=quote_check)
         return llm_policy
     raise ValueError(f"unknown policy {policy!r} (offline | llm)")
 
@@ -815,6 +815,7 @@ def run_eval(
     unanswerable: int = 0,
     out_of_library: int = 0,
     inject: int = 0,
+    quote_check: bool = False,
 ) -> EvalReport:
     """Ask every question of ``dataset`` in each mode, plus the top-6 search baseline.
 
@@ -840,7 +841,7 @@ def run_eval(
         key = " ".join(sorted(p.pid for p in paragraphs)) + f" inject={inject}"
         digest = hashlib.sha1(key.encode()).hexdigest()[:10]
         home = Path(home) / f"devset-{digest}"
-    agent_policy = make_policy(policy, llm_config)
+    agent_policy = make_policy(policy, llm_config, quote_check)
     outcomes: list[QuestionOutcome] = []
     try:
         with _library(paragraphs, home) as (lib, import_s, reused):

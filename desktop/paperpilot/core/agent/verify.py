@@ -46,6 +46,16 @@ def _sentences(para: str) -> list[str]:
     return out
 
 
+def sentences_of(paragraph: str) -> list[str]:
+    """The sentences of one paragraph of an answer, each with the citation markers that follow it."""
+    return _sentences(paragraph)
+
+
+def cited_ids(sentence: str) -> list[str]:
+    """The evidence ids a sentence's markers cite, as the loop names them (P1, P2 …)."""
+    return list(dict.fromkeys(_canon(r) for m in _CITE.finditer(sentence) for r in re.split(r"[,;]", m.group(1))))
+
+
 @dataclass
 class Claim:
     """An answer sentence that survived verification, with the passages it cites and its support."""
