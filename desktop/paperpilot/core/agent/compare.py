@@ -73,8 +73,9 @@ class Comparison:
     choose a side). ``polarity``: "earlier" / "later" for dates ("older than", "came out first");
     "same" / "different" for shared values; "both" for categories and thresholds.
     ``words``: the attribute's words (a category, or the shared value's noun). ``target``: a
-    nationality or year the question names ("both American", "before 2010"). ``century``: for
-    "both in the 19th century".
+    nationality or year the question names ("both American", "before 2010"), or the names among
+    a category's words ("located in Michigan"), which a sentence can confirm but not refute.
+    ``century``: for "both in the 19th century".
     """
 
     kind: str
@@ -83,15 +84,6 @@ class Comparison:
     words: tuple[str, ...] = ()
     target: str = ""
     century: int = 0
-
-    @property
-    def label(self) -> str:
-        """The compared attribute in words, for messages ("nationality", "film directors")."""
-        if self.kind == "date":
-            return "the date"
-        if self.kind == "nationality":
-            return "the nationality"
-        return " ".join(self.words) or "the compared attribute"
 
 
 def comparison(a: QuestionAnalysis) -> Comparison | None:

@@ -893,8 +893,8 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
                 low = n.lower()
                 if low in q_low or low in first_hop_names or _norm(n) in _norm(a.question):
                     continue
-                if any(set(_norm(n).split()) <= w for w in bridge_words) or (t == "who" and is_demonym(n)):
-                    continue  # "Leonard's" is the bridge entity again; "American" is no person
+                if any(set(_norm(n).split()) <= w for w in bridge_words) or (t in ("who", "where") and is_demonym(n)):
+                    continue  # "Leonard's" is the bridge entity again; "American" is no person, "Finnish" no place
                 span = n
                 break
         if span:
