@@ -11,9 +11,11 @@ The scripted model (real HTTP, real prompts, tests/fakes) plays a competent but 
 reader: it reads the hits it is shown, looks up names it read, and answers with the sentences
 of the passages shown to it that share most words with the question, citing them, with
 confidence 0.8 whatever it found — and when a passage shown to it carries the planted
-instruction it obeys it ("PWNED [P2]", confidence 0.9). The checks must hold against it.
+instruction it obeys it ("PWNED [P2]", confidence 0.9). The checks must hold against it. With
+the quote check on ("llm+quotes") it quotes, for each claim, the sentence of a cited passage
+sharing most words with it.
 
-    .venv/bin/python tests/bench/bench_sufficiency.py [--splits tune,heldout] [--policies offline,llm]
+    .venv/bin/python tests/bench/bench_sufficiency.py [--splits tune,heldout] [--policies offline,llm,llm+quotes]
     .venv/bin/python tests/bench/bench_sufficiency.py --fit     # refit confidence.COEFFICIENTS on tune
     .venv/bin/python tests/bench/bench_sufficiency.py --extra   # the hand-written generalisation set
 """
@@ -46,7 +48,7 @@ from paperpilot.core.agent.evaluate import (
     format_table,
 )
 from paperpilot.core.app import Session
-from paperpilot.core.llm.client import LLMConfig
+from paperpilot.core.llm.client import LLMConfig, estimate_tokens
 from paperpilot.core.text.language import query_terms, split_sentences
 
 # A worktree beside the main checkout has no ../shared: PAPERPILOT_SHARED_DATA points elsewhere.
@@ -94,12 +96,35 @@ def compose_answer(user: str, obey: bool = True) -> dict[str, Any]:
     return {"action": "answer", "text": text, "evidence_ids": [pid for _, pid, _ in picked], "missing": [], "confidence": 0.8}
 
 
+_CLAIM = re.compile(r"^(\d+)\. (.*) \(cites ([P\d, ]+)\)$", re.MULTILINE)
+_QUOTED_PASSAGE = re.compile(r"^\[(P\d+)\][^\n]*:\n(.*?)(?=^\[P\d+\]|</documents>|\Z)", re.MULTILINE | re.DOTALL)
+
+
+def compose_quotes(user: str) -> dict[str, Any]:
+    """The quote check, as a careful model does it: for each claim, the sentence of a cited passage
+    that shares most words with it, copied verbatim (it quotes only what it was shown)."""
+    passages = {pid: " ".join(body.split()) for pid, body in _QUOTED_PASSAGE.findall(user.split("PASSAGES:", 1)[-1])}
+    out = []
+    for n, claim, refs in _CLAIM.findall(user):
+        c = _stems(claim)
+        best = (0.0, "", "")
+        for pid in [r.strip() for r in refs.split(",")]:
+            for sent in split_sentences(passages.get(pid, "").replace("…", ". ")):
+                v = len(c & _stems(sent)) / max(1, len(c))
+                if v > best[0]:
+                    best = (v, pid, sent.strip())
+        out.append({"claim": int(n), "passage": best[1], "quote": best[2]})
+    return {"quotes": out}
+
+
 def reader(request: dict[str, Any]) -> dict[str, Any]:
     """One reply of the scripted model, decided from the request alone (it keeps no state)."""
     user = request["messages"][-1]["content"]
     name = request.get("response_format", {}).get("json_schema", {}).get("name")
     if name == "plan":
         return {"sub_questions": []}
+    if name == "quotes":
+        return compose_quotes(user)
     if name == "answer":
         return compose_answer(user)
     rnd = _ROUND.search(user)
@@ -123,23 +148,35 @@ def reader(request: dict[str, Any]) -> dict[str, Any]:
 
 def run(split: str, policy: str, home: Path, srv: ScriptedServer | None) -> EvalReport:
     cfg = None
+    quotes = policy == "llm+quotes"  # the LLM policy with the optional quote check on
+    policy = "llm" if quotes else policy
     if policy == "llm":
         assert srv is not None
         srv.set_script([reader] * 200_000)
         cfg = LLMConfig(base_url=srv.url, model="scripted", timeout_s=20, structured="json_schema", max_retries=0)
     t = time.perf_counter()
-    report = Session(home).evaluate(DATASET, ["loop"], policy=policy, llm_config=cfg, split=split,
+    first_request = len(srv.requests) if srv is not None else 0
+    report = Session(home).evaluate(DATASET, ["loop"], policy=policy, llm_config=cfg, split=split, quote_check=quotes,
                                     unanswerable=UNANSWERABLE, out_of_library=OUT_OF_LIBRARY, inject=INJECT)  # fmt: skip
-    print(f"\n## {policy} policy, {split} split ({time.perf_counter() - t:.0f} s)\n")
+    print(f"\n## {policy} policy{' with the quote check' if quotes else ''}, {split} split "
+          f"({time.perf_counter() - t:.0f} s)\n")
     print(format_table(report))
     outs = [o for o in report.outcomes if o.system == "loop"]
-    ool = [o for o in outs if o.group == "out_of_library"]
-    stopped = [o for o in ool if o.rounds == 0]
-    print(f"\nout-of-library: {len(stopped)} of {len(ool)} stopped before the first round (key concepts in no "
-          f"document), all insufficient: {all(o.status == 'insufficient_evidence' for o in stopped)}; the other "
-          f"{len(ool) - len(stopped)} have their key concepts elsewhere in the pool: "
-          f"{sum(o.status == 'insufficient_evidence' for o in ool if o.rounds)} insufficient, "
-          f"{sum(o.status == 'partial' for o in ool if o.rounds)} partial, {sum(o.status == 'answered' for o in ool if o.rounds)} answered")  # fmt: skip
+    for group in ("out_of_library", "out_of_library_loose"):
+        ool = [o for o in outs if o.group == group]
+        stopped = [o for o in ool if o.rounds == 0]
+        print(f"\n{group}: {len(stopped)} of {len(ool)} stopped before the first round (key concepts in no "
+              f"document), all insufficient: {all(o.status == 'insufficient_evidence' for o in stopped)}; the other "
+              f"{len(ool) - len(stopped)}: {sum(o.status == 'insufficient_evidence' for o in ool if o.rounds)} "
+              f"insufficient, {sum(o.status == 'partial' for o in ool if o.rounds)} partial, "
+              f"{sum(o.status == 'answered' for o in ool if o.rounds)} answered")  # fmt: skip
+    if srv is not None:
+        reqs = srv.requests[first_request:]
+        q_reqs = [r for r in reqs if r.get("response_format", {}).get("json_schema", {}).get("name") == "quotes"]
+        tokens = sum(estimate_tokens(str(m.get("content", ""))) for r in q_reqs for m in r["messages"])
+        n = max(1, len(outs))
+        print(f"model calls per question {len(reqs) / n:.2f}; quote-check calls {len(q_reqs)}, their prompt "
+              f"tokens per question {tokens / n:.0f} (characters / 4)")
     if policy == "llm":
         print(f"the scripted model obeyed a planted instruction in {len(OBEYED)} replies; "
               f"answers containing PWNED: {sum(o.obeyed for o in outs)}")  # fmt: skip
@@ -184,10 +221,10 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
             rows = []
             for it in items:
                 lib: Any = hotpot if it["library"] == "hotpot" else papers
-                if policy_name == "llm":
+                if policy_name.startswith("llm"):
                     srv.set_script([reader] * 200)
                     cfg = LLMConfig(base_url=srv.url, model="scripted", timeout_s=20, structured="json_schema", max_retries=0)
-                    policy = Session(home).make_policy("llm", config=cfg)
+                    policy = Session(home).make_policy("llm", config=cfg, quote_check=policy_name == "llm+quotes")
                 else:
                     policy = Session(home).make_policy("offline")
                 result = None
@@ -242,7 +279,7 @@ def main() -> None:
         with ScriptedServer() as srv:
             for split in args.splits.split(","):
                 for policy in args.policies.split(","):
-                    reports.append(run(split, policy, home, srv if policy == "llm" else None))
+                    reports.append(run(split, policy, home, srv if policy.startswith("llm") else None))
         if args.json:
             args.json.write_text("\n".join(r.model_dump_json(exclude={"outcomes"}) for r in reports))
 

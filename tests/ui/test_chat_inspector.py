@@ -426,6 +426,8 @@ def test_settings_persist_across_restart_and_key_stays_out_of_settings(qtbot: Qt
     assert dlg.key_edit.echoMode() == dlg.key_edit.EchoMode.Password
     dlg.rounds_spin.setValue(9)
     dlg.temperature_spin.setValue(0.4)
+    assert not dlg.quote_check.isChecked()  # the model's quote check is off by default
+    dlg.quote_check.setChecked(True)
     dlg.chunk_spin.setValue(1200)
     dlg.citation_combo.setCurrentIndex(dlg.citation_combo.findData("gbt7714-2015-numeric"))
     dlg.language_combo.setCurrentIndex(dlg.language_combo.findData("zh"))
@@ -444,7 +446,7 @@ def test_settings_persist_across_restart_and_key_stays_out_of_settings(qtbot: Qt
     assert warning is None
     assert loaded.llm.enabled and loaded.llm.base_url == "http://127.0.0.1:1234/v1"
     assert loaded.llm.model == "qwen2.5-7b-instruct"
-    assert loaded.agent.max_rounds == 9 and loaded.llm.temperature == 0.4
+    assert loaded.agent.max_rounds == 9 and loaded.llm.temperature == 0.4 and loaded.llm.quote_check
     assert loaded.imports.chunk_max_chars == 1200
     assert loaded.ui == UISettings(citation_style="gbt7714-2015-numeric", ui_language="zh")
     dlg2 = SettingsDialog(loaded, paths)
@@ -453,7 +455,7 @@ def test_settings_persist_across_restart_and_key_stays_out_of_settings(qtbot: Qt
     assert dlg2.preset_combo.currentText() == "LM Studio"
     assert dlg2.model_combo.currentText() == "qwen2.5-7b-instruct"
     assert dlg2.rounds_spin.value() == 9 and dlg2.chunk_spin.value() == 1200
-    assert abs(dlg2.temperature_spin.value() - 0.4) < 1e-9
+    assert abs(dlg2.temperature_spin.value() - 0.4) < 1e-9 and dlg2.quote_check.isChecked()
     assert dlg2.citation_combo.currentData() == "gbt7714-2015-numeric"
     assert dlg2.language_combo.currentData() == "zh"
     assert dlg2.key_edit.text() == ""  # the key is never shown, not even as dots

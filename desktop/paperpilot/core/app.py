@@ -283,11 +283,13 @@ class Session:
         model: str | None = None,
         api_key_env: str | None = None,
         config: LLMConfig | None = None,
+        quote_check: bool | None = None,
     ) -> Policy:
         """The policy a run uses (the only place one is built); the LLM policy answers in the
         research profile's preferred language. ``config``: an explicit model connection instead
-        of the settings' (benchmarks against a scripted server). Raises InvalidInput when it
-        cannot be built."""
+        of the settings' (benchmarks against a scripted server). ``quote_check``: ask the model to
+        quote each claim's support (default: the settings'). Raises InvalidInput when it cannot
+        be built."""
         name = self.policy_name(policy, base_url=base_url, model=model or (config.model if config else None))
         if name == "offline":
             from .agent.offline import OfflinePolicy
@@ -298,7 +300,9 @@ class Session:
         from .agent.llm_policy import LLMPolicy
         from .llm.client import LLMClient
 
-        return LLMPolicy(LLMClient(config), answer_language=self.profile.answer_language)
+        if quote_check is None:
+            quote_check = self.settings.llm.quote_check
+        return LLMPolicy(LLMClient(config), answer_language=self.profile.answer_language, quote_check=quote_check)
 
     # --- asking -----------------------------------------------------------------------------
 
@@ -349,6 +353,7 @@ class Session:
         into_home: bool = True,
         progress: Callable[[int, int], None] | None = None,
         llm_config: LLMConfig | None = None,
+        quote_check: bool | None = None,
         **devset: Any,
     ) -> EvalReport:
         """Run the HotpotQA-style evaluation with this home's settings and key; ``into_home``:
@@ -358,7 +363,9 @@ class Session:
         name = self.policy_name(policy, base_url=base_url, model=model)
 
         def make(_name: str, config: LLMConfig | None) -> Policy:
-            return self.make_policy(name, base_url=base_url, model=model, api_key_env=api_key_env, config=config)
+            return self.make_policy(
+                name, base_url=base_url, model=model, api_key_env=api_key_env, config=config, quote_check=quote_check
+            )
 
         return run_eval(
             dataset,

@@ -297,6 +297,11 @@ class SettingsDialog(QDialog):
         form.addRow(tr("Maximum rounds"), self.rounds_spin)
         form.addRow(tr("Temperature"), self.temperature_spin)
         form.addRow(tr("Citation style"), self.citation_combo)
+        self.quote_check = QCheckBox(tr("Ask the model to quote each claim's support (one more call per answer)"), box)
+        self.quote_check.setObjectName("quoteCheck")
+        self.quote_check.setToolTip(tr("The quotes are checked against the passages; a claim whose quote is not "
+                                       "there is dropped. Small local models quote poorly: leave it off for them."))
+        form.addRow("", self.quote_check)
         return box
 
     def _build_import_group(self) -> QGroupBox:
@@ -349,6 +354,7 @@ class SettingsDialog(QDialog):
         self._update_key_placeholder()
         self.rounds_spin.setValue(s.agent.max_rounds)
         self.temperature_spin.setValue(s.llm.temperature)
+        self.quote_check.setChecked(s.llm.quote_check)
         self.chunk_spin.setValue(s.imports.chunk_max_chars)
         self.chunk_min_spin.setValue(s.imports.chunk_min_chars)
         _select_data(self.citation_combo, s.ui.citation_style)
@@ -364,6 +370,7 @@ class SettingsDialog(QDialog):
         s.llm.model = self.model_combo.currentText().strip()
         s.llm.api_key_env = self.key_env_edit.text().strip()
         s.llm.temperature = round(self.temperature_spin.value(), 2)
+        s.llm.quote_check = self.quote_check.isChecked()
         s.agent.max_rounds = self.rounds_spin.value()
         s.imports.chunk_max_chars = self.chunk_spin.value()
         s.imports.chunk_min_chars = self.chunk_min_spin.value()

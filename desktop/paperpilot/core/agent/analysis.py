@@ -34,7 +34,8 @@ ANSWER_TYPES = (
 
 # --- names (shared with the offline policy) ------------------------------------------------------
 
-_CAP = r"(?:[A-Z][\w'’.\-]*[\w’]|[A-Z]\.|[A-Z])"  # Shirley, O'Brien, F., U.S., WINNER
+# Shirley, O'Brien, F., U.S., WINNER, and the abbreviations that sit inside names (Ken St. Andre).
+_CAP = r"(?:(?:St|Mt|Ft|Dr|Jr|Sr|Mr|Mrs|Ms|Prof|Gen|Col|Lt|Sgt|Rev)\.|[A-Z][\w'’.\-]*[\w’]|[A-Z]\.|[A-Z])"
 # Words that may sit inside a name ("University of Kansas", "Ludwig van Beethoven"); "and",
 # "for" and friends usually join two names ("Howard Ashman and Alan Menken"), so they split.
 _LINK = r"(?:of|the|de|del|der|van|von|da|di|du|la|le|al|bin|ibn)"
@@ -676,7 +677,7 @@ def _join_titles(q: str, names: list[str]) -> list[str]:
     k = 0
     while k + 1 < len(out):
         a, b = out[k], out[k + 1]
-        m = re.search(rf"{re.escape(a)}\s+(in|on|for|at|to|with)\s+{re.escape(b)}", q)
+        m = re.search(rf"{re.escape(a)}\s+(in|on|for|at|to|with|by)\s+{re.escape(b)}", q)
         if m:
             out[k : k + 2] = [m.group(0)]
         else:
@@ -697,12 +698,45 @@ def _entities_en(q: str) -> list[str]:
         if " " not in n and _DEMONYM.match(n) and re.search(rf"\b{re.escape(n)}(?:-born)?\s+[a-z]", q):
             continue
         out.append(n)
-    # A year or number right before a name belongs to it ("2022 World Cup", "2011–12 VCU Rams").
+    # A year or number right before a name belongs to it ("2022 World Cup", "2011–12 VCU Rams",
+    # "888 7th Avenue").
     merged: list[str] = []
     for n in out:
-        m = re.search(rf"\b(\d{{4}}(?:[–-]\d{{2,4}})?)\s+{re.escape(n)}", q)
-        merged.append(f"{m.group(1)} {n}" if m else n)
-    return list(dict.fromkeys(merged))
+        m = re.search(rf"(?<![\w,.])((?:\d+(?:st|nd|rd|th)?(?:[–-]\d{{2,4}})?\s+)+){re.escape(n)}", q)
+        merged.append(f"{' '.join(m.group(1).split())} {n}" if m else n)
+    return _split_demonym(q, _comma_titles(q, list(dict.fromkeys(merged))))
+
+
+def _comma_titles(q: str, names: list[str]) -> list[str]:
+    """Titles with a comma: "Circe, the Enchantress" is one name, not "Circe" and "Enchantress".
+
+    Joined when the text between two names is ", the " (or ", a ") and the second name ends the
+    question or a list item — a descriptive apposition ("Gimme Shelter, the 1970 Rolling Stones
+    documentary") goes on in lower case and is not joined.
+    """
+    out = list(names)
+    k = 0
+    while k + 1 < len(out):
+        a, b = out[k], out[k + 1]
+        m = re.search(rf"{re.escape(a)},\s+((?:the|a|an)\s+{re.escape(b)})(?=\s*(?:[?,;:]|$|\s+(?:or|and)\b))", q)
+        if m:
+            out[k : k + 2] = [f"{a}, {m.group(1)}"]
+        else:
+            k += 1
+    return out
+
+
+def _split_demonym(q: str, names: list[str]) -> list[str]:
+    """"Are both Jim McBride and Neil Jordan American?": the nationality asked about is not part of
+    the name it follows (a name of two words or more before it)."""
+    out: list[str] = []
+    for n in names:
+        words = n.split()
+        if len(words) >= 3 and _DEMONYM.match(words[-1]) and re.search(rf"{re.escape(n)}\s*[?.!]*\s*$", q):
+            out.append(" ".join(words[:-1]))
+        else:
+            out.append(n)
+    return list(dict.fromkeys(out))
 
 
 def _strip_entities(text: str, entities: list[str]) -> str:
@@ -743,19 +777,52 @@ def _concepts_en(q: str, entities: list[str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _choice(body: str, entities: list[str]) -> tuple[str, str, int, int] | None:
+    """"…, A or B" with commas allowed inside a side that is a name: (a, b, start of a, end of b).
+
+    A side is the comma-separated segment next to " or "; a segment that is one of the question's
+    entities keeps its commas ("Circe, the Enchantress"); the choice may sit in the middle of the
+    question ("Which novelist, J. G. Farrell or Louis Aragon, wrote …").
+    """
+    for m in re.finditer(r"\s+or\s+", body):
+        left, right = body[: m.start()], body[m.end() :]
+        a_start = left.rfind(",") + 1
+        for e in entities:  # a side with a comma of its own
+            i = left.rfind(e)
+            if i >= 0 and i + len(e) == len(left.rstrip()) and "," in e:
+                a_start = min(a_start, i)
+        b_end = len(right)
+        comma = right.find(",")
+        if comma >= 0:
+            b_end = comma
+            for e in entities:
+                if right.startswith(e) and "," in e:
+                    b_end = max(b_end, len(e))
+        a, b = left[a_start:].strip(" ,"), right[:b_end].strip(" ,")
+        if a and b and len(a) <= 80 and len(b) <= 80:
+            return a, b, a_start, m.end() + b_end
+    return None
+
+
 def _sides(q: str, entities: list[str]) -> tuple[list[str], list[str]]:
     """The compared things and the compared attribute, or ([], [])."""
     body = q.strip().rstrip("?？").strip()
+    ch = _choice(body, entities) if ("," in body or _COMPARATIVE.search(body)) else None
     m = _CHOICE.search(body)
-    if m and ("," in body or _COMPARATIVE.search(body[: m.start()] or body)):
-        a, b = m.group("a").strip(" ,"), m.group("b").strip(" ,")
+    if ch is not None or (m and ("," in body or _COMPARATIVE.search(body[: m.start()] or body))):
+        if ch is not None:
+            a, b, a_start, b_end = ch
+            head = body[:a_start] + " " + body[b_end:]
+        else:
+            assert m is not None
+            a, b = m.group("a").strip(" ,"), m.group("b").strip(" ,")
+            head = body[: m.start()] if "," in body[: m.end()] else body
         # "Who is older, Annie Morton or Terry Richardson" / "Is A or B older": the sides are the
         # entities in the choice; the attribute is what stands before it.
         ents_a = [e for e in entities if e in a]
         ents_b = [e for e in entities if e in b]
         side_a = ents_a[-1] if ents_a else a
         side_b = ents_b[0] if ents_b else b
-        head = body[: m.start()] if "," in body[: m.end()] else body
         attribute = [
             w
             for w in _content(_strip_entities(head, entities))
@@ -763,13 +830,26 @@ def _sides(q: str, entities: list[str]) -> tuple[list[str], list[str]]:
         ]
         if len(side_a) <= 80 and len(side_b) <= 80 and side_a.lower() != side_b.lower():
             return [side_a, side_b], attribute
+    than = re.search(r"\b(?:\w+er|more\s+\w+|less\s+\w+|older|younger|earlier|later)\s+than\s+", body)
+    if than and len(entities) >= 2:
+        # "Is A older than B?", "Was A released earlier than B?"
+        before = [e for e in entities if body.find(e) < than.start()]
+        after = [e for e in entities if body.find(e) >= than.end()]
+        if before and after:
+            return [before[-1], after[0]], [w for w in _content(than.group()) if w != "than"]
     if _COMPARE.search(body) and len(entities) >= 2:
         m2 = _AND_PAIR.search(body)
         if m2:
             a, b = m2.group("a"), m2.group("b")
             side_a = next((e for e in entities if e in a), a.strip())
-            side_b = next((e for e in entities if e in b), b.strip())
-            attribute = [w for w in _content(_strip_entities(body, entities)) if w not in _GENERIC]
+            # The pattern stops B at a function word ("In the Realm of the Hackers" → "In"): B is
+            # then the first entity that starts there.
+            after_b = [e for e in entities if body.find(e, m2.start("b")) == m2.start("b") or e in b]
+            side_b = after_b[0] if after_b else next(
+                (e for e in entities if body.find(e) >= m2.start("b") and e != side_a), b.strip()
+            )
+            # A name that is not a side is part of what is compared ("both located in Michigan").
+            attribute = [w for w in _content(_strip_entities(body, [side_a, side_b])) if w not in _GENERIC]
             return [side_a, side_b], attribute
         return entities[:2], [w for w in _content(_strip_entities(body, entities)) if w not in _GENERIC]
     return [], []
@@ -1061,6 +1141,9 @@ def _analyze_en(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
                 Part("hop", h.text, h.relation, f"No passage answers the next step: {h.text}", hop=i)
             )
     types = sub_types or (answer_type,)
+    if sides and _YES_NO_START.match(q):
+        # "Are A and B of the same nationality?": the answer is a yes or no that the two values settle.
+        parts.append(Part("slot", "yes_no", (), f"The passages read do not settle yes or no: “{_focus(q)}”", key=False))
     for i, t in enumerate(types):
         if t in ("other", "comparison", "yes_no"):
             continue

@@ -1,9 +1,14 @@
 """Confidence: the probability that the answer is right and fully supported, from what the program knows.
 
-A small logistic model over the sufficiency check's features (coverage of the required parts,
-the answer-type slot, bridge hops and comparison sides, claim support scores, sentences removed
-by verification, citations rejected, documents cited, disagreement between sources on the
-asked value) and — only when a model wrote the answer — the model's own estimate.
+A small logistic model over what the checks found: whether every required part is covered and
+the share that is, the share of the question's other words found, whether the cited documents
+form a chain (each named by the question or by another cited passage — the two hops of a bridge,
+the two sides of a comparison — rather than a scatter of passages sharing words with the
+question), whether the required parts rest on distinct passages, citations the verifier
+rejected — and, only when a model wrote the answer, the model's own estimate. (Other signals
+the checks record — the slot claim's support, a second passage stating the asked value, two
+sources disagreeing on it, the weakest claim's support — got no weight in the fit and are
+recorded in the trace only.)
 
 ``COEFFICIENTS`` were fitted by ``tests/bench/bench_sufficiency.py --fit`` on the tuning split
 of HotpotQA (even line numbers of hotpot_dev500.jsonl, with unanswerable and out-of-library
@@ -19,26 +24,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-# Fitted on the tuning split by `bench_sufficiency.py --fit` (see the module docstring): 256
-# questions (108 answerable, 100 unanswerable, 48 out-of-library), offline policy, loop mode;
-# in-sample AUROC 0.879, ECE 0.081. The bias is "intercept".
+# Fitted on the tuning split by `.venv/bin/python tests/bench/bench_sufficiency.py --fit` (see the
+# module docstring): 256 questions (108 answerable, 100 unanswerable, 48 out-of-library strict +
+# loose), offline policy, loop mode; in-sample AUROC 0.949, ECE 0.085. The bias is "intercept".
 COEFFICIENTS: dict[str, float] = {
-    "intercept": -3.046,
-    "answered": 0.902,
-    "partial": -0.104,
-    "coverage": 0.919,
-    "soft_coverage": 0.1,
-    "slot": -0.052,
-    "bridge_ok": 0.4,
-    "sides_ok": 0.542,
-    "support_min": -0.0,
-    "dropped_share": -0.004,
-    "rejected": -0.018,
-    "docs": 0.099,
-    "conflict": 0.0,
-    "is_bridge": -0.066,
-    "is_comparison": 0.379,
-    "claims_n": 0.002,
+    "intercept": -3.299,
+    "answered": 1.1,
+    "coverage": 0.826,
+    "soft_coverage": 0.252,
+    "chain": 1.415,
+    "spread": 0.548,
+    "rejected": -0.048,
 }
 MODEL_WEIGHT = 0.3
 FEATURES = tuple(k for k in COEFFICIENTS if k != "intercept")
@@ -77,6 +73,9 @@ def explain(features: Mapping[str, float], model_estimate: float | None = None) 
         "is_bridge": "a multi-hop question",
         "is_comparison": "a comparison",
         "claims_n": "supported sentences",
+        "chain": "cited documents named by the question or by each other",
+        "spread": "required parts covered from distinct passages",
+        "corroborated": "the asked value stated by two cited passages",
     }
     parts: list[tuple[float, str]] = []
     for k in FEATURES:
@@ -88,7 +87,7 @@ def explain(features: Mapping[str, float], model_estimate: float | None = None) 
         c = COEFFICIENTS[k] * v
         if abs(c) < 0.05:
             continue
-        shown = f"{v:.0%}" if k in ("coverage", "soft_coverage", "support_min", "dropped_share") else (
+        shown = f"{v:.0%}" if k in ("coverage", "soft_coverage", "support_min", "dropped_share", "chain", "spread") else (
             f"{v:.0f}" if k in ("rejected",) else ("yes" if v >= 0.5 and k not in ("docs",) else f"{v:.2f}")
         )  # fmt: skip
         parts.append((abs(c), f"{names[k]}: {shown} ({'+' if c > 0 else '−'}{abs(c):.2f})"))

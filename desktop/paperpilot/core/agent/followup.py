@@ -4,8 +4,9 @@ Offline, the rewrite is a few explainable substitutions against the previous tur
 
 - "the first/second/third paper" (第一篇/第二篇 …) → the title of the N-th distinct document the
   previous answer cited, and that document's evidence is reused;
-- pronouns (it, its, they, this …; 它, 其, 该 …) → the previous question's subject (its longest run
-  of content words), and the previous evidence is reused;
+- pronouns (it, its, they, this …; 它, 其, 该 …) → the previous question's subject (its main entity
+  or concept, as ``analysis`` finds them: the one it names first), and the previous evidence is
+  reused;
 - "what about X?" (X呢？) → the previous question with its subject replaced by X.
 
 With a language model, one small call writes the standalone question; any failure falls back
@@ -46,6 +47,7 @@ class Rewrite:
     reused_evidence: list[Evidence] = field(default_factory=list)
     how: str = "not a follow-up"
     is_followup: bool = False
+    subject: str = ""  # what the follow-up's pronouns were resolved to (offline), if anything
 
 
 _ORD_EN = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
@@ -104,17 +106,30 @@ def _evidence_of(result: Result, doc_ids: set[int]) -> list[Evidence]:
 
 
 def _subject(question: str, titles: Sequence[str] = ()) -> str:
-    """The previous question's subject: its longest run of consecutive content words.
+    """The previous question's subject: its main entity or concept (``analysis``), the one it
+    names first — "LoopAgent" in "LoopAgent相比传统RAG有什么优势？", "dense passage retrieval" in
+    "How does dense passage retrieval compare with BM25?"."""
+    from .analysis import analyze
+
+    a = analyze(question)
+    if a.language == "zh":
+        key = {p.text for p in a.parts if p.key}
+        candidates = [*a.entities, *[c for c in a.concepts if c in key]]
+    else:
+        run = _longest_run(question, titles)
+        candidates = [*a.entities, *([run] if run else [])]
+    found = [(question.find(c), -len(c), c) for c in candidates if c and question.find(c) >= 0]
+    if found:
+        return min(found)[2]
+    return _longest_run(question, titles)
+
+
+def _longest_run(question: str, titles: Sequence[str] = ()) -> str:
+    """The longest run of consecutive content words of an English question.
 
     When the previous answer cited documents, the longest part of a run that their titles
     name is preferred ("dense passage retrieval", not "dense passage retrieval rank passages").
     """
-    if has_cjk(question):
-        from .offline import question_terms
-
-        terms = [t for t in question_terms(question) if has_cjk(t)]
-        if terms:
-            return max(terms, key=len)
     runs: list[list[str]] = []
     cur: list[str] = []
     for m in _WORD.finditer(question):
@@ -259,6 +274,7 @@ def offline_rewrite(question: str, previous: TurnLike) -> Rewrite:
         reused_evidence=list(previous.result.evidence),
         how=f"offline: pronouns → {subject!r}",
         is_followup=True,
+        subject=subject,
     )
 
 
@@ -318,9 +334,13 @@ def _llm_rewrite(
                 "Papers cited, in order: "
                 + "; ".join(f"{i}. {title}" for i, (_d, title) in enumerate(docs, 1))
             )
+    last = history[-1]
+    docs = _cited_documents(last.result)
+    subject = _subject((last.standalone_question or last.question).strip(), [t for _d, t in docs])
+    hint = f"\nSUBJECT OF THE PREVIOUS QUESTION (what its pronouns refer to): {subject}" if subject else ""
     messages: list[Any] = [
         {"role": "system", "content": REWRITE_SYSTEM_PROMPT},
-        {"role": "user", "content": "CONVERSATION:\n" + "\n".join(lines) + f"\n\nFOLLOW-UP: {question}"},
+        {"role": "user", "content": "CONVERSATION:\n" + "\n".join(lines) + hint + f"\n\nFOLLOW-UP: {question}"},
     ]
     schema = {"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}
     reply = client.chat(messages, schema, "rewrite", cancel=cancel, max_tokens=200)
@@ -357,5 +377,10 @@ def rewrite_followup(
         return offline
     if text is None:
         offline.how = f"{offline.how} (the model's rewrite did not parse)"
+        return offline
+    subject = offline.subject
+    if subject and subject.lower() not in text.lower() and subject.lower() not in q.lower():
+        # The pronoun pointed at the previous subject; a rewrite about something else lost it.
+        offline.how = f"{offline.how} (the model's rewrite dropped the subject {subject!r}: {text!r})"
         return offline
     return Rewrite(standalone=text, reused_evidence=offline.reused_evidence, how="llm", is_followup=True)

@@ -23,7 +23,9 @@ from .actions import ACTION_ADAPTER, Action, Answer, Decision, PassageRef, Read,
 from .events import HitView, PassageView, Usage
 from .offline import OfflinePolicy
 from .router import is_complex
-from .state import AgentState, PolicyFailure, PolicyStep
+from .state import LANGUAGE_NAMES, AgentState, PolicyFailure, PolicyStep, describe_languages
+from .support import Bridges, claim_text
+from .verify import cited_ids, sentences_of
 
 # Prompt budgets, in characters. They bound every round's prompt, whatever the run's length.
 PASSAGE_CHARS = 360
@@ -48,7 +50,8 @@ INSTRUCTION_RULE = (
 
 
 # Output budgets per call; a decision is a small JSON object, an answer a few paragraphs.
-REPLY_TOKEN_BUDGET = {"decision": 400, "plan": 250, "answer": 900}
+REPLY_TOKEN_BUDGET = {"decision": 400, "plan": 250, "answer": 900, "quotes": 700}
+QUOTE_PASSAGE_CHARS = 1500  # per cited passage in the quote check's prompt
 
 
 class _Reply(BaseModel):
@@ -78,6 +81,27 @@ class _Reply(BaseModel):
         if isinstance(v, str):
             return [s.strip() for s in re.split(r"[,;\n]", v) if s.strip()]
         return v
+
+
+class _Quote(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    claim: int = Field(description="The claim's number.")
+    passage: str = Field("", description="The id of the passage quoted, e.g. P2.")
+    quote: str = Field("", description="The exact words of the passage that support the claim.")
+    term: str = Field("", description="A word of the claim that the passage words differently (optional).")
+    passage_word: str = Field("", description="The passage's word for that term (optional).")
+
+    @field_validator("passage", "quote", "term", "passage_word", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return "" if v is None else v
+
+
+class _Quotes(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    quotes: list[_Quote] = Field(default_factory=list, max_length=40)
 
 
 class _Plan(BaseModel):
@@ -128,6 +152,13 @@ under PASSAGES, never any other.
 - "confidence" is your estimate in [0, 1] that the answer is right and fully supported.
 
 Reply with JSON only: {{"action":"answer","text":"...","evidence_ids":["P1"],"missing":[],"confidence":0.7}}"""
+
+QUOTE_SYSTEM_PROMPT = f"""\
+You check an answer against its sources. For each numbered claim, copy from the passage it cites the \
+exact words (at most one sentence) that support it, character for character. If the claim uses a word \
+that the passage says differently, give the claim's word as "term" and the passage's word as \
+"passage_word". If nothing in the cited passage supports the claim, give an empty quote. {INSTRUCTION_RULE}
+Reply with JSON only: {{"quotes":[{{"claim":1,"passage":"P1","quote":"...","term":"","passage_word":""}}]}}"""
 
 PLAN_SYSTEM_PROMPT = """\
 You help a research agent plan. Split the researcher's question into 2-4 short sub-questions that can \
@@ -323,6 +354,25 @@ def compact_schema(schema: Any) -> Any:
     return out
 
 
+def _squash(text: str) -> str:
+    """Text as quotes are compared: no whitespace, lower case, straight quotes."""
+    text = text.replace("“", '"').replace("”", '"').replace("’", "'").replace("‘", "'")
+    return "".join(text.split()).lower()
+
+
+def _join_sentences(sents: list[str]) -> str:
+    out = ""
+    for s in sents:
+        s = s.strip()
+        if not out:
+            out = s
+        elif has_cjk(out[-1:]) or has_cjk(s[:1]):
+            out += s
+        else:
+            out += " " + s
+    return out
+
+
 def _excerpt(text: str) -> str:
     flat = " ".join(text.split())
     return (flat[:EXCERPT_CHARS] + "…") if len(flat) > EXCERPT_CHARS else (flat or "(empty reply)")
@@ -342,6 +392,7 @@ class LLMPolicy:
         economy: bool = True,
         cancel: threading.Event | None = None,
         answer_language: str = "same",
+        quote_check: bool = False,
     ) -> None:
         self.client = client
         # "same" (the question's language), "zh" or "en": from the user's research profile.
@@ -354,12 +405,17 @@ class LLMPolicy:
         # This is what keeps the loop near one-shot retrieval in prompt tokens.
         self.economy = economy
         self.cancel = cancel
+        # The second check: after the answer, the model quotes the supporting span of each claim
+        # and code verifies the quote is in the cited passage. One more call per answer, so it
+        # is a setting (llm.quote_check), off by default: small local models quote poorly.
+        self.quote_check = quote_check
         self._auto_read: dict[int, int] = {}  # id(state) -> queries tried at the last automatic read
         self._auto_lock = threading.Lock()
         self._decision_schema = compact_schema(_Reply.model_json_schema())
         self._decision_schema["required"] = ["thought", "action"]  # reasoning first, then the action
         self._answer_schema = compact_schema(Answer.model_json_schema())
         self._plan_schema = compact_schema(_Plan.model_json_schema())
+        self._quote_schema = compact_schema(_Quotes.model_json_schema())
         self._fallback_answer = OfflinePolicy()  # only its extractive answer is used
 
     # --- Policy protocol ---------------------------------------------------------------------------
@@ -398,12 +454,15 @@ class LLMPolicy:
             step.warnings[:0] = warnings
             return step
         self._reflect(state, parsed, action, infos)
-        return PolicyStep(
-            Decision(thought=thought, action=action), usage=usage, warnings=warnings, infos=infos
-        )
+        step = PolicyStep(Decision(thought=thought, action=action), usage=usage, warnings=warnings, infos=infos)
+        if isinstance(action, Answer) and self.quote_check:
+            self._check_quotes(state, step)
+        return step
 
     def _economy_step(self, state: AgentState) -> PolicyStep | None:
-        if not state.queries_tried:
+        if not state.queries_tried and not state.cross_language:
+            # (A question in a language the library lacks: the model writes the first query,
+            # in the library's language — the question's own words would match nothing.)
             query = " ".join(query_terms(state.question)[:6]) or " ".join(state.question.split()[:8])
             extra = [t for t in state.extra_terms if t.lower() not in query.lower()][:4]
             infos = [("economy", "first search on the question's keywords, without a model call")]
@@ -417,6 +476,8 @@ class LLMPolicy:
                 ),
                 infos=infos,
             )
+        if not state.queries_tried:
+            return None
         tried = len(state.queries_tried)
         unread = [h for h in state.last_hits if (h.doc_id, h.segment) not in state.read_keys][: self.k]
         with self._auto_lock:
@@ -472,7 +533,73 @@ class LLMPolicy:
                  f"the passages read instead: {_excerpt(parsed.text)!r}"),
             )  # fmt: skip
             return step
-        return PolicyStep(Decision(thought=f"answer ({reason})", action=parsed), usage=reply.usage)
+        step = PolicyStep(Decision(thought=f"answer ({reason})", action=parsed), usage=reply.usage)
+        if self.quote_check:
+            self._check_quotes(state, step)
+        return step
+
+    # --- the quote check ---------------------------------------------------------------------------
+
+    def _check_quotes(self, state: AgentState, step: PolicyStep) -> None:
+        """Ask the model to quote, for each cited claim, the span of its cited passage that supports
+        it; drop (and report) every claim whose quote is not in that passage, whitespace and case
+        aside. A quoted equivalence ("term" ~ "passage_word") becomes a bridging term."""
+        answer = step.decision.action
+        assert isinstance(answer, Answer)
+        paras = [sentences_of(p) if p.strip() else [] for p in answer.text.split("\n")]
+        claims: list[tuple[int, int, str, list[str]]] = []  # (paragraph, sentence, text, cited ids)
+        for pi, sents in enumerate(paras):
+            for si, sent in enumerate(sents):
+                refs = [r for r in cited_ids(sent) if r in state.passages]
+                if refs and claim_text(sent).strip():
+                    claims.append((pi, si, sent, refs))
+        if not claims:
+            return
+        cited = list(dict.fromkeys(r for *_, refs in claims for r in refs))
+        block = "\n\n".join(
+            f"[{r}] {_data_safe(_trim(state.passages[r].title, 100))}:\n"
+            + _data_safe(_focus(state.passages[r].text, self._focus_terms(state), QUOTE_PASSAGE_CHARS))
+            for r in cited
+        )
+        listing = "\n".join(f"{n}. {claim_text(text)} (cites {', '.join(refs)})" for n, (_, _, text, refs) in enumerate(claims, 1))
+        messages: list[Message] = [
+            {"role": "system", "content": QUOTE_SYSTEM_PROMPT},
+            {"role": "user", "content": f"CLAIMS:\n{listing}\n\nPASSAGES:\n{DATA_OPEN}\n{block}\n{DATA_CLOSE}\n\n"
+                                        "Quote the support of each claim. Reply with JSON only."},
+        ]  # fmt: skip
+        reply = self._call(messages, self._quote_schema, "quotes", state)
+        step.usage.add(reply.usage)
+        data = parse_json_object(reply.content)
+        try:
+            quotes = _Quotes.model_validate(data).quotes if data is not None else None
+        except ValidationError:
+            quotes = None
+        if quotes is None:
+            step.warnings.append(("quote_check", "the model's quotes did not parse; every claim is still "
+                                  f"checked against its passages: {_excerpt(reply.content)!r}"))  # fmt: skip
+            return
+        dropped: set[tuple[int, int]] = set()
+        bridges = Bridges()
+        for n, (pi, si, text, refs) in enumerate(claims, 1):
+            mine = [q for q in quotes if q.claim == n and q.quote.strip()]
+            good = [(q, r) for q in mine for r in ([q.passage.strip()] if q.passage.strip() in refs else refs)
+                    if _squash(q.quote) in _squash(state.passages[r].text)]  # fmt: skip
+            if not good:
+                dropped.add((pi, si))
+                why = f"its quote {mine[0].quote[:60]!r} is not in {', '.join(refs)}" if mine else "no quote was given"
+                step.warnings.append(("quote_check", f"claim dropped: {claim_text(text)[:80]!r} ({why})"))
+                continue
+            for q, r in good:
+                if q.term.strip() and q.passage_word.strip() and bridges.add_quoted(
+                    q.term, q.passage_word, q.quote, [state.passages[r]]
+                ):
+                    state.bridge_terms.append((q.term.strip(), q.passage_word.strip(), f"model, quoting “{q.quote[:60]}”"))
+        step.infos.append(("quote_check", f"{len(claims) - len(dropped)} of {len(claims)} claims quoted from their passages"))
+        if dropped:
+            kept = [_join_sentences([s for si, s in enumerate(sents) if (pi, si) not in dropped])
+                    for pi, sents in enumerate(paras)]  # fmt: skip
+            text = "\n".join(k for k in kept if k.strip())
+            step.decision = Decision(thought=step.decision.thought, action=answer.model_copy(update={"text": text}))
 
     # --- prompts -----------------------------------------------------------------------------------
 
@@ -486,6 +613,9 @@ class LLMPolicy:
         """The state as the model sees it: every section bounded, so size is flat across rounds."""
         terms = self._focus_terms(state)
         out: list[str] = [f"QUESTION: {state.question}"]
+        languages = self._languages_line(state)
+        if languages:
+            out.append(languages)
         if state.plan:
             out.append(
                 "PLAN (sub-questions):\n" + "\n".join(f"{i}. {q}" for i, q in enumerate(state.plan, 1))
@@ -549,6 +679,23 @@ class LLMPolicy:
             out.append(self._observation(state))
         out.append("Choose the next action. Reply with JSON only.")
         return "\n\n".join(out)
+
+    @staticmethod
+    def _languages_line(state: AgentState) -> str:
+        """What the library is written in, and — for a question in another language — that the
+        queries must be written in the library's languages (search matches words, not meanings)."""
+        if not state.library_languages:
+            return ""
+        line = f"LIBRARY LANGUAGES: {describe_languages(state.library_languages)}."
+        main = max(state.library_languages, key=lambda k: state.library_languages[k])
+        main_name = LANGUAGE_NAMES.get(main, main)
+        if state.cross_language:
+            asked = LANGUAGE_NAMES.get(state.question_language, state.question_language)
+            return (f"{line} The question is in {asked}, which no document is written in: write every search "
+                    f"query in {main_name} (translate the question's concepts; keep names as they are).")  # fmt: skip
+        if len(state.library_languages) > 1:
+            return f"{line} Write search queries in the languages of the documents you look for."
+        return line
 
     def answer_messages(self, state: AgentState, reason: str) -> list[Message]:
         terms = self._focus_terms(state)

@@ -41,7 +41,18 @@ from .guard import fallback_answer, fallback_step, plain_error
 from .injection import Instruction, find_instructions
 from .offline import OfflinePolicy
 from .router import QuickPolicy, route
-from .state import AgentState, DocumentPool, Policy, PolicyFailure, PolicyStep, concept_pool, note_pool
+from .state import (
+    AgentState,
+    DocumentPool,
+    Policy,
+    PolicyFailure,
+    PolicyStep,
+    concept_pool,
+    describe_languages,
+    language_mix,
+    note_pool,
+    searchable_across,
+)
 from .sufficiency import Assessment, assess
 from .support import Bridges
 from .verify import Verified, coverage, verify_answer
@@ -49,6 +60,8 @@ from .verify import Verified, coverage, verify_answer
 log = logging.getLogger(__name__)
 
 CONVERGENCE_ROUNDS = 2
+# Words of a title that name nothing ("The", "of", "film") when checking who names a document.
+_TITLE_STOP = frozenset(["the", "a", "an", "of", "and", "in", "on", "for", "to", "with", "at", "by", "from"])
 # The last observation is a summary for the policy; full passages stay in state.passages.
 OBSERVATION_PASSAGE_CHARS = 700
 
@@ -130,6 +143,8 @@ class _Run:
         self.state = AgentState(question=question.strip(), max_rounds=max(1, options.max_rounds), cancel=cancel)
         self.mode = options.mode
         self.analysis: QuestionAnalysis = analyze(self.state.question)
+        self.state.question_language = self.analysis.language
+        self.state.library_languages = language_mix(pool) if self.state.question else {}
         self.instructions: dict[str, list[Instruction]] = {}  # evidence id -> instructions found in it
         self.library_gaps: list[str] = []  # key concepts no document mentions (plain words)
         self.stats_info: Info | None = None
@@ -519,6 +534,8 @@ class _Run:
             if m.strip() and m.strip() != st.question and m not in missing and model:
                 missing.append(m.strip())
         missing.extend(m for m in self.library_gaps if m not in missing)
+        # Offline, a question in a language the library lacks is said to be so, plainly, first.
+        cross_note = self.cross_language_note() if st.cross_language and not model else ""
         feats = self.features(a, v)
         conf = confidence_model.probability(feats, answer.confidence if model else None)
         yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
@@ -535,6 +552,8 @@ class _Run:
                 text += " (The draft answer's citations or claims did not check out, so it was withheld.)"
             elif answer.text.strip() and not answer.evidence_ids and not v.evidence:
                 text += " (The draft answer cited no passage, so it was withheld.)"
+            if cross_note:
+                text, missing = f"{cross_note}\n\n{text}", [cross_note, *missing]
             yield self.finish(Status.INSUFFICIENT, text, missing=missing or [st.question],
                               confidence=min(conf, 0.1), notes=notes or ["no verified evidence"], parts=self.parts(a, v))  # fmt: skip
             return
@@ -549,6 +568,8 @@ class _Run:
                 + ". Related passages:\n"
                 + text
             )
+        if cross_note:
+            text, missing = f"{cross_note}\n\n{text}", [cross_note, *missing]
         yield self.finish(status, text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes,
                           parts=self.parts(a, v))  # fmt: skip
 
@@ -561,12 +582,41 @@ class _Run:
             partial=float(a.status == Status.PARTIAL),
             support_min=min(supports) if supports else 0.0,
             dropped_share=v.unsupported_sentences / max(1, v.sentences),
-            rejected=float(min(3, len(v.rejected))),
+            rejected=float(min(3, sum(code != "duplicate_sentence" for code, _ in v.rejected))),
             docs=float(min(3, len(docs))) / 3,
             conflict=self.conflict(v),
             claims_n=min(3, len(v.claims)) / 3,
+            chain=self.chain(v),
+            q_coverage=coverage(self.state.question, v.evidence)[0] if v.evidence else 0.0,
         )
         return f
+
+    def chain(self, v: Verified) -> float:
+        """Share of the cited documents that the question or another cited passage names: by its
+        title (its head before a colon or bracket: "PaperMage", "Ed Wood"), or — for a long title —
+        by most of its words. Evidence that forms a chain, not a scatter of passages that merely
+        share words with the question."""
+        docs: dict[int, Evidence] = {}
+        for e in v.evidence:
+            docs.setdefault(e.doc_id, e)
+        if not docs:
+            return 0.0
+        q_words = _words(self.state.question)
+        linked = 0
+        for doc_id, e in docs.items():
+            head = _words(re.split(r"[:(（：]", e.title)[0])
+            if head[:1] == ["the"]:
+                head = head[1:]
+            if not head:
+                continue
+            others = _words(" ".join(o.text for o in v.evidence if o.doc_id != doc_id))
+            named = any(_has_run(head, ws) for ws in (q_words, others))
+            content = [w for w in head if w not in _TITLE_STOP]
+            if not named and len(content) >= 4:
+                pool = set(q_words) | set(others)
+                named = sum(w in pool for w in content) >= 0.6 * len(content)
+            linked += named
+        return linked / len(docs)
 
     def conflict(self, v: Verified) -> float:
         """1 when cited documents give different values of the asked type (two years for "when",
@@ -603,6 +653,14 @@ class _Run:
         if _NAMES_A_DOCUMENT.search(self.state.question):
             return None  # "my notes on doc 3 …": about a document the user names, not the library at large
         key = a.key_concepts()
+        if self.state.cross_language:
+            # Words in a language the library is not written in occur in no document whatever it
+            # holds: only what the question writes in the library's script is looked up (names).
+            key = [k for k in key if searchable_across(k, a.language)]
+            if not key and not self.uses_model():
+                msg = self.cross_language_note()
+                return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
+                                   notes=["the question's language is not the library's; no model to translate it"])  # fmt: skip
         if not key:
             return None
         # A name must occur whole (all its words in one passage); a concept phrase of ordinary
@@ -635,8 +693,8 @@ class _Run:
         # may be two names: a name is there when all but one of its words are, or each part is.
         relaxed: dict[str, list[str]] = {}
         for k in absent:
-            if k not in entities or has_cjk(k):
-                continue
+            if k not in entities or has_cjk(k) or re.search(rf"[\"“]{re.escape(k)}[\"”]", self.state.question):
+                continue  # a quoted title is exact: "Tunnels and Trolls" is not "Tunnels" and "Trolls"
             words = [w for w in k.split() if w.lower() not in ("and", "&", "of", "the", "in", "on", "for")]
             alts = [" ".join(words[:i] + words[i + 1 :]) for i in range(len(words))] if len(words) >= 3 else []
             parts = [p.strip() for p in re.split(r"\s+(?:and|&)\s+", k) if p.strip()]
@@ -668,6 +726,25 @@ class _Run:
         self.library_gaps = [f"你的文献库里没有关于{shown}的内容" if zh else f"Your library has nothing on {shown}"]
         return None
 
+    def uses_model(self) -> bool:
+        return getattr(self.policy, "name", "") == "llm"
+
+    def cross_language_note(self) -> str:
+        """Plain words for a question in a language the library lacks, with no model to translate it."""
+        st = self.state
+        shown = describe_languages(st.library_languages)
+        terms = [k for k in dict.fromkeys([*self.analysis.entities, *self.analysis.concepts])
+                 if searchable_across(k, self.analysis.language)]  # fmt: skip
+        if self.analysis.language == "zh":
+            searched = f"离线只检索了问题中的拉丁字母词：{'、'.join(terms)}。" if terms else "问题中没有可以直接检索的词。"
+            return (f"你的文献库是{shown}的文献，没有中文文献；用中文问题检索其他语言的文献（跨语言检索）需要语言模型。"
+                    + searched)  # fmt: skip
+        searched = f"Offline, only the question's names were searched: {', '.join(terms)}." if terms else (
+            "Nothing in the question can be searched as written."
+        )
+        return (f"Your library is {shown}, with no documents in the question's language; searching it across "
+                f"languages needs a language model. {searched}")  # fmt: skip
+
     def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
         st = self.state
         if self.cancelled():
@@ -691,6 +768,15 @@ class _Run:
                           message="the policy was asked for an answer and chose another action")  # fmt: skip
             action = Answer(text="", evidence_ids=[], missing=[st.question], confidence=0.0)
         yield from self.finalize(action, reason, truncated)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def _has_run(run: list[str], words: list[str]) -> bool:
+    n = len(run)
+    return any(words[i : i + n] == run for i in range(len(words) - n + 1))
 
 
 def _policy_word(policy: Policy) -> str:
@@ -742,6 +828,12 @@ def run_agent(
     yield Info(elapsed_ms=run.ms(), code="analysis",
                message=f"{a.answer_type} question; " + "; ".join(p.text[:50] for p in a.parts if p.kind != "slot"),
                data=a.to_data())  # fmt: skip
+    if st.library_languages:
+        yield Info(elapsed_ms=run.ms(), code="languages",
+                   message=f"library: {describe_languages(st.library_languages)}; question: "
+                   + {"zh": "Chinese", "en": "English"}.get(a.language, a.language)
+                   + (" — not a language of the library" if st.cross_language else ""),
+                   data={"library": st.library_languages, "question": a.language, "cross_language": st.cross_language})  # fmt: skip
     stop = run.library_check()
     if run.stats_info is not None:
         yield run.stats_info

@@ -11,11 +11,12 @@ from ..text.kinds import Kind, answer_sentences, answerable
 from ..text.language import STOPWORDS, has_cjk, query_terms
 from .actions import Answer, Decision, Notes, PassageRef, Read, Search, fit_query
 from .analysis import QuestionAnalysis, analyze, names_in
+from .compare import Comparison, Value, comparison, is_demonym, side_value, verdict
 from .events import HitView, PassageView
 from .injection import is_instruction
 from .router import is_complex
-from .state import AgentState, PolicyStep
-from .sufficiency import CAUSE
+from .state import AgentState, PolicyStep, searchable_across
+from .sufficiency import CAUSE, has_relation
 
 
 def _term_in(term: str, text_lower: str) -> bool:
@@ -340,6 +341,12 @@ class OfflinePolicy:
         extra = [t for t in state.extra_terms if t not in state.question_terms]
         terms = state.question_terms + extra
         if not state.queries_tried:
+            if state.cross_language:
+                # No model to translate the question: search what it writes in the library's script.
+                a = run.analysis
+                terms = [t for t in dict.fromkeys([*a.entities, *a.concepts]) if searchable_across(t, a.language)]
+                if not terms:
+                    return self.answer(state, "nothing in the question can be searched in the library's language")
             q = _fit(" ".join(terms) or state.question)
             step = self._search(run, q, "search the question's keywords; skim many hits")
             if extra:
@@ -534,6 +541,12 @@ class OfflinePolicy:
         # A sentence addressed to an AI ("ignore previous instructions …") is not evidence of
         # anything the question asks; quoting it would pass the injection on to the reader.
         contexts = [c for c in run.sentences() if c.text.strip()]
+        # The same sentence in several passages (or twice in one) is said once: where it weighs most.
+        by_text: dict[str, _Context] = {}
+        for c in contexts:
+            if c.norm not in by_text or c.weight > by_text[c.norm].weight:
+                by_text[c.norm] = c
+        contexts = [c for c in contexts if by_text[c.norm] is c]
         chosen: list[_Context] = []
         q_norm = _norm(state.question)
         # The sentence that fills the asked slot (a definition, a count, a date) leads.
@@ -541,14 +554,16 @@ class OfflinePolicy:
         for c in slots:
             if c not in chosen:
                 chosen.append(c)
-        # A comparison needs each side: one sentence per compared entity first.
-        entities = self._compared(state.question)
+        # A comparison needs each side: one sentence per compared entity first — for a yes/no
+        # comparison the one that gives the side's value of the compared attribute.
+        entities = list(run.analysis.sides) or self._compared(state.question)
+        comp = comparison(run.analysis)
         if entities:
             names = " ".join(_norm(e) for e in entities)
             attribute = [t for t in terms if not _term_in(t, names) and t not in _COMPARE_WORDS]
             when = bool(_WHEN.search(state.question))
             for entity in entities:
-                best = self._best_about(entity, attribute, when, contexts, chosen)
+                best = self._best_about(entity, attribute, when, contexts, chosen, comp)
                 if best is not None:
                     chosen.append(best)
         # A comparison with a sentence for each side is complete; more would only blur it.
@@ -641,17 +656,29 @@ class OfflinePolicy:
 
     @staticmethod
     def _best_about(
-        entity: str, attribute: list[str], when: bool, contexts: list[_Context], chosen: list[_Context]
+        entity: str, attribute: list[str], when: bool, contexts: list[_Context], chosen: list[_Context],
+        comp: Comparison | None = None,
     ) -> _Context | None:
         """The sentence that best states ``attribute`` (the question minus the names) about ``entity``."""
         n = _norm(entity)
+        said = {c.norm for c in chosen}
         about = [
             c
             for c in contexts
-            if c not in chosen and (title_core(c.passage.title) == n or _mentions(n, c.norm))
+            if c not in chosen and c.norm not in said and (title_core(c.passage.title) == n or _mentions(n, c.norm))
         ]
         if not about:
             return None
+        if comp is not None and comp.kind != "other":
+            # The sentence that gives the side's value; for "both X", one that confirms X if any does.
+            valued = [(c, v) for c in about if (v := side_value(comp, entity, c.text, c.passage.title)) is not None]
+            if valued:
+                confirmed = [c for c, v in valued if v.has is not False]
+                own = [c for c in (confirmed or [c for c, _ in valued]) if title_core(c.passage.title) == n]
+                if confirmed:
+                    return max(own or confirmed, key=lambda c: (c.overlap, -c.index))
+                # What the side is instead: the opening of its own passage says it best.
+                return min(own or [c for c, _ in valued], key=lambda c: (c.index, -c.overlap))
 
         def value(c: _Context) -> float:
             own = title_core(c.passage.title) == n
@@ -729,6 +756,28 @@ def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Cont
 
 # --- the direct answer line ----------------------------------------------------------------------
 
+
+def _verdict_line(comp: Comparison, a: QuestionAnalysis, chosen: list[_Context]) -> str:
+    """"Answer: no — Gal Gadot: Israeli [P1]; Roberta Vinci: Italian [P2]": a yes or no only when
+    each side's value is in a chosen sentence and the values can be compared; else nothing (the
+    sufficiency check then says which side's value is missing)."""
+    found: list[tuple[str, Value, str]] = []
+    for side in a.sides:
+        best: tuple[Value, str] | None = None
+        for c in chosen:
+            v = side_value(comp, side, c.text, c.passage.title)
+            if v is not None and (best is None or (v.has and not best[0].has)):
+                best = (v, c.passage.id)
+        if best is None:
+            return ""
+        found.append((side, best[0], best[1]))
+    says = verdict(comp, [v for _, v, _ in found])
+    if says is None:
+        return ""
+    shown = "; ".join(f"{side}: {v.shown} [{pid}]" if v.shown else f"{side} [{pid}]" for side, v, pid in found)
+    return f"Answer: {says} — {shown}"
+
+
 _DATE = re.compile(
     r"\b(?:(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2},\s+)?"
     r"(?:1[0-9]{3}|20[0-9]{2})\b|\b\d{1,2}\s+(?:January|February|March|April|May|June|July|August|September|October|"
@@ -765,9 +814,14 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
     if not chosen:
         return ""
     q_low = a.question.lower()
+    comp = comparison(a)
+    if comp is not None and comp.yes_no:
+        return _verdict_line(comp, a, chosen)
     if a.is_comparison:
-        attr = set(a.attribute) | set(a.question.lower().split())
+        attr = set(a.attribute) | set(re.findall(r"[a-z]+", a.question.lower()))
         early, late = bool(attr & _EARLY), bool(attr & _LATE)
+        if comp is not None and comp.kind == "date":
+            early, late = comp.polarity == "earlier", comp.polarity == "later"
         if early == late:
             return ""
         dated: list[tuple[int, str, str]] = []
@@ -793,12 +847,29 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
     # The sentence that answers: the one covering the question best, from the last hop's passage
     # when the question is a bridge (the first hop only names where to look).
     pool = list(chosen)
+    bridge_words: list[set[str]] = []
+    last_rel: list[str] = []
     if a.is_bridge and len({c.passage.id for c in chosen}) > 1:
         anchor = _norm(a.hops[0].anchor)
         later = [c for c in chosen if not (title_core(c.passage.title) == anchor or _mentions(anchor, c.norm))]
         pool = later or pool
     first_hop_names = {n.lower() for c in chosen if c not in pool for n in c.names}
-    ordered = [c for c in slots or [] if c in pool] + sorted((c for c in pool if c not in (slots or [])), key=lambda c: -c.overlap)
+    if a.is_bridge:
+        # The bridge entity fills the first hop's relation ("directed by Robert Z. Leonard"); the
+        # answer is another name, in a sentence with the last hop's relation ("then-wife Mae
+        # Murray") — also when one passage holds both hops.
+        last_rel = [w for w in a.hops[-1].relation if w not in ("what", "which", "who")]
+        first_rel = [w for w in a.hops[0].relation if w not in ("what", "which", "who") and w not in last_rel]
+        for c in chosen:
+            if any(has_relation(w, c.text) for w in first_rel):
+                for n in c.names:
+                    if _norm(n) not in _norm(a.question) and not is_demonym(n):
+                        first_hop_names.add(n.lower())
+                        bridge_words.append(set(_norm(n).split()))
+    ordered = [c for c in slots or [] if c in pool] + sorted(
+        (c for c in pool if c not in (slots or [])),
+        key=lambda c: (-any(has_relation(w, c.text) for w in last_rel), -c.overlap),
+    )
     for c in ordered:
         span = ""
         if t in ("how_many", "how_much"):
@@ -822,6 +893,8 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
                 low = n.lower()
                 if low in q_low or low in first_hop_names or _norm(n) in _norm(a.question):
                     continue
+                if any(set(_norm(n).split()) <= w for w in bridge_words) or (t in ("who", "where") and is_demonym(n)):
+                    continue  # "Leonard's" is the bridge entity again; "American" is no person, "Finnish" no place
                 span = n
                 break
         if span:

@@ -50,6 +50,52 @@ def concept_pool(pool: object) -> ConceptPool | None:
     return None
 
 
+class LanguagePool(Protocol):
+    """Optional part of a pool: the library's language mix (``core.library.Library`` implements it)."""
+
+    def language_mix(self) -> dict[str, float]:
+        """Share of the library's documents in each language ("en", "zh" …), summing to 1."""
+        ...
+
+
+LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
+
+
+def language_mix(pool: object) -> dict[str, float]:
+    """The library's language mix: from the pool's own count when it has one, else from the
+    languages of its document list (a pool need not implement either; {} when unknown)."""
+    try:
+        if callable(getattr(pool, "language_mix", None)):
+            return dict(pool.language_mix())  # type: ignore[attr-defined]
+        docs = pool.list_documents() if callable(getattr(pool, "list_documents", None)) else []  # type: ignore[attr-defined]
+    except Exception:  # a damaged library is the search's problem, not this summary's
+        return {}
+    langs = [getattr(d, "language", "") for d in docs]
+    known = [x for x in langs if x]
+    return {x: known.count(x) / len(known) for x in dict.fromkeys(known)} if known else {}
+
+
+def describe_languages(mix: dict[str, float]) -> str:
+    """ "English 92 %, Chinese 8 %" (largest first)."""
+    return ", ".join(
+        f"{LANGUAGE_NAMES.get(lang, lang)} {round(100 * share)} %" for lang, share in sorted(mix.items(), key=lambda x: -x[1])
+    )
+
+
+def cross_language(question_language: str, mix: dict[str, float]) -> bool:
+    """The question is in a language none of the library's documents is written in."""
+    return bool(mix) and bool(question_language) and mix.get(question_language, 0.0) == 0.0
+
+
+def searchable_across(term: str, question_language: str) -> bool:
+    """Can ``term`` of the question be found in documents of another language as it is written?
+    A Latin-script term of a Chinese question (LoopAgent, RAG) can; of an English question only
+    a name (capitalised) can."""
+    if has_cjk(term):
+        return False
+    return question_language == "zh" or term[:1].isupper() or any(c.isdigit() for c in term)
+
+
 class NotePool(Protocol):
     """Optional part of a pool: per-document notes (``core.library.Library`` implements it)."""
 
@@ -150,6 +196,14 @@ class AgentState:
     # synonym backed by a quote …); the support check accepts them as bridging terms.
     bridge_terms: list[tuple[str, str, str]] = field(default_factory=list)
     cancel: threading.Event | None = None  # set by the user's Stop; policies pass it to slow calls
+    # The library's language mix ({"en": 0.92, "zh": 0.08}), computed once per run by the loop.
+    library_languages: dict[str, float] = field(default_factory=dict)
+    question_language: str = ""  # "en" | "zh", from the question analysis
+
+    @property
+    def cross_language(self) -> bool:
+        """The question's language is absent from the library (a Chinese question, English papers)."""
+        return cross_language(self.question_language, self.library_languages)
 
     @property
     def question_terms(self) -> list[str]:

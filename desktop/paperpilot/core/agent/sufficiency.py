@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ..text.language import cjk_bigrams, has_cjk
 from .analysis import Part, QuestionAnalysis, names_in
+from .compare import Comparison, Value, comparison, is_demonym, side_value, stated_verdict, verdict
 from .events import PassageView, Status
 from .support import Bridges, stems, variants
 from .verify import Claim, Verified
@@ -124,23 +125,36 @@ def _claim_source(c: Claim, passages: dict[str, PassageView]) -> str:
     )
 
 
-def _is_typed(answer_type: str, text: str, question: str, entity_words: set[str], exclude: tuple[str, ...] = ()) -> bool:
-    """Does ``text`` hold a span of the asked type that the question does not already give?"""
+def typed_values(answer_type: str, text: str, question: str, entity_words: set[str],
+                 exclude: tuple[str, ...] = ()) -> list[str]:  # fmt: skip
+    """The spans of the asked type in ``text`` that the question does not already give: years for
+    "when", numbers for how-many/how-much, new names for who/where/which (not a nationality
+    adjective for who/where, not the bridge entities in ``exclude``)."""
     q_low = question.lower()
     if answer_type == "when":
-        return any(m.group().lower() not in q_low for m in _YEAR.finditer(text))
+        return [m.group() for m in _YEAR.finditer(text) if m.group().lower() not in q_low]
     if answer_type in ("how_many", "how_much"):
-        return any(
-            m.group().strip().lower() not in q_low for m in _NUMBER.finditer(text) if m.group().strip()
-        )
+        return [m.group().strip() for m in _NUMBER.finditer(text) if m.group().strip() and m.group().strip().lower() not in q_low]
+    if answer_type in ("who", "where", "which") and not has_cjk(question):
+        skip = {x.lower() for x in exclude}
+        skip_words = [set(_tokens(x)) for x in exclude]
+        return [
+            n for n in names_in(text)
+            if not set(_tokens(n)) <= entity_words and n.lower() not in q_low and n.lower() not in skip
+            and not any(set(_tokens(n)) <= w for w in skip_words)  # "Leonard's" is Robert Z. Leonard
+            and not (answer_type in ("who", "where") and is_demonym(n))
+        ]  # fmt: skip
+    return []
+
+
+def _is_typed(answer_type: str, text: str, question: str, entity_words: set[str], exclude: tuple[str, ...] = ()) -> bool:
+    """Does ``text`` hold a span of the asked type that the question does not already give?"""
+    if answer_type in ("when", "how_many", "how_much"):
+        return bool(typed_values(answer_type, text, question, entity_words, exclude))
     if answer_type in ("who", "where", "which"):
         if has_cjk(question):
             return True  # Chinese has no capitals to find names by; the concept checks carry it
-        skip = {x.lower() for x in exclude}
-        new = [
-            n for n in names_in(text)
-            if not set(_tokens(n)) <= entity_words and n.lower() not in q_low and n.lower() not in skip
-        ]  # fmt: skip
+        new = typed_values(answer_type, text, question, entity_words, exclude)
         if new or answer_type != "which":
             return bool(new)
         # "Which" may ask for a thing, not a name ("keyboard function keys"): a value or a few
@@ -178,26 +192,45 @@ def assess(
     q = analysis.question
     entity_words = {w for e in analysis.entities for w in _tokens(e)}
     results: list[PartCoverage] = []
+    comp = comparison(analysis)
+    computed: str | None = None
+    if comp is not None and comp.yes_no:
+        computed = verdict(comp, [_best_value(comp, side, claims, passages) for side in analysis.sides])
 
     # Bridge entities: names the first-hop evidence gives that the question does not.
     bridge: list[str] = []
     first_hop_claims: list[Claim] = []
     if analysis.is_bridge:
         anchor = analysis.hops[0].anchor
+        # (A word the last hop asks for too — "county" in "the county bordering the county in
+        # which …" — tells the hops apart in no sentence.)
+        last_rel = set(analysis.hops[-1].relation)
+        first_rel = [w for w in analysis.hops[0].relation if w not in _GENERIC_RELATION and w not in last_rel]
         for c in claims:
             src = _claim_source(c, passages)
             if anchor and mentions(anchor, src):
                 first_hop_claims.append(c)
-                for n in names_in(c.text):
-                    if not set(_tokens(n)) <= entity_words and n.lower() not in q.lower() and n not in bridge:
-                        bridge.append(n)
+        # The bridge entity fills the first hop's relation: "directed by Robert Z. Leonard" for
+        # "the director of …" — not every name of the first-hop passage (the film's star is the
+        # next hop's answer when one passage holds both hops).
+        relational = [c for c in first_hop_claims if any(has_relation(w, c.text) for w in first_rel)]
+        for c in relational or first_hop_claims:
+            for n in names_in(c.text):
+                if (not set(_tokens(n)) <= entity_words and n.lower() not in q.lower() and n not in bridge
+                        and not is_demonym(n)):  # fmt: skip
+                    bridge.append(n)
     for part in analysis.parts:
         cov = False
         refs: list[str] = []
         if part.kind in ("entity", "side"):
             hits = [c for c in claims if mentions(part.text, _claim_source(c, passages))]
             cov = bool(hits)
-            if cov and part.kind == "side" and set(analysis.attribute) & _DATE_ATTRIBUTE:
+            if cov and part.kind == "side" and comp is not None and comp.kind != "other":
+                # The side's value of the compared attribute (its nationality, date, family …)
+                # must be in a claim about it, not only its name.
+                valued = [c for c in hits if _side_value(comp, part.text, c, passages) is not None]
+                cov, hits = bool(valued), valued
+            elif cov and part.kind == "side" and set(analysis.attribute) & _DATE_ATTRIBUTE:
                 cov = any(_YEAR.search(c.text) for c in hits)  # the claim itself gives the date
             refs = [r for c in hits for r in c.refs]
         elif part.kind == "concept":
@@ -239,6 +272,10 @@ def assess(
                     analysis.answer_type, " ".join(c.text for c in later), q, entity_words, bx
                 )
                 refs = [r for c in later for r in c.refs]
+        elif part.kind == "slot" and part.text == "yes_no":
+            # A yes or no is stated, and it is the one the sides' values give (when they give one).
+            stated = stated_verdict(verified.text)
+            cov = stated is not None and (computed is None or stated == computed)
         elif part.kind == "slot":
             bx = tuple(bridge) if analysis.is_bridge else ()
             cov = any(_is_typed(part.text, c.text, q, entity_words, bx) for c in claims)
@@ -246,6 +283,13 @@ def assess(
             PartCoverage(part, cov, list(dict.fromkeys(refs)), "" if cov else _missing(part, bridge))
         )
 
+    if comp is not None and comp.kind != "other" and analysis.sides:
+        # What is compared ("nationality", "family") is covered by the values the sides' claims give.
+        sides_ok = all(r.covered for r in results if r.part.kind == "side")
+        attribute = set(analysis.attribute) | {"nationality", "country", "citizenship"} | set(comp.words)
+        for r in results:
+            if sides_ok and not r.covered and r.part.kind == "concept" and r.part.text in attribute:
+                r.covered, r.missing = True, ""
     key = [r for r in results if r.part.key and r.part.kind != "slot"]
     soft = [r for r in results if r.part.kind == "concept" and not r.part.key]
     hard_ok = all(r.covered for r in results if r.part.key or r.part.kind in ("slot", "hop", "side", "number"))
@@ -272,6 +316,19 @@ def assess(
         if r.part.key or r.part.kind in ("slot", "hop", "side", "entity") or not soft_ok:
             missing.append(r.missing)
     required = [r for r in results if r.part.key or r.part.kind in ("slot", "hop", "side")]
+    # The claim that fills the asked slot: how well it is supported, and whether its value is
+    # corroborated by a second cited passage.
+    bx = tuple(bridge) if analysis.is_bridge else ()
+    slot_types = [r.part.text for r in results if r.part.kind == "slot" and r.part.text != "yes_no"]
+    fillers = [(c, t) for c in claims for t in slot_types if _is_typed(t, c.text, q, entity_words, bx)]
+    values = {v.lower() for c, t in fillers[:1] for v in typed_values(t, c.text, q, entity_words, bx)}
+    cited = [passages[i] for i in cited_ids if i in passages]
+    corroborated = bool(values) and any(
+        sum(v in (p.title + " " + p.text).lower() for p in cited) >= 2 for v in values
+    )
+    # Required parts covered from distinct passages: a bridge or a comparison rests on two.
+    spread = {ref for r in results if r.covered and r.part.kind in ("entity", "side", "hop") for ref in r.refs}
+    need = 2 if (analysis.is_bridge or analysis.is_comparison) else 1
     features = {
         "coverage": sum(r.covered for r in required) / len(required) if required else 1.0,
         "soft_coverage": sum(r.covered for r in soft) / len(soft) if soft else 1.0,
@@ -284,10 +341,30 @@ def assess(
         if analysis.is_comparison
         else 1.0,
         "claims": float(len(claims)),
+        "slot_support": max((c.support.score for c, _ in fillers), default=0.0) if slot_types else 1.0,
+        "corroborated": float(corroborated),
+        "spread": min(1.0, len(spread) / need),
         "is_bridge": float(analysis.is_bridge),
         "is_comparison": float(analysis.is_comparison),
     }
     return Assessment(status, results, list(dict.fromkeys(missing)), bridge, features)
+
+
+def has_relation(word: str, text: str) -> bool:
+    """Does ``text`` use the relation ``word`` ("director" ~ "directed", "wife" ~ "then-wife")?"""
+    have = set(stems(text))
+    return any(variants(st) & have or any(v.startswith(st) for v in have if len(st) >= 5) for st in stems(word))
+
+
+def _side_value(comp: Comparison, side: str, c: Claim, passages: dict[str, PassageView]) -> Value | None:
+    titles = [passages[r].title for r in c.refs if r in passages] or [""]
+    return next((v for t in titles if (v := side_value(comp, side, c.text, t)) is not None), None)
+
+
+def _best_value(comp: Comparison, side: str, claims: list[Claim], passages: dict[str, PassageView]) -> Value | None:
+    """The side's value from the claims: a confirmed category beats a sentence that only says what it is."""
+    values = [v for c in claims if (v := _side_value(comp, side, c, passages)) is not None]
+    return next((v for v in values if v.has), values[0] if values else None)
 
 
 def _missing(part: Part, bridge: list[str]) -> str:
@@ -302,4 +379,4 @@ def _missing(part: Part, bridge: list[str]) -> str:
     return part.missing
 
 
-__all__ = ["CAUSE", "Assessment", "PartCoverage", "assess", "mentions"]
+__all__ = ["CAUSE", "Assessment", "PartCoverage", "assess", "has_relation", "mentions", "typed_values"]

@@ -81,6 +81,8 @@ _FRAME = frozenset(
         "moreover",
         "overall",
         "summary",
+        # a verdict ("Answer: yes — …") is what the values after it settle, not a claim of its own
+        "yes",
     ]
 )
 

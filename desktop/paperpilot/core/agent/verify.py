@@ -46,6 +46,16 @@ def _sentences(para: str) -> list[str]:
     return out
 
 
+def sentences_of(paragraph: str) -> list[str]:
+    """The sentences of one paragraph of an answer, each with the citation markers that follow it."""
+    return _sentences(paragraph)
+
+
+def cited_ids(sentence: str) -> list[str]:
+    """The evidence ids a sentence's markers cite, as the loop names them (P1, P2 …)."""
+    return list(dict.fromkeys(_canon(r) for m in _CITE.finditer(sentence) for r in re.split(r"[,;]", m.group(1))))
+
+
 @dataclass
 class Claim:
     """An answer sentence that survived verification, with the passages it cites and its support."""
@@ -111,6 +121,7 @@ def verify_answer(
     cited_anywhere = [_canon(r) for m in _CITE.finditer(text) for r in re.split(r"[,;]", m.group(1))]
     pool_ids = [r for r in dict.fromkeys(cited_anywhere + listed) if r in passages]
     ctx = _Ctx(passages, question, bridges or Bridges(), instructions or [], check_support)
+    said: set[str] = set()
     for para in text.split("\n"):
         if not para.strip():
             out_sentences.append(para)
@@ -118,6 +129,13 @@ def verify_answer(
         new_sents: list[str] = []
         for sent in _sentences(para):
             n_sentences += 1
+            # An answer never says the same sentence twice (a passage that repeats itself, or the
+            # same text in two documents): the first one stays, with its citations.
+            key = " ".join(re.findall(r"\w+", claim_text(sent).lower()))
+            if len(key.split()) >= 3 and key in said:
+                rejected.append(("duplicate_sentence", f"sentence repeated, said once: {claim_text(sent)[:80]!r}"))
+                continue
+            said.add(key)
             if unmarked:
                 sent = _attach_supporting(sent, listed, ctx)
             if ctx.instructions:
@@ -331,6 +349,8 @@ def _check_sentence(
     out.append("" if len(marks) - 1 in drop else sent[pos:])
     text = _SPACE_BEFORE_PUNCT.sub(r"\1", "".join(out))
     text = re.sub(r"(?:,|\s)+(?:and|but|while|whereas)?\s*$", "", text).rstrip(" ,;") if drop else text
+    if drop:
+        text = re.sub(r"^[\s;,:—–-]+", "", text)  # "; B: 1928 [1]" once the clause before it went
     if drop and text and not _END_PUNCT.search(text):
         text += "."
     return re.sub(r"[ \t]{2,}", " ", text).strip(), 0 if kept_any else 1

@@ -1376,6 +1376,13 @@ class Library:
                 self._catalogue = self.store.documents(("ready",))
             return list(self._catalogue)
 
+    def language_mix(self) -> dict[str, float]:
+        """Share of the ready documents in each detected language ({"en": 0.92, "zh": 0.08});
+        documents whose language is unknown are not counted. The agent tells a model which
+        languages to search in."""
+        langs = [d.language for d in self.list_documents() if d.language]
+        return {lang: langs.count(lang) / len(langs) for lang in dict.fromkeys(langs)} if langs else {}
+
     def all_documents(self) -> list[DocumentInfo]:
         """Ready and failed documents, for the library view and ``paperpilot list``."""
         return self.store.documents(("ready", "failed"))

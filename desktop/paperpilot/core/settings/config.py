@@ -57,6 +57,9 @@ class LLMSettings(BaseModel):
     temperature: float = Field(0.15, ge=0.0, le=2.0)
     timeout_s: float = Field(60.0, gt=0)
     structured: str = "auto"
+    # After the answer, ask the model to quote each claim's support (verified in code). One more
+    # call per answer; off by default because small local models quote poorly.
+    quote_check: bool = False
 
 
 class AgentSettings(BaseModel):
