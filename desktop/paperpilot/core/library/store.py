@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -99,10 +100,17 @@ class StoreMissing(StoreError, Damaged):
 _SQLITE_CORRUPT, _SQLITE_NOTADB, _SQLITE_FULL = 11, 26, 13
 
 
+def _is_busy(e: sqlite3.OperationalError) -> bool:
+    text = str(e).lower()
+    return "locked" in text or "busy" in text
+
+
 def _store_error(path: Path, e: sqlite3.DatabaseError) -> StoreError:
     code = getattr(e, "sqlite_errorcode", None)
     if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return StoreDamaged(f"The library database {path} is damaged: {e}")
+    if isinstance(e, sqlite3.OperationalError) and _is_busy(e):
+        return StoreError("The library is busy: another PaperPilot is writing to it. Try again in a moment.")
     return StoreError(f"The library database {path} cannot be opened: {e}")
 
 
@@ -174,27 +182,42 @@ class Store:
             self.conn = self._connect(path, busy_timeout_ms)
         except sqlite3.DatabaseError as e:
             raise _store_error(path, e) from e
-        try:
-            has_tables = self.conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='documents'"
-            ).fetchone()
-            if has_tables is None and (must_exist or read_only):
-                raise StoreMissing(f"The library database {path} holds no library.")
-            if read_only:
-                self._check_version(migrate=False)
+        # Two processes opening a library that does not exist yet race to create it; SQLite
+        # answers some of the set-up statements (the journal-mode switch, the first schema
+        # write) with "database is locked" at once instead of waiting its busy timeout, so the
+        # set-up is retried until that timeout has passed.
+        deadline = time.monotonic() + busy_timeout_ms / 1000
+        while True:
+            try:
+                self._set_up(must_exist)
                 return
+            except sqlite3.OperationalError as e:
+                if _is_busy(e) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                self.conn.close()
+                raise _store_error(path, e) from e
+            except sqlite3.DatabaseError as e:
+                self.conn.close()
+                raise _store_error(path, e) from e
+            except StoreError:
+                self.conn.close()
+                raise
+
+    def _set_up(self, must_exist: bool) -> None:
+        has_tables = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='documents'").fetchone()
+        if has_tables is None and (must_exist or self.read_only):
+            raise StoreMissing(f"The library database {self.path} holds no library.")
+        if self.read_only:
+            self._check_version(migrate=False)
+            return
+        if str(self.conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
             self.conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.executescript(_SCHEMA)
-            self._check_version()
-        except sqlite3.DatabaseError as e:
-            self.conn.close()
-            raise _store_error(path, e) from e
-        except StoreError:
-            self.conn.close()
-            raise
+        # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.executescript(_SCHEMA)
+        self._check_version()
 
     def _connect(self, path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
         timeout = busy_timeout_ms / 1000
