@@ -78,6 +78,7 @@ def _model_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 _STATUS_WORDS = {
     "answered": "Answered",
+    "partial": "Partly answered (see what is not covered below)",
     "insufficient_evidence": "Not enough evidence in your library",
     "truncated": "Answered with what was found before the round limit",
     "cancelled": "Cancelled",
