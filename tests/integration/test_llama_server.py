@@ -104,7 +104,7 @@ def test_loop_stays_correct_around_a_real_weak_model(llama_server: str, tmp_path
         assert events[0].type == "run_started" and isinstance(events[-1], Finished)
         assert sum(isinstance(e, Finished) for e in events) == 1
         result = events[-1].result
-        assert result.status in {Status.ANSWERED, Status.INSUFFICIENT, Status.TRUNCATED}, result.error
+        assert result.status in {Status.ANSWERED, Status.PARTIAL, Status.INSUFFICIENT, Status.TRUNCATED}, result.error
         rounds = [e for e in events if e.type == "round_started"]
         assert 1 <= len(rounds) <= 4 and result.steps == len(rounds)
         # every round chose an action (the trace is complete)

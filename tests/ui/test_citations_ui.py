@@ -311,7 +311,8 @@ def test_doi_lookup_fills_empty_fields_without_blocking(
     lag_meter.stop()
 
     assert crossref.requests == [f"/works/{DOI}"]
-    assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 100, lag_meter.max_gap_ms
+    # The fake server answers after 0.6 s: a lookup on the GUI thread would stall it that long.
+    assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 250, lag_meter.max_gap_ms
     assert done.args[0] is True
     assert not dlg.is_looking_up() and dlg.lookup_spinner.isHidden()
     assert dlg.title_edit.text() == "Sparrows in the old town"  # not empty: not replaced
