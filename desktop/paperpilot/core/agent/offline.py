@@ -886,7 +886,7 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
             plain = ""
             for m in _QUANTITY.finditer(c.text):
                 v = m.group().strip()
-                if v and v.split()[0] not in q_low and not re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", v.split()[0]):
+                if v and v.split()[0] not in q_low and not re.fullmatch(r"(?:1[0-9]{3}|20[0-9]{2})[,.;:]?", v.split()[0]):
                     # A number with the noun the question counts beats a bare one (a footnote mark).
                     span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question, a.entities)
                     if span:
