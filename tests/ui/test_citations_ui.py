@@ -24,6 +24,7 @@ from paperpilot.ui import metadata_dialog
 from paperpilot.ui.chat_pane import bracket_marker, number_by_document, renumber_citations
 from paperpilot.ui.library_pane import EXPORT_FORMATS, export_format_for
 from paperpilot.ui.metadata_dialog import LookupEndpoints, MetadataDialog
+from tests.timing import bound
 
 from .conftest import LagMeter
 
@@ -312,7 +313,7 @@ def test_doi_lookup_fills_empty_fields_without_blocking(
 
     assert crossref.requests == [f"/works/{DOI}"]
     # The fake server answers after 0.6 s: a lookup on the GUI thread would stall it that long.
-    assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 250, lag_meter.max_gap_ms
+    assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < bound(250), lag_meter.max_gap_ms
     assert done.args[0] is True
     assert not dlg.is_looking_up() and dlg.lookup_spinner.isHidden()
     assert dlg.title_edit.text() == "Sparrows in the old town"  # not empty: not replaced

@@ -16,6 +16,7 @@ from paperpilot.core.models import DocumentInfo, Passage
 from paperpilot.ui.document_viewer import DocumentViewer
 from tests.fixtures import pdfs
 from tests.fixtures.pdfs import MM, PlacedLine
+from tests.timing import bound
 
 PAGE_HEIGHT = 297 * MM
 
@@ -229,6 +230,6 @@ def test_gui_keeps_running_while_pdfium_is_busy_elsewhere(
         qtbot.wait(600)
         assert viewer.is_locating() and viewer.span_location is None
         assert viewer.result_label.text() == "Finding the passage…"
-        assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 250
+        assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < bound(250)
     qtbot.waitUntil(lambda: viewer.span_location is not None, timeout=10_000)
     assert viewer.span_location is not None and viewer.span_location.found

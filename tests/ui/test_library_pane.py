@@ -24,6 +24,7 @@ from paperpilot.ui.library_model import (
 from paperpilot.ui.library_pane import LibraryPane, MetadataDialog, plain_citation
 from paperpilot.ui.resources import sample_library_dir, sample_questions
 from tests.fixtures.pdfs import make_paper_pdf
+from tests.timing import bound
 
 from .conftest import LagMeter, SignalRecorder
 
@@ -201,7 +202,7 @@ def test_reset_with_thousands_of_documents_is_fast(qapp: QApplication) -> None:
     proxy.set_filter_text("author 12")
     elapsed = time.perf_counter() - t
     assert proxy.rowCount() > 0
-    assert elapsed < 1.0, f"reset + sort + filter of 5,000 rows took {elapsed:.2f} s"
+    assert elapsed < bound(1.0), f"reset + sort + filter of 5,000 rows took {elapsed:.2f} s"
 
 
 # --- welcome view and drag and drop ---------------------------------------------------------------
@@ -235,7 +236,7 @@ def test_welcome_view_then_drop_imports_in_background(
     assert len(failed) == 1 and "empty" in failed[0].error.lower()
     row = pane.model.row_of(failed[0].doc_id)
     assert pane.model.index(row, Column.STATUS).data().startswith("Failed: ")
-    assert lag_meter.ticks > 0 and lag_meter.max_gap_ms < 250
+    assert lag_meter.ticks > 0 and lag_meter.max_gap_ms < bound(250)
 
 
 def test_cancel_stops_the_import(
