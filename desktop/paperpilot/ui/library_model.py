@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QByteArray,
+    QMimeData,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
 from ..core.models import DocumentInfo
 from ..core.text.language import has_cjk
 from .i18n import tr
+from .qtcompat import new_mime_data
+
+# What a drag of table rows carries: a JSON list of document ids.
+DOC_IDS_MIME = "application/x-paperpilot-doc-ids"
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -29,9 +36,18 @@ class Column(IntEnum):
     YEAR = 2
     PAGES = 3
     STATUS = 4
+    MARKS = 5  # note, metadata to check, OCR'd, coloured tags
+    HITS = 6  # passages matching the full-text filter (shown in that mode only)
 
 
-HEADERS = ("Title", "Authors", "Year", "Pages", "Status")
+HEADERS = ("Title", "Authors", "Year", "Pages", "Status", "Marks", "Hits")
+NOTE_MARK = "✎"
+CHECK_MARK = "⚑"
+OCR_MARK = "OCR"
+# Field names other helpers give DocumentInfo (the metadata-confidence flag, the OCR flag):
+# shown when present, so the table needs no change when they land.
+_CHECK_FIELDS = ("check_metadata", "metadata_check", "needs_check", "metadata_flag")
+_OCR_FIELDS = ("ocr", "ocrd", "is_ocr", "ocr_done")
 DOC_ID_ROLE = Qt.ItemDataRole.UserRole
 # Typed sort keys (ints for year/pages) so the proxy compares numbers, not their strings.
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -69,14 +85,22 @@ class _Row:
     """Everything data() needs for one document, computed once per reset, not per paint."""
 
     doc: DocumentInfo
-    cells: tuple[str, str, str, str, str]
-    sort_keys: tuple[str, str, int, int, str]
+    cells: tuple[str, str, str, str, str, str]
+    sort_keys: tuple[str, str, int, int, str, str]
     tooltip: str
     haystack: str
     failed: bool
+    marks_tip: str
+    tag_colors: tuple[str, ...]
 
 
-def _make_row(doc: DocumentInfo) -> _Row:
+def _flag(doc: DocumentInfo, names: tuple[str, ...]) -> bool:
+    return any(bool(getattr(doc, n, False)) for n in names)
+
+
+def _make_row(
+    doc: DocumentInfo, has_note: bool = False, colors: dict[str, str] | None = None
+) -> _Row:
     failed = doc.status != "ready"
     authors = short_authors(doc.authors)
     year = str(doc.year) if doc.year else ""
@@ -85,6 +109,21 @@ def _make_row(doc: DocumentInfo) -> _Row:
         status = tr("Failed: {reason}").format(reason=doc.error) if doc.error else tr("Failed")
     else:
         status = tr("Ready")
+    marks: list[str] = []
+    marks_tip: list[str] = []
+    if has_note:
+        marks.append(NOTE_MARK)
+        marks_tip.append(tr("Has notes"))
+    if _flag(doc, _CHECK_FIELDS):
+        marks.append(CHECK_MARK)
+        marks_tip.append(tr("Check the metadata: it was guessed with low confidence"))
+    if _flag(doc, _OCR_FIELDS):
+        marks.append(OCR_MARK)
+        marks_tip.append(tr("Text read by OCR (a scanned document)"))
+    if doc.tags:
+        marks_tip.append(tr("Tags: {tags}").format(tags=", ".join(doc.tags)))
+    lowered = {k.casefold(): v for k, v in (colors or {}).items()}
+    tag_colors = tuple(lowered[t.casefold()] for t in doc.tags if t.casefold() in lowered)
     tip = [doc.title]
     if doc.authors:
         tip.append(", ".join(doc.authors))
@@ -96,17 +135,20 @@ def _make_row(doc: DocumentInfo) -> _Row:
             tip.append(tr("Source: {path}").format(path=doc.source_path))
     return _Row(
         doc=doc,
-        cells=(doc.title, authors, year, pages, status),
+        cells=(doc.title, authors, year, pages, status, " ".join(marks)),
         sort_keys=(
             doc.title.casefold(),
             surname(doc.authors[0]).casefold() if doc.authors else "",
             doc.year or 0,
             doc.pages if not failed else -1,
             status.casefold(),
+            " ".join(marks),
         ),
         tooltip="\n".join(tip),
         haystack=" ".join([doc.title, *doc.authors, year]).casefold(),
         failed=failed,
+        marks_tip="\n".join(marks_tip),
+        tag_colors=tag_colors,
     )
 
 
@@ -118,11 +160,22 @@ class DocumentTableModel(QAbstractTableModel):
         self._rows: list[_Row] = []
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
+        # The full-text filter's passage counts and snippets (doc_id → …), {} outside that mode.
+        self._hits: dict[int, int] = {}
+        self._snippets: dict[int, str] = {}
+        self._icons: dict[tuple[str, ...], QIcon] = {}
 
     # --- filling ------------------------------------------------------------------------------
 
-    def set_documents(self, docs: list[DocumentInfo]) -> None:
-        rows = [_make_row(d) for d in docs]
+    def set_documents(
+        self,
+        docs: list[DocumentInfo],
+        notes: set[int] | None = None,
+        colors: dict[str, str] | None = None,
+    ) -> None:
+        """Show ``docs``; ``notes``: the ids with a note, ``colors``: tag → colour (the marks)."""
+        have = notes or set()
+        rows = [_make_row(d, d.doc_id in have, colors) for d in docs]
         self._sort_rows(rows)
         self.beginResetModel()
         self._rows = rows
@@ -135,7 +188,13 @@ class DocumentTableModel(QAbstractTableModel):
 
     def _sort_rows(self, rows: list[_Row]) -> None:
         col = self._sort_column
-        if 0 <= col < len(HEADERS):
+        if col == Column.HITS:
+            hits = self._hits
+            rows.sort(
+                key=lambda r: (hits.get(r.doc.doc_id, 0), r.doc.doc_id),
+                reverse=self._sort_order == Qt.SortOrder.DescendingOrder,
+            )
+        elif 0 <= col < len(HEADERS):
             rows.sort(
                 key=lambda r: (r.sort_keys[col], r.doc.doc_id),
                 reverse=self._sort_order == Qt.SortOrder.DescendingOrder,
@@ -178,6 +237,34 @@ class DocumentTableModel(QAbstractTableModel):
     def haystack(self, row: int) -> str:
         return self._rows[row].haystack
 
+    def doc_id_at(self, row: int) -> int:
+        return self._rows[row].doc.doc_id
+
+    def set_hits(self, hits: dict[int, int], snippets: dict[int, str]) -> None:
+        """The full-text filter's counts per document (an empty dict leaves that mode)."""
+        self._hits, self._snippets = dict(hits), dict(snippets)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(HEADERS) - 1))
+
+    def hits(self) -> dict[int, int]:
+        return dict(self._hits)
+
+    def _tag_icon(self, colors: tuple[str, ...]) -> QIcon:
+        icon = self._icons.get(colors)
+        if icon is None:
+            size = 10
+            pix = QPixmap(size * min(len(colors), 4) + 2, size + 2)
+            pix.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pix)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            for i, c in enumerate(colors[:4]):
+                painter.setBrush(QColor(c))
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.drawEllipse(1 + i * size, 1, size - 1, size - 1)
+            painter.end()
+            icon = self._icons[colors] = QIcon(pix)
+        return icon
+
     # --- QAbstractTableModel ------------------------------------------------------------------
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008 - Qt API default
@@ -193,13 +280,28 @@ class DocumentTableModel(QAbstractTableModel):
         if not (0 <= row < len(self._rows) and 0 <= col < len(HEADERS)):
             return None
         r = self._rows[row]
+        if col == Column.HITS:
+            n = self._hits.get(r.doc.doc_id)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return str(n) if n else ""
+            if role == SORT_ROLE:
+                return n or 0
         if role == Qt.ItemDataRole.DisplayRole:
             return r.cells[col]
         if role == SORT_ROLE:
             return r.sort_keys[col]
         if role == DOC_ID_ROLE:
             return r.doc.doc_id
+        if role == Qt.ItemDataRole.DecorationRole and col == Column.MARKS and r.tag_colors:
+            return self._tag_icon(r.tag_colors)
         if role == Qt.ItemDataRole.ToolTipRole:
+            snippet = self._snippets.get(r.doc.doc_id)
+            if snippet and self._hits:
+                n = self._hits.get(r.doc.doc_id, 0)
+                head = tr("{n} matching passage(s)").format(n=n)
+                return f"{head}\n\n{snippet.replace('**', '')}"
+            if col == Column.MARKS and r.marks_tip:
+                return r.marks_tip
             if col == Column.AUTHORS and r.doc.authors:
                 return "\n".join(r.doc.authors)
             return r.tooltip
@@ -208,7 +310,7 @@ class DocumentTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = (
                 Qt.AlignmentFlag.AlignRight
-                if col in (Column.YEAR, Column.PAGES)
+                if col in (Column.YEAR, Column.PAGES, Column.HITS)
                 else Qt.AlignmentFlag.AlignLeft
             )
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
@@ -226,7 +328,26 @@ class DocumentTableModel(QAbstractTableModel):
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+            | Qt.ItemFlag.ItemIsDragEnabled
+        )
+
+    def mimeTypes(self) -> list[str]:
+        return [DOC_IDS_MIME]
+
+    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # type: ignore[override]
+        """The dragged rows' document ids (dropped onto a collection in the sources pane)."""
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        ids = [self._rows[r].doc.doc_id for r in rows if 0 <= r < len(self._rows)]
+        mime = new_mime_data()
+        mime.setData(DOC_IDS_MIME, QByteArray(json.dumps(ids).encode()))
+        return mime
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction | Qt.DropAction.LinkAction
 
 
 class DocumentFilterProxy(QSortFilterProxyModel):
@@ -235,6 +356,9 @@ class DocumentFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._needles: list[str] = []
+        # The ids the library pane's filter (fields, source view, full text) lets through;
+        # None: all. Computed once per change in core, so a row costs one set lookup.
+        self._accepted: set[int] | None = None
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -262,11 +386,25 @@ class DocumentFilterProxy(QSortFilterProxyModel):
     def filter_text(self) -> str:
         return " ".join(self._needles)
 
+    def set_accepted(self, ids: set[int] | None) -> None:
+        """Show only these documents (None: every one); replaces the typed-words filter."""
+        if ids == self._accepted and not self._needles:
+            return
+        if hasattr(self, "beginFilterChange"):
+            self.beginFilterChange()
+            self._accepted, self._needles = ids, []
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._accepted, self._needles = ids, []
+            self.invalidateRowsFilter()
+
     def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
-        if not self._needles:
-            return True
         model = self.sourceModel()
         if not isinstance(model, DocumentTableModel):
+            return True
+        if self._accepted is not None:
+            return model.doc_id_at(source_row) in self._accepted
+        if not self._needles:
             return True
         hay = model.haystack(source_row)
         return all(n in hay for n in self._needles)
