@@ -315,3 +315,17 @@ def test_import_feedback_highlight_duplicates_log_and_last_folder(
 def test_scope_item_roles_are_set(pane: LibraryPane) -> None:
     item = pane.sources.find_item("all")
     assert item is not None and item.data(0, KIND_ROLE) == "all" and item.data(0, VALUE_ROLE) == ""
+
+
+def test_a_question_asked_with_a_tag_open_is_scoped_to_it(window: Any, pane: LibraryPane, library: Library, qtbot: Any) -> None:
+    known = ids(library)
+    library.set_tags({known["gulls"]: ["coast"]})
+    pane.refresh()
+    pane.sources.setCurrentItem(source_item(pane, TAG, "coast"))
+    window.on_chat_ask_requested("Who hunts voles in the meadows, and what do gulls follow?", "auto")
+    qtbot.waitUntil(lambda: window.agent_thread is None, timeout=TIMEOUT_MS)
+    result = window.chat_pane.last_result()
+    # The kestrel and owl papers answer the first half best, but they are outside the scope.
+    assert result is not None and result.evidence
+    assert {e.doc_id for e in result.evidence} == {known["gulls"]}
+    assert "Asked of tag: coast only" in window.chat_pane.conversation.toPlainText()

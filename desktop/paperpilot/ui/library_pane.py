@@ -50,6 +50,7 @@ from ..core.library import Library, LibraryBusy, LibraryError
 from ..core.library.metadata import export_items, format_references, in_text
 from ..core.library.organize import CollectionTree, all_tags, recently_added
 from ..core.library.query import filter_documents, parse_query
+from ..core.library.scope import Scope
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .document_viewer import DocumentViewer
@@ -1070,6 +1071,11 @@ class LibraryPane(QWidget):
         if in_trash != was_trash:
             self._fill_model()  # the trash is another list
         self.apply_filter()
+
+    def current_scope(self) -> Scope | None:
+        """The collection or tag open in the sources pane, which a question is asked of."""
+        kind, value = self.sources.current()
+        return Scope(kind, value) if kind in (COLLECTION, TAG) and value else None
 
     def show_source(self, kind: str, value: str = "") -> None:
         """Switch the view (All, Recently added, Unfiled, Trash, a collection, a tag)."""

@@ -469,12 +469,19 @@ class MainWindow(QMainWindow):
         except PaperPilotError as e:
             QMessageBox.warning(self, "Language model", str(e))
             return
+        # A collection or tag open in the library pane scopes the question to its documents.
+        scope = self.library_pane.current_scope()
         try:
-            run = self.session.ask(question, conversation=self.conversation_id, save=True, mode=mode, policy=policy)
+            run = self.session.ask(
+                question, conversation=self.conversation_id, save=True, mode=mode, policy=policy, scope=scope
+            )
         except ConversationNotFound as e:  # deleted meanwhile: answer it as a new question
             self.statusBar().showMessage(tr("Could not read the conversation: {e}").format(e=e), 6000)
             self.conversation_id = None
-            run = self.session.ask(question, save=True, mode=mode, policy=policy)
+            run = self.session.ask(question, save=True, mode=mode, policy=policy, scope=scope)
+        except PaperPilotError as e:  # the collection was deleted meanwhile
+            QMessageBox.warning(self, tr("Ask"), str(e))
+            return
         # The worker iterates the run: the follow-up rewrite, the loop, saving the turn.
         worker = GeneratorWorker(run, doing="The agent", cancel=run.cancel)
         worker.item.connect(self.on_agent_event)
