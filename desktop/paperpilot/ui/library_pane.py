@@ -287,7 +287,7 @@ class LibraryPane(QWidget):
             Column.YEAR: fm.horizontalAdvance("Year") + 20,
             Column.PAGES: fm.horizontalAdvance("Pages") + 14,
             Column.STATUS: fm.horizontalAdvance("Status") + 20,
-            Column.MARKS: fm.horizontalAdvance("✎ ⚑ OCR") + 24,
+            Column.MARKS: fm.horizontalAdvance("✎⚑OCR") + 10,
             Column.HITS: fm.horizontalAdvance("Hits") + 20,
         }
         for col, w in widths.items():

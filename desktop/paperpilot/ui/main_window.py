@@ -84,7 +84,8 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 4)
         self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([400, 620, 380])
+        # The library pane holds the collections tree beside its table: it gets the larger share.
+        self.splitter.setSizes([540, 540, 340])
         self.setCentralWidget(self.splitter)
 
         # A frame over the panes while files are dragged onto the window (see set_drop_highlight).

@@ -44,7 +44,8 @@ class SourcesPane(QTreeWidget):
         self.setDropIndicatorShown(True)
         self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.setMinimumWidth(130)
+        self.setMinimumWidth(110)
+        self.setIndentation(12)
         self._current: tuple[str, str] = (ALL, "")
         self._filling = False
         self.currentItemChanged.connect(self.on_current_item_changed)
