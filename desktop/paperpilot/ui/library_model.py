@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
@@ -157,13 +158,20 @@ class DocumentTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        # Every document (sorted), and the ones the filter shows: filtering happens here, as
+        # a reset of the visible list, so the proxy never calls back into Python per row.
+        self._all: list[_Row] = []
         self._rows: list[_Row] = []
+        self._visible: set[int] | None = None
+        self._where: dict[int, int] | None = None
+        self._failed = 0
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         # The full-text filter's passage counts and snippets (doc_id → …), {} outside that mode.
         self._hits: dict[int, int] = {}
         self._snippets: dict[int, str] = {}
         self._icons: dict[tuple[str, ...], QIcon] = {}
+        self.snippet_provider: Callable[[int], str] | None = None
 
     # --- filling ------------------------------------------------------------------------------
 
@@ -178,8 +186,43 @@ class DocumentTableModel(QAbstractTableModel):
         rows = [_make_row(d, d.doc_id in have, colors) for d in docs]
         self._sort_rows(rows)
         self.beginResetModel()
-        self._rows = rows
+        self._all = rows
+        self._failed = sum(1 for r in rows if r.failed and r.doc.status == "failed")
+        self._rows = self._shown(rows)
+        self._where = None
         self.endResetModel()
+
+    def _shown(self, rows: list[_Row]) -> list[_Row]:
+        v = self._visible
+        return list(rows) if v is None else [r for r in rows if r.doc.doc_id in v]
+
+    def set_visible(self, ids: set[int] | None) -> None:
+        """Show only these documents (None: all of them)."""
+        if ids == self._visible:
+            return
+        self.beginResetModel()
+        self._visible = None if ids is None else set(ids)
+        self._rows = self._shown(self._all)
+        self._where = None
+        self.endResetModel()
+
+    def ids_matching(self, needles: list[str]) -> set[int]:
+        """Documents whose title, authors or year hold every (casefolded) needle."""
+        return {r.doc.doc_id for r in self._all if all(n in r.haystack for n in needles)}
+
+    def visible_ids(self) -> set[int] | None:
+        return None if self._visible is None else set(self._visible)
+
+    def is_showing(self, ids: set[int] | None) -> bool:
+        """Whether exactly these documents are shown already (no copy of the set)."""
+        return ids == self._visible
+
+    def total(self) -> int:
+        """Documents held, shown or not."""
+        return len(self._all)
+
+    def failed_count(self) -> int:
+        return self._failed
 
     # --- sorting ------------------------------------------------------------------------------
     # Sorting happens here, on precomputed keys with list.sort, rather than in the proxy: the
@@ -207,7 +250,9 @@ class DocumentTableModel(QAbstractTableModel):
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
         old_ids = [self._rows[i.row()].doc.doc_id if 0 <= i.row() < len(self._rows) else -1 for i in old]
-        self._sort_rows(self._rows)
+        self._sort_rows(self._all)
+        self._rows = self._shown(self._all)
+        self._where = None
         where = {r.doc.doc_id: n for n, r in enumerate(self._rows)}
         new = [
             self.index(where[doc_id], i.column()) if doc_id in where else QModelIndex()
@@ -223,16 +268,15 @@ class DocumentTableModel(QAbstractTableModel):
         return self._sort_order
 
     def documents(self) -> list[DocumentInfo]:
-        return [r.doc for r in self._rows]
+        return [r.doc for r in self._all]
 
     def document_at(self, row: int) -> DocumentInfo:
         return self._rows[row].doc
 
     def row_of(self, doc_id: int) -> int:
-        for i, r in enumerate(self._rows):
-            if r.doc.doc_id == doc_id:
-                return i
-        return -1
+        if self._where is None:
+            self._where = {r.doc.doc_id: n for n, r in enumerate(self._rows)}
+        return self._where.get(doc_id, -1)
 
     def haystack(self, row: int) -> str:
         return self._rows[row].haystack
@@ -296,6 +340,9 @@ class DocumentTableModel(QAbstractTableModel):
             return self._tag_icon(r.tag_colors)
         if role == Qt.ItemDataRole.ToolTipRole:
             snippet = self._snippets.get(r.doc.doc_id)
+            if snippet is None and self._hits and r.doc.doc_id in self._hits and self.snippet_provider is not None:
+                # Only the best documents' snippets come with the search; the rest on hover.
+                snippet = self._snippets[r.doc.doc_id] = self.snippet_provider(r.doc.doc_id)
             if snippet and self._hits:
                 n = self._hits.get(r.doc.doc_id, 0)
                 head = tr("{n} matching passage(s)").format(n=n)
@@ -351,7 +398,8 @@ class DocumentTableModel(QAbstractTableModel):
 
 
 class DocumentFilterProxy(QSortFilterProxyModel):
-    """Keeps the rows whose title, authors or year contain every typed word; sorts via the model."""
+    """The view's model: filtering and sorting are delegated to the source model (its visible
+    rows and its sort), so neither calls back into Python per row."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -374,37 +422,26 @@ class DocumentFilterProxy(QSortFilterProxyModel):
         needles = text.casefold().split()
         if needles == self._needles:
             return
-        # beginFilterChange (Qt 6.10+) keeps the proxy's mapping when only rows change.
-        if hasattr(self, "beginFilterChange"):
-            self.beginFilterChange()
-            self._needles = needles
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._needles = needles
-            self.invalidateRowsFilter()
+        self._needles = needles
+        self._filter_by_needles()
 
     def filter_text(self) -> str:
         return " ".join(self._needles)
 
     def set_accepted(self, ids: set[int] | None) -> None:
-        """Show only these documents (None: every one); replaces the typed-words filter."""
-        if ids == self._accepted and not self._needles:
-            return
-        if hasattr(self, "beginFilterChange"):
-            self.beginFilterChange()
-            self._accepted, self._needles = ids, []
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._accepted, self._needles = ids, []
-            self.invalidateRowsFilter()
+        """Show only these documents (None: every one); replaces the typed-words filter. The
+        source model hides the others (see DocumentTableModel.set_visible)."""
+        self._accepted, self._needles = ids, []
+        model = self.sourceModel()
+        if isinstance(model, DocumentTableModel):
+            model.set_visible(ids)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
+    def _filter_by_needles(self) -> None:
         model = self.sourceModel()
         if not isinstance(model, DocumentTableModel):
-            return True
-        if self._accepted is not None:
-            return model.doc_id_at(source_row) in self._accepted
+            return
         if not self._needles:
-            return True
-        hay = model.haystack(source_row)
-        return all(n in hay for n in self._needles)
+            model.set_visible(None)
+            return
+        model.set_visible(model.ids_matching(self._needles))
+

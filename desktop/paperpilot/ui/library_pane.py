@@ -49,7 +49,7 @@ from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
 from ..core.library.metadata import export_items, format_references, in_text
 from ..core.library.organize import CollectionTree, all_tags, recently_added
-from ..core.library.query import filter_documents, parse_query
+from ..core.library.query import DocumentFilter, parse_query
 from ..core.library.scope import Scope
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
@@ -65,6 +65,8 @@ from .workers import FunctionWorker, WorkerThread
 WELCOME_PAGE, TABLE_PAGE = 0, 1
 # The full-text filter waits this long after the last keystroke before it searches.
 FULLTEXT_DEBOUNCE_MS = 250
+# Snippets made with a full-text search (for the best documents); the others are made on hover.
+SNIPPETS_AHEAD = 20
 MAX_SUGGESTIONS = 3
 DEFAULT_STYLE = "apa"
 
@@ -131,7 +133,7 @@ def fulltext_filter(library: Library, text: str) -> tuple[str, dict[int, int], d
     """(text, passages matching per document, a snippet of the best of the first 200): the
     full-text filter's work, done in a worker."""
     counts = library.fulltext_counts(text)
-    best = sorted(counts, key=lambda d: -counts[d])
+    best = sorted(counts, key=lambda d: -counts[d])[:SNIPPETS_AHEAD]
     return text, counts, library.fulltext_snippets(text, best)
 
 
@@ -166,6 +168,8 @@ class LibraryPane(QWidget):
         self._questions = sample_questions()
         self._pending_question = ""
         self.model = DocumentTableModel(self)
+        self.model.snippet_provider = self._snippet_for
+        self._filter = DocumentFilter([])
         self.proxy = DocumentFilterProxy(self)
         self.proxy.setSourceModel(self.model)
 
@@ -383,7 +387,19 @@ class LibraryPane(QWidget):
     def _fill_model(self) -> None:
         """The table holds the library, or in the Trash view the trash (from the last refresh)."""
         in_trash = self.sources.current()[0] == TRASH
-        self.model.set_documents(self._trash if in_trash else self._docs, self._notes, self._colors)
+        docs = self._trash if in_trash else self._docs
+        self.model.set_documents(docs, self._notes, self._colors)
+        self._filter = DocumentFilter(docs)
+
+    def _snippet_for(self, doc_id: int) -> str:
+        """The best matching passage of a document for the current full-text filter (a read)."""
+        text = getattr(self, "_hits_text", "")
+        if not text:
+            return ""
+        try:
+            return self.library.fulltext_snippets(text, [doc_id]).get(doc_id, "")
+        except (LibraryError, ValueError):
+            return ""
 
     def ready_count(self) -> tuple[int, int]:
         """(documents, chunks) of the ready documents the pane holds: what the status bar shows,
@@ -392,9 +408,9 @@ class LibraryPane(QWidget):
         return len(ready), sum(d.chunks for d in ready)
 
     def _update_count(self) -> None:
-        total = self.model.rowCount()
+        total = self.model.total()
         shown = self.proxy.rowCount()
-        failed = sum(1 for d in self.model.documents() if d.status == "failed")
+        failed = self.model.failed_count()
         if shown != total:
             text = tr("{shown} of {total}").format(shown=shown, total=total)
         elif self.sources.current()[0] == TRASH:
@@ -528,14 +544,13 @@ class LibraryPane(QWidget):
         after a pause in typing."""
         q = parse_query(self.filter_edit.text())
         fulltext = self.fulltext_check.isChecked() and bool(q.words)
-        docs = self.model.documents()
         base = self._source_ids()
         if base is None and q.empty:
             self._problems = list(q.problems)
-            self.proxy.set_accepted(None)
+            self._set_shown(None)
             self._update_count()
             return
-        ids = set(filter_documents(docs, q, self._tree, words=not fulltext))
+        ids = set(self._filter.ids(q, self._tree, words=not fulltext))
         if base is not None:
             ids &= base
         self._problems = list(q.problems)
@@ -546,8 +561,17 @@ class LibraryPane(QWidget):
             else:
                 self._fulltext_due = q.text()
                 self.fulltext_timer.start()
-        self.proxy.set_accepted(ids)
+        self._set_shown(ids)
         self._update_count()
+
+    def _set_shown(self, ids: set[int] | None) -> None:
+        """Show these documents, keeping the selection of those that stay."""
+        if self.model.is_showing(ids):
+            return
+        keep = self.selected_ids()
+        self.proxy.set_accepted(ids)
+        if keep:
+            self.select_ids(keep)
 
     @Slot()
     def on_fulltext_timer_timeout(self) -> None:

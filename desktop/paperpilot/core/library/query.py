@@ -141,6 +141,58 @@ def matches_fields(doc: DocumentInfo, q: LibraryQuery, lowered_tags: Sequence[st
     return True
 
 
+class DocumentFilter:
+    """The filter over one list of documents, for as-you-type use: what every keystroke would
+    recompute (the lowered title/authors/year, the tags) is computed once, and a query that
+    only extends the previous one ("no" → "not") looks only at the previous matches."""
+
+    def __init__(self, docs: Sequence[DocumentInfo]) -> None:
+        self.docs = list(docs)
+        self._hay = [haystack(d) for d in self.docs]
+        self._tags = [[t.casefold() for t in d.tags] for d in self.docs]
+        self._last_text = ""
+        self._last_rows: list[int] | None = None
+
+    def ids(self, q: LibraryQuery, tree: CollectionTree | None = None, *, words: bool = True) -> list[int]:
+        """Ids of the documents that pass every part of ``q``; ``words``: also match the plain
+        words against title, authors and year (False in full-text mode, where the index does)."""
+        needles = [w.casefold() for w in q.words] if words else []
+        rows: Iterable[int] = range(len(self.docs))
+        text = " ".join(needles)
+        plain = not q.has_fields and not q.collections
+        if plain and self._last_rows is not None and self._last_text and text.startswith(self._last_text):
+            rows = self._last_rows  # every match of the longer query matched the shorter one
+        allowed = collection_ids(q, tree)
+        fields = q.has_fields
+        hay, tags, docs = self._hay, self._tags, self.docs
+        kept: list[int] = []
+        if plain:  # the common case while typing: comprehensions, no per-document branches
+            if len(needles) == 1:
+                (n,) = needles
+                kept = [i for i in rows if n in hay[i]]
+            elif needles:
+                kept = [i for i in rows if all(n in hay[i] for n in needles)]
+            else:
+                kept = list(rows)
+            rows = ()
+        for i in rows:
+            d = docs[i]
+            if allowed is not None and d.doc_id not in allowed:
+                continue
+            if fields and not matches_fields(d, q, tags[i]):
+                continue
+            if needles:
+                h = hay[i]
+                if not all(n in h for n in needles):
+                    continue
+            kept.append(i)
+        if plain:
+            self._last_text, self._last_rows = text, kept
+        else:
+            self._last_text, self._last_rows = "", None
+        return [docs[i].doc_id for i in kept]
+
+
 def filter_documents(
     docs: Iterable[DocumentInfo],
     q: LibraryQuery,
@@ -148,19 +200,5 @@ def filter_documents(
     *,
     words: bool = True,
 ) -> list[int]:
-    """Ids of the documents that pass every part of ``q``; ``words``: also match the plain
-    words against title, authors and year (False in full-text mode, where the index does)."""
-    allowed = collection_ids(q, tree)
-    needles = [w.casefold() for w in q.words] if words else []
-    out: list[int] = []
-    for d in docs:
-        if allowed is not None and d.doc_id not in allowed:
-            continue
-        if q.has_fields and not matches_fields(d, q):
-            continue
-        if needles:
-            hay = haystack(d)
-            if not all(n in hay for n in needles):
-                continue
-        out.append(d.doc_id)
-    return out
+    """Ids of the documents that pass every part of ``q`` (see DocumentFilter.ids)."""
+    return DocumentFilter(list(docs)).ids(q, tree, words=words)
