@@ -96,6 +96,8 @@ def test_collections_nested_drag_onto_and_filter(pane: LibraryPane, library: Lib
     assert pane.count_label.text().startswith("2 of 4")
     pane.sources.setCurrentItem(pane.sources.find_item("unfiled"))
     assert shown(pane) == {known["swifts"]}
+    pane.sources.setCurrentItem(pane.sources.find_item("recent"))
+    assert len(shown(pane)) == 4  # all imported just now
     pane.sources.setCurrentItem(pane.sources.find_item("all"))
     assert len(shown(pane)) == 4
     # The tree shows the counts, and a drop on a heading is refused.

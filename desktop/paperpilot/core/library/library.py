@@ -1168,10 +1168,15 @@ class Library:
                     os.replace(part, final)
                 if restore and restore.get("note"):
                     self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                # A document rebuilt from a copy that was in the trash goes back there.
+                in_trash = bool(restore and isinstance(restore.get("trashed"), str) and restore["trashed"])
+                if in_trash:
+                    self.store.set_trashed([doc_id], str((restore or {})["trashed"]))
                 if stored_rel:
                     self.write_sidecar(doc_id)
-                self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
-                self._pending_index.append(doc_id)
+                if not in_trash:
+                    self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
+                    self._pending_index.append(doc_id)
         report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
         return doc_id
 

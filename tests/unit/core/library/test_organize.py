@@ -323,3 +323,26 @@ def test_remove_to_trash_while_another_process_searches(session: Session) -> Non
     assert set(json.loads(seen)) <= {0, 1}  # never a hit twice, never a crash
     assert final.strip() == "0"
     assert session.check().clean
+
+
+def test_a_lost_database_is_rebuilt_with_the_trash_and_tags(session: Session) -> None:
+    """The sidecars keep tags and the trash: a rebuild from the stored copies puts a trashed
+    document back in the trash (unsearchable), and the check is clean afterwards."""
+    ids = ids_by_title(session)
+    session.tag([ids["urban"]], add=["kept tag"])
+    session.remove([ids["bees"]])
+    db = session.library.paths.database
+    session.close()
+    db.unlink()
+    for extra in ("-wal", "-shm"):
+        db.with_name(db.name + extra).unlink(missing_ok=True)
+    s = Session()
+    try:
+        report = s.check(repair=True)
+        assert report.clean, report.problems
+        titles = {d.title: d for d in s.documents()}
+        assert titles["Urban Birds"].tags == ["kept tag"]
+        assert [d.title for d in s.documents(trash=True)] == ["Bees and Flowers"]
+        assert s.library.search("honey bees nectar") == []
+    finally:
+        s.close()
