@@ -146,6 +146,9 @@ def test_remove_goes_to_the_trash_and_ctrl_z_brings_it_back_searchable(
     # The trash view lists it, with Restore and Delete for Good.
     pane.show_source("trash")
     assert shown(pane) == {target}
+    status = pane.model.index(pane.model.row_of(target), Column.STATUS)
+    assert status.data().startswith("In the trash since ") and status.data(Qt.ItemDataRole.ForegroundRole) is None
+    assert pane.count_label.text() == "1 in the trash"
     pane.select_ids([target])
     menu = pane.build_context_menu()
     assert menu is not None and [a.text() for a in menu.actions() if a.text()] == ["Restore", "Delete for Good…"]
@@ -178,10 +181,12 @@ def test_full_text_filter_counts_hits_off_the_gui_thread(
 ) -> None:
     known = ids(library)
     threads: list[bool] = []
+    texts: list[str] = []
     real = Library.fulltext_counts
 
     def spy(self: Library, text: str, doc_ids: Any = None) -> dict[int, int]:
         threads.append(threading.current_thread() is threading.main_thread())
+        texts.append(text)
         return real(self, text, doc_ids)
 
     monkeypatch.setattr(Library, "fulltext_counts", spy)
@@ -189,8 +194,9 @@ def test_full_text_filter_counts_hits_off_the_gui_thread(
     assert not pane.table.horizontalHeader().isSectionHidden(Column.HITS)
     qtbot.keyClicks(pane.filter_edit, "voles meadows")
     qtbot.waitUntil(lambda: not pane.is_searching(), timeout=TIMEOUT_MS)
-    # Typed fast: one search for the whole query (debounced), in a worker.
-    assert threads == [False]
+    # Ticking the box warms the searcher; typed fast, the query is searched once (debounced),
+    # and all of it in a worker.
+    assert texts == ["the", "voles meadows"] and threads == [False, False]
     assert shown(pane) == {known["kestrels"], known["owls"]}
     row = pane.model.row_of(known["owls"])
     assert pane.model.index(row, Column.HITS).data() == "1"

@@ -76,6 +76,8 @@ LIBRARY_ZH: dict[str, str] = {
     "Check the metadata: it was guessed with low confidence": "请核对元数据：它是以较低置信度推测的",
     "Text read by OCR (a scanned document)": "文字由 OCR 识别（扫描文献）",
     "Marks": "标记",
+    "In the trash since {date}": "{date} 起在回收站中",
+    "In the trash since {date}: restore it to search and cite it again": "{date} 起在回收站中：恢复后才能再次搜索和引用",
     "Hits": "命中",
     "Asked of {scope} only": "仅在 {scope} 中提问",
     "Ask": "提问",

@@ -102,12 +102,14 @@ def _flag(doc: DocumentInfo, names: tuple[str, ...]) -> bool:
 def _make_row(
     doc: DocumentInfo, has_note: bool = False, colors: dict[str, str] | None = None
 ) -> _Row:
-    failed = doc.status != "ready"
+    failed = doc.status == "failed"
     authors = short_authors(doc.authors)
     year = str(doc.year) if doc.year else ""
     pages = str(doc.pages) if not failed and doc.pages else ""
     if failed:
         status = tr("Failed: {reason}").format(reason=doc.error) if doc.error else tr("Failed")
+    elif doc.status == "trashed":
+        status = tr("In the trash since {date}").format(date=doc.trashed[:10])
     else:
         status = tr("Ready")
     marks: list[str] = []
@@ -130,6 +132,8 @@ def _make_row(
         tip.append(", ".join(doc.authors))
     if doc.file_name:
         tip.append(tr("File: {name}").format(name=doc.file_name))
+    if doc.status == "trashed":
+        tip.append(tr("In the trash since {date}: restore it to search and cite it again").format(date=doc.trashed[:10]))
     if failed:
         tip.append(tr("Import failed: {reason}").format(reason=doc.error or tr("unknown reason")))
         if doc.source_path:
@@ -187,7 +191,7 @@ class DocumentTableModel(QAbstractTableModel):
         self._sort_rows(rows)
         self.beginResetModel()
         self._all = rows
-        self._failed = sum(1 for r in rows if r.failed and r.doc.status == "failed")
+        self._failed = sum(1 for r in rows if r.failed)
         self._rows = self._shown(rows)
         self._where = None
         self.endResetModel()

@@ -95,7 +95,7 @@ class MainWindow(QMainWindow):
         self.drop_highlight.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.drop_highlight.setStyleSheet(
             "#dropHighlight { border: 3px dashed palette(highlight); border-radius: 8px;"
-            " background: rgba(80, 140, 255, 40); font-size: 18px; font-weight: bold; }"
+            " background: rgba(80, 140, 255, 90); font-size: 18px; font-weight: bold; }"
         )
         self.drop_highlight.setVisible(False)
 
