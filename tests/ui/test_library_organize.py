@@ -18,7 +18,7 @@ from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.ui.library_model import DOC_IDS_MIME, NOTE_MARK, Column, DocumentTableModel
 from paperpilot.ui.library_pane import LibraryPane
-from paperpilot.ui.sources_pane import COLLECTION, KIND_ROLE, TAG, VALUE_ROLE
+from paperpilot.ui.sources_pane import COLLECTION, TAG
 
 TIMEOUT_MS = 20_000
 
@@ -318,11 +318,6 @@ def test_import_feedback_highlight_duplicates_log_and_last_folder(
     )
     window.on_import_files_triggered()
     assert seen == [str(tmp_path / "batch1")]
-
-
-def test_scope_item_roles_are_set(pane: LibraryPane) -> None:
-    item = pane.sources.find_item("all")
-    assert item is not None and item.data(0, KIND_ROLE) == "all" and item.data(0, VALUE_ROLE) == ""
 
 
 def test_a_question_asked_with_a_tag_open_is_scoped_to_it(window: Any, pane: LibraryPane, library: Library, qtbot: Any) -> None:

@@ -42,6 +42,11 @@ class Column(IntEnum):
 
 
 HEADERS = ("Title", "Authors", "Year", "Pages", "Status", "Marks", "Hits")
+# Computed once: flags() runs for every painted cell, and or-ing Python enums is slow.
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+    | Qt.ItemFlag.ItemIsDragEnabled
+)  # fmt: skip
 NOTE_MARK = "✎"
 CHECK_MARK = "⚑"
 OCR_MARK = "OCR"
@@ -379,12 +384,7 @@ class DocumentTableModel(QAbstractTableModel):
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-            | Qt.ItemFlag.ItemIsDragEnabled
-        )
+        return _ROW_FLAGS
 
     def mimeTypes(self) -> list[str]:
         return [DOC_IDS_MIME]
