@@ -36,7 +36,10 @@ def add_parsers(add: AddParser) -> None:
         "import PDF, text, Markdown and JSONL corpus files or folders, and .bib / .ris / CSL-JSON bibliographies",
     )
     sp.add_argument("paths", nargs="+", metavar="PATH")
-    add("list", "list the documents in the library")
+    sp = add("list", "list the documents in the library (or in the trash)")
+    sp.add_argument("--tag", metavar="TAG", help="only documents with this tag")
+    sp.add_argument("--collection", metavar="NAME", help="only documents in this collection (or its sub-collections)")
+    sp.add_argument("--trash", action="store_true", help="list the trash instead")
     sp = add("search", "full-text search over the library")
     sp.add_argument("query", nargs="+")
     sp.add_argument("-k", type=hits_type, default=5, help=f"number of hits, 1 to {MAX_HITS} (default 5)")
@@ -48,7 +51,10 @@ def add_parsers(add: AddParser) -> None:
     sp = add("read", "print one segment (chunk) of a document")
     sp.add_argument("doc_id", type=doc_id_type)
     sp.add_argument("segment", type=segment_type)
-    sp = add("remove", "remove documents from the library (all of them, or none when an id is wrong)")
+    sp = add(
+        "remove",
+        "move documents to the trash (all of them, or none when an id is wrong; see restore and trash --empty)",
+    )
     sp.add_argument("doc_ids", type=doc_id_type, nargs="+", metavar="DOC_ID")
     add("reindex", "rebuild the search index from the library database")
 
@@ -95,8 +101,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    with library(args) as lib:
-        docs = lib.all_documents()
+    with session(args) as s:
+        docs = s.documents(tag=args.tag, collection=args.collection, trash=args.trash)
+        tree = s.collections()
     if args.json:
         emit_json(
             {
@@ -109,6 +116,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                         "pages": d.pages,
                         "chunks": d.chunks,
                         "status": d.status,
+                        "tags": d.tags,
+                        "collections": tree.paths_of(d.doc_id),
+                        **({"trashed": d.trashed} if d.trashed else {}),
                         **({"error": d.error} if d.error else {}),
                     }
                     for d in docs
@@ -117,7 +127,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if not docs:
-        print("The library is empty. Add papers with: paperpilot import FILE_OR_FOLDER")
+        if args.trash:
+            print("The trash is empty.")
+        elif args.tag or args.collection:
+            print("No documents match.")
+        else:
+            print("The library is empty. Add papers with: paperpilot import FILE_OR_FOLDER")
         return EXIT_OK
     rows = [
         [
@@ -212,24 +227,34 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_remove(args: argparse.Namespace) -> int:
     # Every id is checked before anything goes: `remove 5 999 4` removes nothing, rather than
-    # #5 and then an error. A repeated id is removed once.
+    # #5 and then an error. A repeated id is removed once. Documents go to the trash
+    # ("trashed"); "removed" lists every document gone from the library's list, the trashed
+    # ones and failed imports (which are deleted: they hold nothing but their reason).
     removed: list[dict[str, object]] = []
+    trashed: list[dict[str, object]] = []
 
     def on_removed(d: DocumentInfo) -> None:
         removed.append({"doc_id": d.doc_id, "title": d.title})
+        if d.status == "ready":
+            trashed.append({"doc_id": d.doc_id, "title": d.title})
 
     try:
         with session(args) as s:
             s.remove(args.doc_ids, on_removed)
     except PaperPilotError as e:
         if args.json:
-            emit_json({"removed": removed, "error": str(e)})
+            emit_json({"trashed": trashed, "removed": removed, "error": str(e)})
         raise
     if args.json:
-        emit_json({"removed": removed})
+        emit_json({"trashed": trashed, "removed": removed})
     else:
+        moved = {int(str(r["doc_id"])) for r in trashed}
         for r in removed:
-            print(f"removed #{r['doc_id']}  {r['title']}")
+            what = "moved to the trash" if r["doc_id"] in moved else "removed"
+            print(f"{what} #{r['doc_id']}  {r['title']}")
+        if trashed:
+            ids = " ".join(str(r["doc_id"]) for r in trashed)
+            print(f"\nRestore with: paperpilot restore {ids}")
     return EXIT_OK
 
 

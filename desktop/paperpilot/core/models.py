@@ -81,6 +81,8 @@ class DocumentInfo:
     added: str = ""
     error: str = ""
     external_id: str = ""
+    # When the document went to the trash (ISO 8601 UTC; its status then reads 'trashed').
+    trashed: str = ""
 
 
 @dataclass

@@ -7,6 +7,8 @@ they are built, so a change applies after a restart.
 
 from __future__ import annotations
 
+from .i18n_library import LIBRARY_ZH
+
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
 
 _ZH: dict[str, str] = {
@@ -408,6 +410,7 @@ _ZH: dict[str, str] = {
     "Part of the passage highlighted": "已高亮段落的一部分",
 }
 
+_ZH.update({k: v for k, v in LIBRARY_ZH.items() if k not in _ZH})
 _TABLES: dict[str, dict[str, str]] = {"zh": _ZH}
 _language = "en"
 

@@ -299,6 +299,14 @@ class SearchIndex:
                     must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
         return tantivy.Query.boolean_query(must) if must else None
 
+    def count_by_doc(self, query: tantivy.Query) -> dict[int, int]:
+        """Matching chunks per doc_id, counted in the index (a terms aggregation on the fast
+        field), so that a common word in a large library costs no stored-document reads."""
+        size = max(1, self.num_docs())
+        result = self.searcher.aggregate(query, {"d": {"terms": {"field": "doc_id", "size": size}}})
+        buckets = result.get("d", {}).get("buckets", []) if isinstance(result, dict) else []
+        return {int(b["key"]): int(b["doc_count"]) for b in buckets}
+
     def search(self, query: tantivy.Query, k: int) -> list[IndexHit]:
         s = self.searcher
         out: list[IndexHit] = []

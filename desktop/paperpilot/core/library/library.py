@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,16 @@ import tantivy
 
 from ..citations.formats import BIBLIOGRAPHY_EXT
 from ..citations.records import looks_like_csl_json
-from ..clock import file_stamp
-from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
+from ..clock import file_stamp, utc_now
+from ..errors import (
+    DocumentNotFound,
+    InvalidInput,
+    LibraryBusy,
+    LibraryDamaged,
+    LibraryError,
+    LibraryFull,
+    LibraryReadOnly,
+)
 from ..extract.chunker import chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from ..extract.pdf import extract_pdf
@@ -57,6 +66,7 @@ from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
 from .metadata import import_bibliography
 from .notes import NoteHit, search_notes
+from .organize import SEPARATOR, CollectionNotFound, CollectionTree, parse_path
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .writerlock import WriterLock
@@ -75,6 +85,8 @@ COMMIT_INTERVAL_S = 1.0
 WAITER_CHECK_S = 0.05
 PART_SUFFIX = ".part"
 _SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
+# Documents stay this many days in the trash; start-up empties what is older.
+TRASH_DAYS = 30
 
 
 class _Cancelled(Exception):
@@ -327,6 +339,7 @@ class Library:
             raise LibraryError(f"The library folder {paths.library_dir} cannot be created: {e.strerror or e}.") from e
         self.settings = settings or ImportSettings()
         self.lock_timeout = lock_timeout
+        self.trash_days = TRASH_DAYS
         self.read_only = not _writable(paths)
         self.damaged = ""
         self.recovery_notes: list[str] = []
@@ -707,6 +720,7 @@ class Library:
             self._last_commit = time.monotonic()
             try:
                 self._recover_locked(notes, after_crash=self._lock.inherited_dirty)
+                self._purge_expired_locked(notes)
             finally:
                 try:
                     self._flush_and_unlock()
@@ -751,6 +765,24 @@ class Library:
             self._drop_writer()
             notes.append(f"could not finish: {e}")
             log.warning("recovery could not finish: %s", e)
+
+    def _purge_expired_locked(self, notes: list[str], days: int | None = None) -> None:
+        """Empty what has been in the trash longer than ``trash_days`` (caller holds the lock)."""
+        cutoff = (datetime.now(UTC) - timedelta(days=self.trash_days if days is None else days)).isoformat(
+            timespec="seconds"
+        )
+        try:
+            with self._storage_errors():
+                old = self.store.trashed_before(cutoff)
+                for doc_id in old:
+                    self.store.mark_deleting(doc_id)
+                    self._finish_delete(doc_id)
+        except Exception as e:  # best effort, like the rest of recovery: the next start tries again
+            self._drop_writer()
+            notes.append(f"could not empty the old trash: {e}")
+            return
+        if old:
+            notes.append(f"emptied {_plural(len(old), 'document')} kept in the trash over {self.trash_days} days")
 
     def _settle_part_files(self, notes: list[str]) -> None:
         """Finish or remove the ``.part`` copies of a writer that died (caller holds the lock)."""
@@ -1136,10 +1168,15 @@ class Library:
                     os.replace(part, final)
                 if restore and restore.get("note"):
                     self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                # A document rebuilt from a copy that was in the trash goes back there.
+                in_trash = bool(restore and isinstance(restore.get("trashed"), str) and restore["trashed"])
+                if in_trash:
+                    self.store.set_trashed([doc_id], str((restore or {})["trashed"]))
                 if stored_rel:
                     self.write_sidecar(doc_id)
-                self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
-                self._pending_index.append(doc_id)
+                if not in_trash:
+                    self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
+                    self._pending_index.append(doc_id)
         report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
         return doc_id
 
@@ -1330,6 +1367,168 @@ class Library:
                 self._flush_and_unlock()
         return doc
 
+    # --- the trash, tags and collections (see library.organize) ---------------------------------
+
+    def trash(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Move ready documents to the trash: out of the index (unsearchable, unseen by the agent)
+        but kept whole, rows, note and stored copy, until the trash is emptied. Returns them."""
+        with self.writing() as w:
+            return w.trash(doc_ids)
+
+    def restore(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Take documents out of the trash; they are searchable again when this returns."""
+        with self.writing() as w:
+            return w.restore(doc_ids)
+
+    def trashed_documents(self) -> list[DocumentInfo]:
+        return self.store.documents(("trashed",))
+
+    def empty_trash(self, doc_ids: Sequence[int] | None = None) -> list[DocumentInfo]:
+        """Delete documents in the trash for good (all of them, or those of ``doc_ids`` that are
+        there), with the guarantees of a removal: under the writer lock, index first, then the
+        rows, then the stored copy and its sidecar (a crash leaves a 'deleting' row that
+        recovery finishes). The only real deletion there is."""
+        with self.writing(batch=True):
+            try:
+                trashed = {d.doc_id: d for d in self.store.documents(("trashed",))}
+                ids = list(trashed) if doc_ids is None else [i for i in doc_ids if i in trashed]
+                for doc_id in ids:
+                    self.store.mark_deleting(doc_id)
+                    self._finish_delete(doc_id)
+                return [trashed[i] for i in ids]
+            finally:
+                self._flush_and_unlock()
+
+    def purge_expired_trash(self, days: int | None = None) -> list[int]:
+        """Empty what has been in the trash longer than ``days`` (default ``trash_days``; start-up
+        does it on its own); the ids deleted."""
+        cutoff = (datetime.now(UTC) - timedelta(days=self.trash_days if days is None else days)).isoformat(
+            timespec="seconds"
+        )
+        old = self.store.trashed_before(cutoff)
+        return [d.doc_id for d in self.empty_trash(old)] if old else []
+
+    def set_tags(self, changes: dict[int, list[str]]) -> list[int]:
+        """Replace the tags of documents (the caller normalizes them; see organize.merge_tags)."""
+        with self.writing() as w:
+            return w.set_tags(changes)
+
+    def tag_colors(self) -> dict[str, str]:
+        return self.store.tag_colors()
+
+    def set_tag_color(self, tag: str, color: str) -> None:
+        with self.writing():
+            self.store.set_tag_color(tag, color)
+
+    def collection_tree(self) -> CollectionTree:
+        return CollectionTree(self.store.collections(), self.store.collection_members())
+
+    def create_collection(self, path: str) -> int:
+        """The collection at ``path`` ("Parent/Child"), made with any missing parents; its id."""
+        parts = parse_path(path)
+        with self.writing():
+            tree = self.collection_tree()
+            parent: int | None = None
+            for part in parts:
+                found = tree.child(parent, part)
+                if found is None:
+                    parent = self.store.add_collection(part, parent)
+                    tree = self.collection_tree()
+                else:
+                    parent = found.collection_id
+            assert parent is not None
+            return parent
+
+    def rename_collection(
+        self, collection_id: int, name: str | None = None, *, move: bool = False, parent_id: int | None = None
+    ) -> None:
+        """Rename a collection (``name``) and / or, with ``move``, put it under ``parent_id`` (None:
+        the top); never under itself, never beside a sibling of the same name."""
+        if name is not None and SEPARATOR in name:
+            raise InvalidInput(f"a collection name cannot hold a {SEPARATOR!r}; move the collection instead")
+        with self.writing():
+            tree = self.collection_tree()
+            c = tree.by_id.get(collection_id)
+            if c is None:
+                raise CollectionNotFound(f"no collection with id {collection_id}")
+            name = parse_path(name)[0] if name is not None else c.name
+            parent = parent_id if move else c.parent_id
+            p = parent
+            while p is not None:
+                if p == collection_id:
+                    raise InvalidInput(f"the collection {c.path!r} cannot go inside itself")
+                p = tree.by_id[p].parent_id if p in tree.by_id else None
+            other = tree.child(parent, name)
+            if other is not None and other.collection_id != collection_id:
+                raise InvalidInput(f"there is already a collection named {other.path!r}")
+            self.store.update_collection(collection_id, name, parent)
+
+    def delete_collection(self, collection_id: int) -> None:
+        """Delete a collection with its sub-collections; their documents stay in the library."""
+        with self.writing():
+            self.store.delete_collection(collection_id)
+
+    def file_documents(self, collection_id: int, doc_ids: Sequence[int], member: bool = True) -> list[int]:
+        """Put documents into a collection (or, ``member`` False, take them out); the ids changed."""
+        with self.writing():
+            return self.store.set_membership(collection_id, doc_ids, member)
+
+    def note_doc_ids(self) -> set[int]:
+        """The documents that have a note (the table's note mark)."""
+        return self.store.note_doc_ids()
+
+    def fulltext_counts(self, text: str, doc_ids: Sequence[int] | None = None) -> dict[int, int]:
+        """Passages holding every word of ``text``, counted per live document (the library
+        pane's full-text filter); {} for a query with no words."""
+        q = self.index.all_words_query(text)
+        if q is None:
+            return {}
+        if doc_ids is not None:
+            q = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, q),
+                    (tantivy.Occur.Must, tantivy.Query.term_set_query(self.index.schema, "doc_id", list(doc_ids))),
+                ]
+            )
+        with self._thread_lock:
+            self._sync()
+            counts = self.index.count_by_doc(q)
+            live = self._live_ids()
+        return {d: n for d, n in counts.items() if d in live}
+
+    def _live_ids(self) -> set[int]:
+        if self._catalogue is None:
+            self._catalogue = self.store.documents(("ready",))
+        return {d.doc_id for d in self._catalogue}
+
+    def fulltext_snippets(self, text: str, doc_ids: Sequence[int], limit: int = 200) -> dict[int, str]:
+        """The best matching passage's snippet for each of ``doc_ids`` (at most ``limit``)."""
+        out: dict[int, str] = {}
+        q = self.index.all_words_query(text)
+        ids = list(doc_ids)[:limit]
+        if q is None or not ids:
+            return out
+        scoped = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, q),
+                (tantivy.Occur.Must, tantivy.Query.term_set_query(self.index.schema, "doc_id", ids)),
+            ]
+        )
+        with self._thread_lock:
+            self._sync()
+            best: dict[int, int] = {}
+            for h in self.index.search(scoped, max(len(ids) * 4, 50)):
+                best.setdefault(h.doc_id, h.chunk_id)
+                if len(best) == len(ids):
+                    break
+            rows = self.store.chunks_by_ids(list(best.values()))
+            stems = set(self.index.stems(" ".join(query_terms(text))))
+            for doc_id, chunk_id in best.items():
+                r = rows.get(chunk_id)
+                if r is not None:
+                    out[doc_id] = make_snippet(r.text, text, stems, self.index.stems)[0]
+        return out
+
     def _finish_delete(self, doc_id: int) -> None:
         # Order matters for crash safety: index first, then rows, then the file. A crash in
         # between leaves a 'deleting' row that recovery finishes.
@@ -1446,7 +1645,9 @@ class Library:
                 self._search_cache.popitem(last=False)
             return list(hits)
 
-    def concept_stats(self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True) -> dict[str, int]:
+    def concept_stats(
+        self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True, *, doc_ids: Sequence[int] | None = None
+    ) -> dict[str, int]:
         """Documents mentioning each term: chunks with all its words that are not a reference
         list (the agent's out-of-library check: a name found only in bibliographies is not in
         the library). Counted over the ``sample`` best chunks per term, so a common term reads
@@ -1461,6 +1662,13 @@ class Library:
                 if q is None:
                     out[term] = 0
                     continue
+                if doc_ids is not None:  # a scoped question: only its documents count
+                    q = tantivy.Query.boolean_query(
+                        [
+                            (tantivy.Occur.Must, q),
+                            (tantivy.Occur.Must, tantivy.Query.term_set_query(self.index.schema, "doc_id", list(doc_ids))),
+                        ]
+                    )
                 raw = self.index.search(q, sample)
                 rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
                 docs = {
@@ -1504,8 +1712,11 @@ class Library:
     def read(self, doc_id: int, segment: int) -> Passage:
         p = self.store.passage(doc_id, segment)
         if p is None:
-            if self.store.document(doc_id) is None:
+            doc = self.store.document(doc_id)
+            if doc is None:
                 raise DocumentNotFound(f"No document with id {doc_id}.")
+            if doc.status == "trashed":
+                raise DocumentNotFound(f"Document {doc_id} is in the trash (restore it to read it).")
             raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
         return p
 
@@ -1564,3 +1775,28 @@ class LibraryWriter:
         lib.index.add_chunks(w, lib.store.iter_chunks_for_index([doc_id]))
         lib._pending_index.append(doc_id)
         lib.write_sidecar(doc_id)
+
+    def trash(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Move ready documents to the trash (see Library.trash); returns those moved."""
+        lib = self._library
+        moved = lib.store.set_trashed(list(dict.fromkeys(doc_ids)), utc_now())
+        w = lib._get_writer()
+        for doc_id in moved:
+            SearchIndex.delete_doc(w, doc_id)
+            lib.write_sidecar(doc_id)
+        return [d for d in (lib.store.document(i) for i in moved) if d is not None]
+
+    def restore(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Take documents out of the trash and index them again; returns those restored."""
+        lib = self._library
+        back = lib.store.set_trashed(list(dict.fromkeys(doc_ids)), "")
+        for doc_id in back:
+            self.reindex_document(doc_id)
+        return [d for d in (lib.store.document(i) for i in back) if d is not None]
+
+    def set_tags(self, changes: dict[int, list[str]]) -> list[int]:
+        """Replace documents' tags (kept in their sidecars too); the ids changed."""
+        done = self._library.store.set_tags(changes)
+        for doc_id in done:
+            self._library.write_sidecar(doc_id)
+        return done

@@ -45,6 +45,7 @@ from ..citations.records import (
 from ..citations.styles import Rendered, bibliography, get_style, in_list_order
 from ..errors import InvalidInput, LibraryError
 from ..models import DocumentInfo, Metadata
+from .organize import merge_tags, split_keywords
 
 if TYPE_CHECKING:  # the library calls this module: no import at run time
     from .library import Library, LibraryWriter
@@ -83,6 +84,14 @@ def item_for_document(library: Library, doc_id: int) -> CslItem:
     Raises LibraryError for an unknown or failed document.
     """
     doc = _ready_document(library, doc_id)
+    item = _item_from_columns(library, doc)
+    # The library's tags are the keywords (the source of truth; BibTeX keywords, RIS KW).
+    item.keyword = ", ".join(doc.tags)
+    return item
+
+
+def _item_from_columns(library: Library, doc: DocumentInfo) -> CslItem:
+    doc_id = doc.doc_id
     kind = library.store.kind(doc_id)
     guessed = guess_item(doc, kind)
     stored = library.store.get_csl(doc_id)
@@ -295,10 +304,15 @@ def import_bibliography(
                 report.cancelled = True
                 break
             found = matcher.find(entry)
+            keywords = split_keywords(entry.keyword)
+            entry.keyword = ""  # keywords become tags, which are kept apart from the CSL item
             if found is None:
                 doc_id, created = _new_document(library, entry.model_copy(deep=True), path)
                 if created:
                     report.created.append(doc_id)
+                    if keywords:
+                        with library.writing(batch=True) as w:
+                            w.set_tags({doc_id: keywords})
                 else:
                     report.matched.append((doc_id, "content"))
                     report.unchanged.append(doc_id)
@@ -308,11 +322,17 @@ def import_bibliography(
                 report.matched.append((doc_id, how))
                 existing = item_for_document(library, doc_id)
                 merged = normalise_for_save(merge_items(existing, entry))
-                if same_metadata(merged, existing):
+                doc = library.document(doc_id)
+                tags = list(doc.tags) if doc is not None else []
+                more = merge_tags(tags, keywords)
+                if same_metadata(merged, existing) and more == tags:
                     report.unchanged.append(doc_id)
                 else:
                     with library.writing(batch=True) as w:
+                        merged.keyword = ""
                         _save(library, w, doc_id, merged)
+                        if more != tags:
+                            w.set_tags({doc_id: more})
                     matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
             library.handover()
     finally:

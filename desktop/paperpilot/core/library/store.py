@@ -17,7 +17,8 @@ from ..models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
-SCHEMA_VERSION = 3
+# 7: the trash (documents.trashed), collections and their members, tag colours (library.organize).
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,13 +76,38 @@ CREATE TABLE IF NOT EXISTS notes (
 
 _DOC_COLUMNS = (
     "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
-    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id"
+    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id, trashed"
 )
+
+# A document that is searchable and offered to the agent: ready and not in the trash. A trashed
+# document keeps status 'ready' (its rows, chunks and stored copy stay until the trash is emptied).
+_LIVE = "status='ready' AND trashed=''"
 
 # Columns the citation layer keeps in step with a document's CSL item (see Store.set_csl).
 _CSL_SYNCED_COLUMNS = frozenset(
     {"title", "authors", "year", "venue", "doi", "arxiv_id", "abstract", "language"}
 )
+
+
+def _migrate_organize(c: sqlite3.Connection) -> None:
+    """Step 7: the trash, collections and tag colours. Idempotent and independent of the other
+    steps (it looks at the actual table shape), so steps may be merged in any order."""
+    cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
+    if "trashed" not in cols:
+        # When the document was moved to the trash (ISO 8601 UTC); '' when it is not there.
+        c.execute("ALTER TABLE documents ADD COLUMN trashed TEXT NOT NULL DEFAULT ''")
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS collections (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,"
+        " parent_id INTEGER REFERENCES collections(id) ON DELETE CASCADE, created TEXT NOT NULL)"
+    )
+    c.execute("CREATE INDEX IF NOT EXISTS collections_parent ON collections(parent_id)")
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS collection_items (collection_id INTEGER NOT NULL REFERENCES collections(id)"
+        " ON DELETE CASCADE, doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,"
+        " added TEXT NOT NULL, PRIMARY KEY (collection_id, doc_id))"
+    )
+    c.execute("CREATE INDEX IF NOT EXISTS collection_items_doc ON collection_items(doc_id)")
+    c.execute("CREATE TABLE IF NOT EXISTS tag_colors (name TEXT PRIMARY KEY COLLATE NOCASE, color TEXT NOT NULL)")
 
 
 class StoreError(PaperPilotError):
@@ -142,7 +168,8 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         year=r[3],
         pages=r[4],
         chunks=r[5],
-        status=r[6],
+        # A trashed document reads as status 'trashed': whatever looks for 'ready' leaves it alone.
+        status="trashed" if r[20] and r[6] == "ready" else r[6],
         sha256=r[7],
         file_name=r[8],
         source_path=r[9],
@@ -156,6 +183,7 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         added=r[17],
         error=r[18],
         external_id=r[19],
+        trashed=r[20] or "",
     )
 
 
@@ -267,6 +295,7 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS notes (doc_id INTEGER PRIMARY KEY REFERENCES documents(id)"
                 " ON DELETE CASCADE, text TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL)"
             )
+            _migrate_organize(c)
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
                 " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
@@ -421,7 +450,7 @@ class Store:
         sets = ", ".join(f"{k}=?" for k in values)
         with self.transaction() as c:
             cur = c.execute(
-                f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND status='ready'", (*values.values(), doc_id)
+                f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND {_LIVE}", (*values.values(), doc_id)
             )
             return cur.rowcount > 0
 
@@ -492,7 +521,7 @@ class Store:
         sets = "".join(f", {k}=?" for k in cols)
         with self.transaction() as c:
             cur = c.execute(
-                f"UPDATE documents SET csl=?{sets}, indexed=0 WHERE id=? AND status='ready'",
+                f"UPDATE documents SET csl=?{sets}, indexed=0 WHERE id=? AND {_LIVE}",
                 (csl, *cols.values(), doc_id),
             )
             if cur.rowcount == 0:
@@ -528,7 +557,7 @@ class Store:
         """(doc_id, title, text) of the notes on ready documents, most recently saved first."""
         rows = self.conn.execute(
             "SELECT n.doc_id, d.title, n.text FROM notes n JOIN documents d ON d.id = n.doc_id"
-            " WHERE d.status='ready' ORDER BY n.updated DESC, n.doc_id"
+            " WHERE d.status='ready' AND d.trashed='' ORDER BY n.updated DESC, n.doc_id"
         ).fetchall()
         return [(int(d), str(ti), str(te)) for d, ti, te in rows]
 
@@ -556,9 +585,17 @@ class Store:
         return int(row[0]) if row else None
 
     def documents(self, statuses: Sequence[str] = ("ready", "failed")) -> list[DocumentInfo]:
-        marks = ",".join("?" * len(statuses))
+        """Documents with these statuses ('ready' means not in the trash; 'trashed': in it)."""
+        plain = [s for s in statuses if s != "trashed"]
+        where = []
+        if plain:
+            where.append(f"(status IN ({','.join('?' * len(plain))}) AND trashed='')")
+        if "trashed" in statuses:
+            where.append("(status='ready' AND trashed!='')")
+        if not where:
+            return []
         rows = self.conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE status IN ({marks}) ORDER BY id", tuple(statuses)
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE {' OR '.join(where)} ORDER BY id", tuple(plain)
         ).fetchall()
         return [_doc_from_row(r) for r in rows]
 
@@ -571,12 +608,12 @@ class Store:
 
     def unindexed_ready(self) -> list[int]:
         return [
-            r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status='ready' AND indexed=0")
+            r[0] for r in self.conn.execute(f"SELECT id FROM documents WHERE {_LIVE} AND indexed=0")
         ]
 
     def indexed_chunk_count(self) -> int:
         row = self.conn.execute(
-            "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready' AND indexed=1"
+            f"SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE {_LIVE} AND indexed=1"
         ).fetchone()
         return int(row[0])
 
@@ -584,7 +621,7 @@ class Store:
         """What a sidecar keeps of a ready document with a stored copy (see library.sidecar)."""
         r = self.conn.execute(
             "SELECT sha256, stored_path, file_name, source_path, kind, added, title, authors, year, venue,"
-            " doi, arxiv_id, abstract, language, tags, csl FROM documents"
+            " doi, arxiv_id, abstract, language, tags, csl, trashed FROM documents"
             " WHERE id=? AND status='ready' AND stored_path != ''",
             (doc_id,),
         ).fetchone()
@@ -601,6 +638,8 @@ class Store:
             "doi": r[10], "arxiv_id": r[11], "abstract": r[12], "language": r[13], "tags": json.loads(r[14]),
             "csl": csl if isinstance(csl, dict) else {},
             "note": note[0] if note else "", "note_updated": note[1] if note else None,
+            # Only when set: the sidecars written before the trash existed stay in step.
+            **({"trashed": r[16]} if r[16] else {}),
         }  # fmt: skip
 
     def stored_paths(self) -> set[str]:
@@ -608,14 +647,14 @@ class Store:
 
     def counts(self) -> tuple[int, int]:
         row = self.conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready'"
+            f"SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE {_LIVE}"
         ).fetchone()
         return int(row[0]), int(row[1])
 
     def iter_chunks_for_index(self, doc_ids: Sequence[int] | None = None) -> Iterator[ChunkRow]:
         sql = (
             "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
-            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready'"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready' AND d.trashed=''"
         )
         if doc_ids is None:
             cur = self.conn.execute(sql + " ORDER BY c.id")
@@ -636,7 +675,8 @@ class Store:
         rows = self.conn.execute(
             "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
             " FROM chunks c JOIN documents d ON d.id = c.doc_id"
-            f" WHERE c.id IN ({','.join('?' * len(chunk_ids))})",
+            # A trashed document's index entries may outlive a crash: they never become hits.
+            f" WHERE d.trashed='' AND c.id IN ({','.join('?' * len(chunk_ids))})",
             tuple(chunk_ids),
         ).fetchall()
         return {r[0]: ChunkRow(*r) for r in rows}
@@ -644,7 +684,8 @@ class Store:
     def passage(self, doc_id: int, seq: int) -> Passage | None:
         r = self.conn.execute(
             "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count FROM chunks c"
-            " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'",
+            " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'"
+            " AND d.trashed=''",
             (doc_id, seq),
         ).fetchone()
         if r is None:
@@ -660,3 +701,113 @@ class Store:
             prev=seq - 1 if seq > 0 else None,
             next=seq + 1 if seq + 1 < r[5] else None,
         )
+
+    # --- organizing: the trash, tags, collections (schema step 7; see library.organize) -------
+
+    def set_trashed(self, doc_ids: Sequence[int], when: str) -> list[int]:
+        """Move ready documents to the trash (``when``) or, with ``when`` '', out of it; returns
+        the ids that changed. Either way the document is unindexed here: leaving the trash, it is
+        indexed again by the caller (recovery does it after a crash); entering it, the caller
+        deletes its index entries."""
+        if not doc_ids:
+            return []
+        marks = ",".join("?" * len(doc_ids))
+        state = "trashed=''" if when else "trashed!=''"
+        with self.transaction() as c:
+            ids = [
+                int(r[0])
+                for r in c.execute(
+                    f"SELECT id FROM documents WHERE status='ready' AND {state} AND id IN ({marks})", list(doc_ids)
+                )
+            ]
+            c.executemany("UPDATE documents SET trashed=?, indexed=0 WHERE id=?", ((when, i) for i in ids))
+        return ids
+
+    def trashed_before(self, cutoff: str) -> list[int]:
+        """Documents moved to the trash before ``cutoff`` (ISO 8601 UTC)."""
+        return [
+            int(r[0])
+            for r in self.conn.execute(
+                "SELECT id FROM documents WHERE status='ready' AND trashed!='' AND trashed < ? ORDER BY id", (cutoff,)
+            )
+        ]
+
+    def set_tags(self, changes: dict[int, list[str]]) -> list[int]:
+        """Replace the tags of documents (not failed imports) in one transaction; the ids changed."""
+        done: list[int] = []
+        with self.transaction() as c:
+            for doc_id, tags in changes.items():
+                cur = c.execute(
+                    "UPDATE documents SET tags=? WHERE id=? AND status='ready'",
+                    (json.dumps(list(tags), ensure_ascii=False), doc_id),
+                )
+                if cur.rowcount:
+                    done.append(doc_id)
+        return done
+
+    def tag_colors(self) -> dict[str, str]:
+        return {str(n): str(c) for n, c in self.conn.execute("SELECT name, color FROM tag_colors")}
+
+    def set_tag_color(self, name: str, color: str) -> None:
+        with self.transaction() as c:
+            if color:
+                c.execute(
+                    "INSERT INTO tag_colors(name, color) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET color=excluded.color",
+                    (name, color),
+                )
+            else:
+                c.execute("DELETE FROM tag_colors WHERE name=?", (name,))
+
+    def collections(self) -> list[tuple[int, str, int | None]]:
+        """(id, name, parent id) of every collection."""
+        return [
+            (int(i), str(n), int(p) if p is not None else None)
+            for i, n, p in self.conn.execute("SELECT id, name, parent_id FROM collections ORDER BY id")
+        ]
+
+    def add_collection(self, name: str, parent_id: int | None) -> int:
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO collections(name, parent_id, created) VALUES (?,?,?)", (name, parent_id, utc_now())
+            )
+            return int(cur.lastrowid or 0)
+
+    def update_collection(self, collection_id: int, name: str, parent_id: int | None) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE collections SET name=?, parent_id=? WHERE id=?", (name, parent_id, collection_id))
+
+    def delete_collection(self, collection_id: int) -> None:
+        """Delete a collection and its sub-collections (their documents stay in the library)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM collections WHERE id=?", (collection_id,))
+
+    def collection_members(self) -> dict[int, set[int]]:
+        """Collection id → the ids of the documents in it."""
+        out: dict[int, set[int]] = {}
+        for cid, did in self.conn.execute("SELECT collection_id, doc_id FROM collection_items"):
+            out.setdefault(int(cid), set()).add(int(did))
+        return out
+
+    def set_membership(self, collection_id: int, doc_ids: Sequence[int], member: bool) -> list[int]:
+        """Put documents into a collection (``member``) or take them out; the ids that changed."""
+        done: list[int] = []
+        with self.transaction() as c:
+            for doc_id in doc_ids:
+                if member:
+                    if c.execute("SELECT 1 FROM documents WHERE id=? AND status='ready'", (doc_id,)).fetchone() is None:
+                        continue
+                    cur = c.execute(
+                        "INSERT OR IGNORE INTO collection_items(collection_id, doc_id, added) VALUES (?,?,?)",
+                        (collection_id, doc_id, utc_now()),
+                    )
+                else:
+                    cur = c.execute(
+                        "DELETE FROM collection_items WHERE collection_id=? AND doc_id=?", (collection_id, doc_id)
+                    )
+                if cur.rowcount:
+                    done.append(doc_id)
+        return done
+
+    def note_doc_ids(self) -> set[int]:
+        """Documents with a (non-empty) note."""
+        return {int(r[0]) for r in self.conn.execute("SELECT doc_id FROM notes WHERE trim(text) != ''")}
