@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import ImportFailed
 
@@ -38,6 +39,14 @@ class Metadata:
     arxiv_id: str = ""
     abstract: str = ""
     language: str = ""
+    # The full citation as a CSL-JSON item (names split, volume, issue, page, type) when the
+    # extractor knows more than the columns hold; {} otherwise.
+    csl: dict[str, Any] = field(default_factory=dict)
+    # Where each field came from ("xmp", "layout", "masthead", "info", "text", "user" …), the
+    # document's metadata confidence (0–1) and whether a person should check it.
+    sources: dict[str, str] = field(default_factory=dict)
+    confidence: float | None = None
+    check: bool = False
 
 
 @dataclass

@@ -45,6 +45,8 @@ import pypdfium2.raw as pdfium_c
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 
+from . import metadata as front_matter
+
 __all__ = ["PDFIUM_LOCK", "clean_line", "extract_pdf", "join_lines"]
 
 # One lock for the whole process: PDFium keeps global state (including its last-error code).
@@ -444,8 +446,8 @@ def _load_failure(path: Path) -> ImportFailure:
     return ImportFailure("The file is damaged or is not a PDF.", "corrupt")
 
 
-def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
-    """Everything PDFium is needed for: metadata and the raw lines of every page."""
+def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_matter.Front]:
+    """Everything PDFium is needed for: metadata, the raw lines of every page and page 1's glyphs."""
     with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(path))
@@ -468,7 +470,11 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
                     failed += 1
             if failed == n_pages:
                 raise ImportFailure("The file is damaged or is not a PDF.", "corrupt")
-            return meta, pages, n_pages
+            try:
+                front = front_matter.read_front(doc)
+            except Exception:  # the by-line is optional; a page PDFium cannot read again is not fatal
+                front = front_matter.Front()
+            return meta, pages, n_pages, front
         except ImportFailure:
             raise
         except Exception:
@@ -1305,8 +1311,28 @@ def extract_pdf(path: Path) -> Extracted:
     path = Path(path)
     if not path.is_file():
         raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
-    meta, raw_pages, n_pages = _read_pdf(path)
-    return _assemble(meta, raw_pages, n_pages)
+    meta, raw_pages, n_pages, front = _read_pdf(path)
+    extracted = _assemble(meta, raw_pages, n_pages)
+    _front_matter(path, meta, raw_pages, front, extracted)
+    return extracted
+
+
+def _front_matter(
+    path: Path, meta: dict[str, str], raw_pages: Sequence[_RawPage], front: front_matter.Front, extracted: Extracted
+) -> None:
+    """Title, authors and citation from every source (``core.extract.metadata``), with provenance."""
+    early = [p for p in raw_pages if p.number <= 2]
+    page_lines = [[ln.text for ln in _top_down(p.lines)] for p in early]
+    edges: list[str] = []
+    for p in early:
+        ordered = _top_down(p.lines)
+        edges += [ln.text for ln in ordered[:8]] + [ln.text for ln in ordered[-8:]]
+        # The sideways arXiv stamp in the left margin.
+        edges += [ln.text for ln in p.lines if ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0) and len(ln.text) > 8]
+    later = "\n".join(pg.text for pg in extracted.pages if pg.number > 2)
+    reading = "\n".join(pg.text for pg in extracted.pages if pg.number <= 2)
+    rec = front_matter.pdf_metadata(path, meta, front, page_lines, edges, later, reading)
+    front_matter.apply(rec, extracted.metadata)
 
 
 def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> Extracted:

@@ -1,0 +1,118 @@
+"""Bibliographic metadata of an imported file, each field with the source it came from.
+
+``extract.pdf`` reads page 1 character by character (``read_front``, under PDFium's lock) and
+hands the rest to ``pdf_metadata``: XMP (pypdf), the first page's layout, mastheads and citation
+lines, the Info dictionary, merged by ``merge`` in order of trust. Text and Markdown files get
+their title from their first heading or line (``extract.text``), with source "text".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...citations.identifiers import normalize_arxiv
+from ...models import Metadata
+from .first_page import _BANNER, read_layout
+from .glyphs import GlyphLine, build_lines, read_glyphs
+from .info import read_info
+from .masthead import read_mastheads
+from .merge import CHOSEN_SOURCES, FIELDS, SOURCE_WEIGHT, Record, author_strings, confidence, merge, to_csl
+from .xmp import read_xmp
+
+__all__ = [
+    "CHOSEN_SOURCES",
+    "FIELDS",
+    "SOURCE_WEIGHT",
+    "Front",
+    "Record",
+    "confidence",
+    "pdf_metadata",
+    "read_front",
+]
+
+# Page 1's by-line and title sit in its upper part; below that only the footer is read (as text).
+_TOP = 0.75
+
+
+@dataclass
+class Front:
+    """Page 1 (and page 2 behind a cover page) as glyph lines, with the page heights."""
+
+    lines: list[GlyphLine] = field(default_factory=list)
+    height: float = 0.0
+    next_lines: list[GlyphLine] = field(default_factory=list)
+    next_height: float = 0.0
+
+
+def read_front(doc: Any) -> Front:
+    """Read the front page's characters from an open pypdfium2 document (caller holds the lock)."""
+    front = Front()
+    for index in range(min(2, len(doc))):
+        page = doc[index]
+        try:
+            height = float(page.get_size()[1])
+            tp = page.get_textpage()
+            try:
+                if index == 1:
+                    text = tp.get_text_range()
+                    # Only behind a cover page (IOP's "To cite this article"), which is short.
+                    first = " ".join(ln.text() for ln in front.lines)
+                    if sum(len(ln.glyphs) for ln in front.lines) >= 700 and "cite this article" not in first.lower():
+                        break
+                    if not text.strip():
+                        break
+                # A sparse page (a thesis cover) is read whole: its date sits at the bottom.
+                top = 1.0 if tp.count_chars() < 1500 else _TOP
+                lines = build_lines(read_glyphs(tp, top, height))
+            finally:
+                tp.close()
+        finally:
+            page.close()
+        if index == 0:
+            front.lines, front.height = lines, height
+        else:
+            front.next_lines, front.next_height = lines, height
+    return front
+
+
+def pdf_metadata(
+    path: Path,
+    info: dict[str, str],
+    front: Front,
+    page_lines: list[list[str]],
+    edge_lines: list[str],
+    later_text: str,
+    reading_text: str = "",
+) -> Record:
+    """Merge every source for the PDF at ``path``.
+
+    ``page_lines``: the raw text lines of pages 1 and 2 (top-down), ``edge_lines``: the top and
+    bottom rows of page 1 then page 2 (where mastheads and running heads sit), ``later_text``:
+    the other pages' text (for "Published:" and the DOI above "Cite this article as"),
+    ``reading_text``: pages 1 and 2 in reading order.
+    """
+    layout = read_layout(front.lines, front.height, front.next_lines, front.next_height)
+    page_text = "\n".join(page_lines[0]) if page_lines else ""
+    glyph_text = "\n".join(ln.text() for ln in front.lines)
+    both = "\n".join("\n".join(p) for p in page_lines) + "\n" + glyph_text
+    mast = read_mastheads(edge_lines, both, later_text, reading_text)
+    thesis = any(_BANNER.match(ln.text(False)) and "论文" in ln.text() for ln in front.lines[:12])
+    return merge(read_xmp(path), layout, mast, read_info(info), page_text + "\n" + glyph_text, thesis=thesis)
+
+
+def apply(rec: Record, md: Metadata) -> None:
+    """Put a merged record into the extractor's Metadata (columns, CSL item, provenance)."""
+    md.title = rec.title
+    md.authors = author_strings(rec)
+    md.year = rec.year
+    md.venue = rec.container_title
+    md.doi = rec.doi
+    # The column holds the id without its version (what matching and links use); the CSL item
+    # keeps it as printed.
+    md.arxiv_id = normalize_arxiv(rec.arxiv_id) if rec.arxiv_id else ""
+    md.sources = dict(rec.sources)
+    md.confidence = rec.confidence
+    md.check = rec.check
+    md.csl = to_csl(rec, abstract=md.abstract, language=md.language)
