@@ -109,6 +109,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                         "pages": d.pages,
                         "chunks": d.chunks,
                         "status": d.status,
+                        "metadata_confidence": d.metadata_confidence,
+                        "check_metadata": d.check_metadata,
                         **({"error": d.error} if d.error else {}),
                     }
                     for d in docs

@@ -90,6 +90,11 @@ class DocumentInfo:
     added: str = ""
     error: str = ""
     external_id: str = ""
+    # Where each metadata field came from ({} when unknown: imported before provenance was kept),
+    # the metadata confidence (0–1, None when unknown) and the "check metadata" flag.
+    metadata_sources: dict[str, str] = field(default_factory=dict)
+    metadata_confidence: float | None = None
+    check_metadata: bool = False
 
 
 @dataclass
