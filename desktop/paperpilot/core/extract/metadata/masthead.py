@@ -67,6 +67,7 @@ _CITE_HOW = re.compile(
 )
 _ZH_VOL = re.compile(r"第\s*(?P<v>\d{1,4})\s*卷\s*(?:第\s*(?P<i>\d{1,3})\s*期)?")
 _ZH_VOL_ANY = re.compile(r"第\s*\S{1,4}\s*卷")
+_ZH_VOL_ANY_ISSUE = re.compile(r"第\s*\S{1,4}\s*卷\s*(?:第\s*\S{1,3}\s*期)?")
 _EN_VOL_ANY = re.compile(r"\bVol\.?\s*\S{1,4}\s*,?\s*No\.?\s*\S{1,3}\b")
 _EN_VOL = re.compile(r"\bVol\.?\s*(?P<v>\d{1,4})\s*,?\s*No\.?\s*(?P<i>\d{1,3})\b")
 _ZH_JOURNAL = re.compile(r"(学报|杂志|学刊|期刊|通报|通讯|研究|科学|技术|工程|评论|汇刊)$")
@@ -223,8 +224,11 @@ def _chinese(out: Masthead, edge_lines: list[str]) -> None:
     if not seen:
         return
     for line in edge_lines[:8]:
-        squeezed = re.sub(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])", "", line.strip())
-        parts = [p for p in re.split(r"\s{2,}|\s(?=[A-Z(（])", squeezed) if p]
+        # The volume and the date may share the journal's line: take them out first.
+        rest = _ZH_DATE.sub("  ", _ZH_VOL_ANY_ISSUE.sub("  ", line.strip()))
+        parts = []
+        for chunk in re.split(r"\s{2,}|\s(?=[A-Z(（])", rest):
+            parts.append(re.sub(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])", "", chunk.strip()))
         for p in parts:
             if re.fullmatch(r"[\u3400-\u9fff《》]{3,20}", p) and _ZH_JOURNAL.search(p) and not _ZH_VOL.search(p):
                 if not out.matched or out.matched == ["chinese"]:

@@ -136,6 +136,8 @@ def persons_in_line(text: str) -> list[str] | None:
     text = _BASELINE_MARK.sub("|", fix_accents(text))
     text = _LETTER_SPACED_CJK.sub(r"\1", text)
     pieces = split_byline(text)
+    # Chinese by-lines separate names by spaces alone ("张津  王明远").
+    pieces = [q for p in pieces for q in (p.split() if CJK.search(p) and not re.search("[A-Za-z]", p) else [p])]
     if not pieces:
         return None
     good = [p for p in pieces if looks_like_person(p)]
