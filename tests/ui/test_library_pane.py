@@ -121,7 +121,7 @@ def test_model_passes_qtmodeltester(qtmodeltester: Any) -> None:
 def test_model_roles_tooltips_and_failed_rows(qapp: QApplication) -> None:
     model = DocumentTableModel()
     model.set_documents(sample_docs())
-    assert model.rowCount() == 5 and model.columnCount() == 5
+    assert model.rowCount() == 5 and model.columnCount() == 6
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(5)] == [
         "Title", "Authors", "Year", "Pages", "Status",
     ]  # fmt: skip
@@ -482,7 +482,8 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     assert menu is not None
     assert [a.text() for a in menu.actions() if a.text()] == [
         "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
-        "Copy Reference", "Copy In-text Citation", "Export Selection…", "Remove",
+        "Copy Reference", "Copy In-text Citation", "Export Selection…",
+        "Re-read Metadata from File", "Retrieve Metadata Online", "Remove",
     ]  # fmt: skip
     next(a for a in menu.actions() if a.text() == "Edit Metadata…").trigger()
 

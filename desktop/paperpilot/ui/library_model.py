@@ -29,9 +29,11 @@ class Column(IntEnum):
     YEAR = 2
     PAGES = 3
     STATUS = 4
+    CHECK = 5  # "check metadata": a flag, sorted by the metadata confidence
 
 
-HEADERS = ("Title", "Authors", "Year", "Pages", "Status")
+HEADERS = ("Title", "Authors", "Year", "Pages", "Status", "Check")
+CHECK_FLAG = "⚑"
 DOC_ID_ROLE = Qt.ItemDataRole.UserRole
 # Typed sort keys (ints for year/pages) so the proxy compares numbers, not their strings.
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -58,6 +60,18 @@ def short_authors(authors: list[str]) -> str:
     return tr("{name} et al.").format(name=surname(authors[0]))
 
 
+def metadata_tip(doc: DocumentInfo) -> str:
+    """Why a document is flagged: its confidence and the weak or missing key fields."""
+    weak = [
+        f"{field} ({doc.metadata_sources[field]})" if field in doc.metadata_sources else tr("{field} (missing)").format(field=field)
+        for field in ("title", "authors", "year")
+        if doc.metadata_sources.get(field) in (None, "info", "page", "filename")
+    ]
+    conf = "?" if doc.metadata_confidence is None else f"{doc.metadata_confidence:.2f}"
+    text = tr("Check metadata: confidence {conf}").format(conf=conf)
+    return text + (" — " + ", ".join(weak) if weak else "")
+
+
 def warning_colour(palette: QPalette) -> QColor:
     """A red that stays readable on the current palette's base colour (light or dark)."""
     dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
@@ -69,8 +83,8 @@ class _Row:
     """Everything data() needs for one document, computed once per reset, not per paint."""
 
     doc: DocumentInfo
-    cells: tuple[str, str, str, str, str]
-    sort_keys: tuple[str, str, int, int, str]
+    cells: tuple[str, str, str, str, str, str]
+    sort_keys: tuple[str, str, int, int, str, float]
     tooltip: str
     haystack: str
     failed: bool
@@ -94,15 +108,21 @@ def _make_row(doc: DocumentInfo) -> _Row:
         tip.append(tr("Import failed: {reason}").format(reason=doc.error or tr("unknown reason")))
         if doc.source_path:
             tip.append(tr("Source: {path}").format(path=doc.source_path))
+    check = doc.check_metadata and not failed
+    if check:
+        tip.append(metadata_tip(doc))
+    conf = doc.metadata_confidence
     return _Row(
         doc=doc,
-        cells=(doc.title, authors, year, pages, status),
+        cells=(doc.title, authors, year, pages, status, CHECK_FLAG if check else ""),
         sort_keys=(
             doc.title.casefold(),
             surname(doc.authors[0]).casefold() if doc.authors else "",
             doc.year or 0,
             doc.pages if not failed else -1,
             status.casefold(),
+            # Least sure first when sorted ascending; unknown confidence sorts with the sure ones.
+            -1.0 if failed else (conf if conf is not None else 1.0),
         ),
         tooltip="\n".join(tip),
         haystack=" ".join([doc.title, *doc.authors, year]).casefold(),
@@ -178,6 +198,9 @@ class DocumentTableModel(QAbstractTableModel):
     def haystack(self, row: int) -> str:
         return self._rows[row].haystack
 
+    def needs_check(self, row: int) -> bool:
+        return bool(self._rows[row].cells[Column.CHECK])
+
     # --- QAbstractTableModel ------------------------------------------------------------------
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008 - Qt API default
@@ -200,6 +223,8 @@ class DocumentTableModel(QAbstractTableModel):
         if role == DOC_ID_ROLE:
             return r.doc.doc_id
         if role == Qt.ItemDataRole.ToolTipRole:
+            if col == Column.CHECK and r.cells[col]:
+                return metadata_tip(r.doc)
             if col == Column.AUTHORS and r.doc.authors:
                 return "\n".join(r.doc.authors)
             return r.tooltip
@@ -235,6 +260,7 @@ class DocumentFilterProxy(QSortFilterProxyModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._needles: list[str] = []
+        self._needs_checking = False
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -262,11 +288,28 @@ class DocumentFilterProxy(QSortFilterProxyModel):
     def filter_text(self) -> str:
         return " ".join(self._needles)
 
+    def set_needs_checking(self, on: bool) -> None:
+        """Show only the documents flagged "check metadata"."""
+        if on == self._needs_checking:
+            return
+        if hasattr(self, "beginFilterChange"):
+            self.beginFilterChange()
+            self._needs_checking = on
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._needs_checking = on
+            self.invalidateRowsFilter()
+
+    def needs_checking(self) -> bool:
+        return self._needs_checking
+
     def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
-        if not self._needles:
-            return True
         model = self.sourceModel()
         if not isinstance(model, DocumentTableModel):
+            return True
+        if self._needs_checking and not model.needs_check(source_row):
+            return False
+        if not self._needles:
             return True
         hay = model.haystack(source_row)
         return all(n in hay for n in self._needles)

@@ -63,6 +63,8 @@ class MainWindow(QMainWindow):
 
         self.library_pane = LibraryPane(library, self)
         self.library_pane.set_citation_style(self.session.citation_style)
+        self.library_pane.lookups_allowed = self.online_lookups_allowed
+        self.library_pane.retrieve = self.session.retrieve_metadata
         self.chat_pane = ChatPane(self)
         self.conversations_pane = ConversationsPane(self.conversations, self)
         self.inspector = InspectorPane(self)
@@ -97,6 +99,9 @@ class MainWindow(QMainWindow):
     @property
     def settings(self) -> Settings:
         return self.session.settings
+
+    def online_lookups_allowed(self) -> bool:
+        return self.session.online_lookups_allowed
 
     @property
     def profile(self) -> ResearchProfile:
