@@ -137,7 +137,8 @@ def _close(line: GlyphLine) -> None:
 
 def build_lines(glyphs: list[Glyph]) -> list[GlyphLine]:
     """Group glyphs into lines: a new line at PDFium's line breaks, a jump back to the left or
-    another row, or a gap wider than three characters (a column of the author grid)."""
+    another row, or a gap of about an em (a column of the author grid, or the quad that sets
+    names apart on a by-line without commas)."""
     lines: list[GlyphLine] = []
     cur = GlyphLine()
     last: Glyph | None = None
@@ -164,7 +165,7 @@ def build_lines(glyphs: list[Glyph]) -> list[GlyphLine]:
             h = max(last.y1 - last.y0, g.y1 - g.y0, 0.1)
             overlap = min(last.y1, g.y1) - max(last.y0, g.y0)
             gap = g.x0 - last.x1
-            if overlap < 0.2 * min(last.y1 - last.y0, g.y1 - g.y0) or gap < -h or gap > 1.6 * h:
+            if overlap < 0.2 * min(last.y1 - last.y0, g.y1 - g.y0) or gap < -h or gap > 1.1 * h:
                 flush()
                 pending_space = False
         if pending_space and cur.glyphs:

@@ -35,6 +35,12 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("running_head", re.compile(
         rf"(?P<a>[^\W\d_][\w'’-]+)\s+et\s+al\.?\s+(?P<j>[A-Z][\w&.,:'’ -]{{2,90}}?)\s*,?\s+\(?(?P<y>{_Y})\)?,?\s+"
         r"(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
+    # "EMBO Reports (2021) 22: e52185", "Genome Biology (2023) 24:100"
+    ("year_volume_article", re.compile(
+        rf"^(?P<j>{_J})\s+\((?P<y>{_Y})\)\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+(?:\s*[–-]\s*\d+)?)\b")),
+    # "EMBO reports 22: e52185 | 2021" (a footer after the copyright line)
+    ("volume_article_year", re.compile(
+        rf"(?:^|The Authors\s+)(?P<j>[A-Z][\w&.:' -]{{2,60}}?)\s+(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+)\s*\|\s*(?P<y>{_Y})\b")),
     ("volume_issue_pages", re.compile(
         rf"^(?P<j>{_J}),?\s+(?:(?P<y>{_Y}),\s*)?(?P<v>\d{{1,4}})\s*\((?P<i>\d{{1,4}})\)\s*:\s*(?P<p>{_PAGES})\b")),
     ("volume_year_pages", re.compile(rf"^(?P<j>{_J})\s+(?P<v>\d{{1,4}})\s*\((?P<y>{_Y})\)\s*(?P<p>{_PAGES})\s*$")),
