@@ -276,3 +276,19 @@ def test_confidence_and_the_check_flag() -> None:
     assert weak < 0.5 and check
     assert confidence({"title": "user", "authors": "user", "year": "user"}) == (1.0, False)
     assert Metadata().sources == {}
+
+
+def test_a_journal_logo_set_bigger_than_the_title_is_not_the_title(tmp_path: Path) -> None:
+    def draw(pdf: FPDF) -> None:
+        pdf.set_font("Helvetica", "B", 26)
+        pdf.text(20, 20, "EMBO Reports")
+        pdf.set_font("Helvetica", "", 8)
+        pdf.text(20, 280, "EMBO Reports (2021) 22: e52185")
+        centred(pdf, 45, "Kinase Signalling in Resting Cells", 17, "B")
+        centred(pdf, 56, "Vladimir Karpukhin, Barlas Oguz and Wen-tau Yih", 11)
+        centred(pdf, 62, "Facebook AI", 10)
+
+    md = extract_pdf(make_pdf(tmp_path / "logo.pdf", draw)).metadata
+    assert md.title == "Kinase Signalling in Resting Cells"
+    assert md.authors == ["Vladimir Karpukhin", "Barlas Oguz", "Wen-tau Yih"]  # "Facebook AI" is no person
+    assert (md.venue, md.csl["volume"], md.csl["page"], md.year) == ("EMBO Reports", "22", "e52185", 2021)

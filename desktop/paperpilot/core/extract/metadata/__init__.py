@@ -93,11 +93,11 @@ def pdf_metadata(
     the other pages' text (for "Published:" and the DOI above "Cite this article as"),
     ``reading_text``: pages 1 and 2 in reading order.
     """
-    layout = read_layout(front.lines, front.height, front.next_lines, front.next_height)
     page_text = "\n".join(page_lines[0]) if page_lines else ""
     glyph_text = "\n".join(ln.text() for ln in front.lines)
     both = "\n".join("\n".join(p) for p in page_lines) + "\n" + glyph_text
     mast = read_mastheads(edge_lines, both, later_text, reading_text)
+    layout = read_layout(front.lines, front.height, front.next_lines, front.next_height, mast.container_title)
     thesis = any(_BANNER.match(ln.text(False)) and "论文" in ln.text() for ln in front.lines[:12])
     return merge(read_xmp(path), layout, mast, read_info(info), page_text + "\n" + glyph_text, thesis=thesis)
 
