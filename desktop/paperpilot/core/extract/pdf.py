@@ -145,6 +145,10 @@ class _Line:
     bold: bool
     hyphen: bool  # PDFium removed a hyphen at this line's end: the word continues
     col: int = 0  # 0 full width, 1 left column, 2 right column
+    # PDFium's index of the line's first character and the characters it spans (for the
+    # character-level reading of the front page in core.extract.metadata).
+    cstart: int = -1
+    count: int = 0
 
 
 @dataclass(slots=True)
@@ -292,7 +296,7 @@ class _PageReader:
                     self._prev_bold = bold
                     y0 = ay0 if ay0 < by0 else by0
                     y1 = ay1 if ay1 > by1 else by1
-                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen))
+                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen, 0, cstart, count))
                     return
         rects = self._rects(cstart, count)
         if not rects:
@@ -369,7 +373,7 @@ class _PageReader:
         bold = n <= 100 and self._is_bold(cstart) and self._is_bold(cstart + n - 1)
         self._prev_bold = bold
         self._prev_height = -1.0  # the fast path must not reuse this size blindly
-        lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen))
+        lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen, 0, cstart, n))
 
     def _size(self, cstart: int, text: str) -> float:
         """Font size of the line, from one character in the middle or, if that one differs
@@ -463,18 +467,15 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_ma
                 meta = {}
             pages: list[_RawPage] = []
             failed = 0
+            front = front_matter.FrontReader()
             for i in range(n_pages):
                 try:
-                    pages.append(_read_page(doc, i))
+                    pages.append(_read_page(doc, i, front))
                 except Exception:  # one damaged page should not lose the rest of the paper
                     failed += 1
             if failed == n_pages:
                 raise ImportFailure("The file is damaged or is not a PDF.", "corrupt")
-            try:
-                front = front_matter.read_front(doc)
-            except Exception:  # the by-line is optional; a page PDFium cannot read again is not fatal
-                front = front_matter.Front()
-            return meta, pages, n_pages, front
+            return meta, pages, n_pages, front.front
         except ImportFailure:
             raise
         except Exception:
@@ -484,7 +485,7 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_ma
                 doc.close()
 
 
-def _read_page(doc: Any, index: int) -> _RawPage:
+def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = None) -> _RawPage:
     page = doc[index]
     try:
         width, height = page.get_size()
@@ -493,6 +494,10 @@ def _read_page(doc: Any, index: int) -> _RawPage:
             text = textpage.get_text_range()
             mapped = len(text) != textpage.count_chars()
             lines = _PageReader(textpage, width).read(text, mapped) if text.strip() else []
+            if front is not None and front.wants(index):
+                # Page 1's characters for the by-line, from the text page that is open anyway.
+                spans = [(ln.cstart, ln.count, ln.y1) for ln in lines]
+                front.take(index, textpage, float(height), spans, None if mapped else text)
         finally:
             textpage.close()
     finally:

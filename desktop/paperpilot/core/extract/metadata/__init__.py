@@ -1,6 +1,6 @@
 """Bibliographic metadata of an imported file, each field with the source it came from.
 
-``extract.pdf`` reads page 1 character by character (``read_front``, under PDFium's lock) and
+``extract.pdf`` reads page 1 character by character (``FrontReader``, under PDFium's lock) and
 hands the rest to ``pdf_metadata``: XMP (pypdf), the first page's layout, mastheads and citation
 lines, the Info dictionary, merged by ``merge`` in order of trust. Text and Markdown files get
 their title from their first heading or line (``extract.text``), with source "text".
@@ -15,7 +15,7 @@ from typing import Any
 from ...citations.identifiers import normalize_arxiv
 from ...models import Metadata
 from .first_page import _BANNER, read_layout
-from .glyphs import GlyphLine, build_lines, read_glyphs
+from .glyphs import GlyphLine, build_lines, read_glyph_spans
 from .info import read_info
 from .masthead import read_mastheads
 from .merge import CHOSEN_SOURCES, FIELDS, SOURCE_WEIGHT, Record, author_strings, confidence, merge, to_csl
@@ -26,13 +26,14 @@ __all__ = [
     "FIELDS",
     "SOURCE_WEIGHT",
     "Front",
+    "FrontReader",
     "Record",
     "confidence",
     "pdf_metadata",
-    "read_front",
 ]
 
-# Page 1's by-line and title sit in its upper part; below that only the footer is read (as text).
+# Page 1's by-line and title sit in its upper part, above the abstract; the rest of the page is
+# read as text only (mastheads, footers).
 _TOP = 0.75
 
 
@@ -46,35 +47,43 @@ class Front:
     next_height: float = 0.0
 
 
-def read_front(doc: Any) -> Front:
-    """Read the front page's characters from an open pypdfium2 document (caller holds the lock)."""
-    front = Front()
-    for index in range(min(2, len(doc))):
-        page = doc[index]
-        try:
-            height = float(page.get_size()[1])
-            tp = page.get_textpage()
-            try:
-                if index == 1:
-                    text = tp.get_text_range()
-                    # Only behind a cover page (IOP's "To cite this article"), which is short.
-                    first = " ".join(ln.text() for ln in front.lines)
-                    if sum(len(ln.glyphs) for ln in front.lines) >= 700 and "cite this article" not in first.lower():
-                        break
-                    if not text.strip():
-                        break
-                # A sparse page (a thesis cover) is read whole: its date sits at the bottom.
-                top = 1.0 if tp.count_chars() < 1500 else _TOP
-                lines = build_lines(read_glyphs(tp, top, height))
-            finally:
-                tp.close()
-        finally:
-            page.close()
+class FrontReader:
+    """Collects the front page's glyph lines while ``extract.pdf`` reads each page (under its lock)."""
+
+    def __init__(self) -> None:
+        self.front = Front()
+
+    def wants(self, index: int) -> bool:
         if index == 0:
-            front.lines, front.height = lines, height
+            return True
+        if index != 1:
+            return False
+        # Page 2 only behind a publisher's cover page (IOP's "To cite this article"), which is short.
+        lines = self.front.lines
+        return sum(len(ln.glyphs) for ln in lines) < 700 or any(
+            "cite this article" in ln.text().lower() for ln in lines
+        )
+
+    def take(
+        self, index: int, textpage: Any, height: float, spans: list[tuple[int, int, float]], text: str | None = None
+    ) -> None:
+        """Read the characters of the page's lines (``spans``: first character, count, top)
+        in the upper part of the page, where the title and by-line are (and enough body text to
+        know the body's type size); a sparse page (a thesis cover, whose date sits at the
+        bottom) whole. ``text``: the page's text when it maps one to one onto its characters."""
+        try:
+            sparse = sum(n for _s, n, _t in spans) < 1500
+            floor = -1.0
+            if not sparse:
+                floor = height * (1.0 - _TOP)
+            wanted = [(s, n) for s, n, top in spans if top >= floor and s >= 0]
+            lines = build_lines(read_glyph_spans(textpage, wanted, text))
+        except Exception:  # the by-line is optional: a page PDFium cannot give boxes for is no failure
+            lines = []
+        if index == 0:
+            self.front.lines, self.front.height = lines, height
         else:
-            front.next_lines, front.next_height = lines, height
-    return front
+            self.front.next_lines, self.front.next_height = lines, height
 
 
 def pdf_metadata(

@@ -36,9 +36,17 @@ class GlyphLine:
     x1: float = 0.0
     y0: float = 0.0
     y1: float = 0.0
+    _texts: dict[tuple[bool, str], str] = field(default_factory=dict)
 
     def text(self, marks: bool = True, sep: str = "") -> str:
         """The line's text; ``marks=False`` puts ``sep`` where each run of raised marks was."""
+        key = (marks, sep)
+        cached = self._texts.get(key)
+        if cached is None:
+            cached = self._texts[key] = self._text(marks, sep)
+        return cached
+
+    def _text(self, marks: bool, sep: str) -> str:
         out: list[str] = []
         prev_raised = False
         for g in self.glyphs:
@@ -68,11 +76,12 @@ _BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int, ctypes.c_void_p, c
 _UNICODE = _lean(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint, ctypes.c_void_p, ctypes.c_int)
 
 
-def read_glyphs(textpage: Any, top_fraction: float = 1.0, page_height: float = 0.0) -> list[Glyph]:
+def read_glyphs(textpage: Any, top_fraction: float = 1.0, page_height: float = 0.0, text: str | None = None) -> list[Glyph]:
     """Every character of a PDFium text page with its loose box, in content order.
 
     Line breaks PDFium inserts become "\\n" glyphs with an empty box (they separate lines).
-    With ``top_fraction`` < 1, characters below that part of the page are skipped.
+    With ``top_fraction`` < 1, characters below that part of the page are skipped. ``text``:
+    the page's text when its characters map one to one onto PDFium's (saves a call each).
     """
     tp = textpage.raw
     n = int(pdfium_c.FPDFText_CountChars(tp))
@@ -84,31 +93,77 @@ def read_glyphs(textpage: Any, top_fraction: float = 1.0, page_height: float = 0
     else:  # pragma: no cover - only when ctypes refuses the cast
         addr, ptr = tp, ctypes.byref(box)
         get_box, get_code = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetUnicode
+    if text is not None and len(text) != n:
+        text = None
     floor = page_height * (1.0 - top_fraction) if page_height else -1e9
     out: list[Glyph] = []
     append = out.append
-    high = 0
+    newline, space = Glyph("\n", 0, 0, 0, 0), Glyph(" ", 0, 0, 0, 0)
     for i in range(n):
-        code = get_code(addr, i)
-        if 0xD800 <= code < 0xDC00:  # PDFium reports UTF-16 units: keep the pair's first half
-            high = code
-            continue
-        if 0xDC00 <= code < 0xE000:
-            if not high:
+        if text is not None:
+            ch = text[i]
+            if ch == "\n":
+                append(newline)
                 continue
-            code, high = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00), 0
-        if code == 10:
-            append(Glyph("\n", 0, 0, 0, 0))
-            continue
-        if code in (0, 13, 0xFFFE, 0x02):
-            continue
-        ch = chr(code)
-        if ch.isspace():
-            append(Glyph(" ", 0, 0, 0, 0))
-            continue
+            if ch in "\r\x02\ufffe\x00":
+                continue
+            if ch.isspace():
+                append(space)
+                continue
+        else:
+            code = get_code(addr, i)
+            if code == 10:
+                append(newline)
+                continue
+            if code in (0, 13, 0xFFFE, 0x02) or 0xD800 <= code < 0xE000:
+                continue  # (surrogate halves: only reached for symbols outside the BMP)
+            ch = chr(code)
+            if ch.isspace():
+                append(space)
+                continue
         if not get_box(addr, i, ptr) or box.top < floor:
             continue
         append(Glyph(ch, box.left, box.bottom, box.right, box.top))
+    return out
+
+
+def read_glyph_spans(textpage: Any, spans: list[tuple[int, int]], text: str | None = None) -> list[Glyph]:
+    """The characters of the given (first character, count) spans, each span ending a line.
+
+    Only the lines the caller picked are read (page 1's upper part), so a page costs a fraction
+    of reading every character. ``text``: the page's text, when its characters map one to one
+    onto PDFium's (then only the boxes are asked for).
+    """
+    tp = textpage.raw
+    box = pdfium_c.FS_RECTF()
+    if _BOX is not None and _UNICODE is not None:
+        addr: Any = ctypes.cast(tp, ctypes.c_void_p).value
+        ptr: Any = ctypes.addressof(box)
+        get_box, get_code = _BOX, _UNICODE
+    else:  # pragma: no cover - only when ctypes refuses the cast
+        addr, ptr = tp, ctypes.byref(box)
+        get_box, get_code = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetUnicode
+    out: list[Glyph] = []
+    append = out.append
+    newline, space = Glyph("\n", 0, 0, 0, 0), Glyph(" ", 0, 0, 0, 0)
+    n_text = len(text) if text is not None else 0
+    for start, count in spans:
+        for i in range(start, start + count):
+            if i < n_text:
+                ch = text[i]  # type: ignore[index]
+                if ch in "\n\r\x00\x02\ufffe":
+                    continue
+            else:
+                code = get_code(addr, i)
+                if code in (0, 10, 13, 0xFFFE, 0x02) or 0xD800 <= code < 0xE000:
+                    continue
+                ch = chr(code)
+            if ch.isspace():
+                append(space)
+                continue
+            if get_box(addr, i, ptr):
+                append(Glyph(ch, box.left, box.bottom, box.right, box.top))
+        append(newline)
     return out
 
 

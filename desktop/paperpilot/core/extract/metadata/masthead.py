@@ -79,8 +79,8 @@ _EN_VOL = re.compile(r"\bVol\.?\s*(?P<v>\d{1,4})\s*,?\s*No\.?\s*(?P<i>\d{1,3})\b
 _ZH_JOURNAL = re.compile(r"(学报|杂志|学刊|期刊|通报|通讯|研究|科学|技术|工程|评论|汇刊)$")
 _ZH_DATE = re.compile(r"(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>\d{1,2})\s*月(?!\s*\d{1,2}\s*日\s*(?:收|修|录))")
 _PUBLISHED = re.compile(
-    r"\b(?:Published(?:\s+online)?|Publication date|Date of publication|出版日期|发表日期)\s*[:：]?\s*"
-    r"(?:(?:\d{1,2}\s+)?[A-Z][a-z]+\.?\s+(?:\d{1,2},?\s+)?)?(?P<y>" + _Y + r")"
+    r"\b(?:Published(?:[ \t]+online)?|Publication date|Date of publication|出版日期|发表日期)[ \t]*[:：]?[ \t]*"
+    r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
 )
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # A line that is only a date: a report's or thesis cover's "March 2019", "June, 2014".
@@ -270,19 +270,20 @@ def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
 
 
 def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
+    # One scan of each text (the later pages are long): the pattern stays within a line.
     for text in (page_text, later_text):
-        for line in text.splitlines():
-            m = _PUBLISHED.search(line)
-            if m:
-                out.year, out.year_how = int(m.group("y")), "published"
-                return
+        m = _PUBLISHED.search(text)
+        if m:
+            out.year, out.year_how = int(m.group("y")), "published"
+            return
     if out.year is not None:
         return
     y = arxiv_year(out.arxiv_id)
     if y:
         out.year, out.year_how = y, "arxiv"
         return
-    squeezed = "\n".join(re.sub(r"\s+", "", ln) for ln in page_text.splitlines())
+    # A cover's date may come in pieces ("201" / "4 年 6 月"): read it with every space and break gone.
+    squeezed = re.sub(r"\s+", "", page_text)
     for m in _ZH_DATE.finditer(squeezed):
         ctx = squeezed[max(0, m.start() - 6) : m.end() + 8]
         if not _NOT_PUBLISHED.search(ctx):

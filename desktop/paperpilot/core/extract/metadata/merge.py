@@ -55,9 +55,12 @@ class Record:
     check: bool = True
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def key(text: str) -> str:
     """Comparison key: compatibility-normalised, case-folded letters and digits only."""
-    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
 
 
 def _same(a: str, b: str) -> bool:

@@ -7,7 +7,9 @@ every paper), so the merge trusts a value only where the page does not contradic
 
 from __future__ import annotations
 
+import io
 import logging
+import mmap
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ...citations.identifiers import doi_from_text
+from .info import plausible_title
 from .names import Name, names_from_field
 
 _NS = {
@@ -38,15 +41,75 @@ class Xmp:
     year: int | None = None
 
 
+_PACKET_START = re.compile(rb"<x:xmpmeta|<rdf:RDF")
+_PACKET_END = {b"<x:xmpmeta": b"</x:xmpmeta>", b"<rdf:RDF": b"</rdf:RDF>"}
+
+
+def _plain_packets(data: bytes) -> list[bytes]:
+    """XMP packets stored uncompressed in the file (as the PDF standard recommends, so that they
+    can be found without parsing the file): the document's, and perhaps those of its images."""
+    out = []
+    for m in _PACKET_START.finditer(data):
+        end_tag = _PACKET_END[m.group(0)]
+        end = data.find(end_tag, m.end())
+        if end > 0 and end - m.start() < 1 << 20:
+            out.append(data[m.start() : end + len(end_tag)])
+    return out
+
+
+_METADATA_STREAM = re.compile(rb"/Type\s*/Metadata\b")
+_CATALOG_METADATA = re.compile(rb"/Metadata\s+(\d+)\s+\d+\s+R")
+
+
+def _catalog_packet(data: bytes) -> bytes | None:
+    """The packet the document catalog points to, when the catalog is stored uncompressed:
+    embedded figures (a PDF inside a PDF) carry their own packets, so the first is not always ours."""
+    for cat in re.finditer(rb"/Type\s*/Catalog", data):
+        window = data[max(0, cat.start() - 2000) : cat.end() + 2000]
+        ref = _CATALOG_METADATA.search(window)
+        if not ref:
+            continue
+        num = ref.group(1)
+        objs = list(re.finditer(rb"(?<![0-9])" + num + rb"\s+0\s+obj", data))
+        if not objs:
+            continue
+        start = objs[-1].end()  # an incremental update appends the newer version
+        m = _PACKET_START.search(data, start, start + 4096)
+        if m:
+            end = data.find(_PACKET_END[m.group(0)], m.end())
+            if end > 0:
+                return data[m.start() : end + len(_PACKET_END[m.group(0)])]
+    return None
+
+
 def read_packet(path: Path) -> bytes:
-    """The raw XMP packet of the PDF at ``path``; b"" when there is none or it cannot be read."""
+    """The XMP packet of the PDF at ``path``; b"" when there is none or it cannot be read.
+
+    Most files keep it uncompressed, found by a scan of the bytes; only a file that references a
+    /Metadata stream we could not see (a compressed packet) is opened with pypdf, whose parse of
+    the cross-reference table costs more than all the rest of the metadata extraction.
+    """
+    try:
+        with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            data = bytes(mm)
+    except (OSError, ValueError):
+        return b""
+    found = _catalog_packet(data)
+    if found is not None:
+        return found
+    packets = _plain_packets(data)
+    if len(packets) == 1 and b"/Metadata" in data:
+        return packets[0]
+    # A metadata stream is never inside an object stream, so its dictionary is always readable.
+    if _METADATA_STREAM.search(data) is None:
+        return b""  # no metadata stream anywhere (most LaTeX papers)
     try:
         from pypdf import PdfReader
     except ImportError:  # pragma: no cover - pypdf is a dependency; a broken install loses only XMP
         return b""
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # a damaged xref is our problem, not the log's
     try:
-        reader = PdfReader(str(path), strict=False)
+        reader = PdfReader(io.BytesIO(data), strict=False)
         root: Any = reader.trailer["/Root"].get_object()
         meta = root.get("/Metadata")
         if meta is None:
@@ -99,7 +162,9 @@ def parse_packet(packet: bytes) -> Xmp:
                     return v.strip()
         return ""
 
-    out.title = first("dc:title")
+    title = first("dc:title")
+    # Typesetters' job names ("6489122611071476 1..10", "119_123.indd") are no titles.
+    out.title = title if plausible_title(title) else ""
     creators = values.get("dc:creator", [])
     for c in creators:
         out.authors.extend(names_from_field(c) if len(creators) == 1 else names_from_field(c)[:1])
