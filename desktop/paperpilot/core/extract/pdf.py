@@ -496,7 +496,7 @@ def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = No
             lines = _PageReader(textpage, width).read(text, mapped) if text.strip() else []
             if front is not None and front.wants(index):
                 # Page 1's characters for the by-line, from the text page that is open anyway.
-                spans = [(ln.cstart, ln.count, ln.y1) for ln in lines]
+                spans = [(ln.cstart, ln.count, ln.y1, ln.y0) for ln in lines]
                 front.take(index, textpage, float(height), spans, None if mapped else text)
         finally:
             textpage.close()
@@ -1327,10 +1327,10 @@ def _front_matter(
 ) -> None:
     """Title, authors and citation from every source (``core.extract.metadata``), with provenance."""
     early = [p for p in raw_pages if p.number <= 2]
-    page_lines = [[ln.text for ln in _top_down(p.lines)] for p in early]
+    ordered_pages = [_top_down(p.lines) for p in early]
+    page_lines = [[ln.text for ln in ordered] for ordered in ordered_pages]
     edges: list[str] = []
-    for p in early:
-        ordered = _top_down(p.lines)
+    for p, ordered in zip(early, ordered_pages, strict=True):
         edges += [ln.text for ln in ordered[:8]] + [ln.text for ln in ordered[-8:]]
         # The sideways arXiv stamp in the left margin.
         edges += [ln.text for ln in p.lines if ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0) and len(ln.text) > 8]

@@ -34,7 +34,7 @@ __all__ = [
 
 # Page 1's by-line and title sit in its upper part, above the abstract; the rest of the page is
 # read as text only (mastheads, footers).
-_TOP = 0.75
+_TOP = 0.55
 
 
 @dataclass
@@ -45,6 +45,9 @@ class Front:
     height: float = 0.0
     next_lines: list[GlyphLine] = field(default_factory=list)
     next_height: float = 0.0
+    # The body text's line height on each page (from every line, not only the ones read).
+    body: float = 0.0
+    next_body: float = 0.0
 
 
 class FrontReader:
@@ -65,25 +68,33 @@ class FrontReader:
         )
 
     def take(
-        self, index: int, textpage: Any, height: float, spans: list[tuple[int, int, float]], text: str | None = None
+        self,
+        index: int,
+        textpage: Any,
+        height: float,
+        spans: list[tuple[int, int, float, float]],
+        text: str | None = None,
     ) -> None:
-        """Read the characters of the page's lines (``spans``: first character, count, top)
-        in the upper part of the page, where the title and by-line are (and enough body text to
-        know the body's type size); a sparse page (a thesis cover, whose date sits at the
-        bottom) whole. ``text``: the page's text when it maps one to one onto its characters."""
+        """Read the characters of the page's lines (``spans``: first character, count, top,
+        bottom) in the upper part of the page, where the title and by-line are; a sparse page
+        (a thesis cover, whose date sits at the bottom) whole. The body's type size comes from
+        every line's box. ``text``: the page's text when it maps one to one onto its characters."""
         try:
-            sparse = sum(n for _s, n, _t in spans) < 1500
-            floor = -1.0
-            if not sparse:
-                floor = height * (1.0 - _TOP)
-            wanted = [(s, n) for s, n, top in spans if top >= floor and s >= 0]
+            sparse = sum(n for _s, n, _t, _b in spans) < 1500
+            floor = -1.0 if sparse else height * (1.0 - _TOP)
+            wanted = [(s, n) for s, n, top, _b in spans if top >= floor and s >= 0]
             lines = build_lines(read_glyph_spans(textpage, wanted, text))
+            weights: dict[float, int] = {}
+            for _s, n, top, bottom in spans:
+                h = round((top - bottom) * 2) / 2
+                weights[h] = weights.get(h, 0) + n
+            body = max(weights, key=weights.__getitem__) if weights else 0.0
         except Exception:  # the by-line is optional: a page PDFium cannot give boxes for is no failure
-            lines = []
+            lines, body = [], 0.0
         if index == 0:
-            self.front.lines, self.front.height = lines, height
+            self.front.lines, self.front.height, self.front.body = lines, height, body
         else:
-            self.front.next_lines, self.front.next_height = lines, height
+            self.front.next_lines, self.front.next_height, self.front.next_body = lines, height, body
 
 
 def pdf_metadata(
@@ -106,7 +117,8 @@ def pdf_metadata(
     glyph_text = "\n".join(ln.text() for ln in front.lines)
     both = "\n".join("\n".join(p) for p in page_lines) + "\n" + glyph_text
     mast = read_mastheads(edge_lines, both, later_text, reading_text)
-    layout = read_layout(front.lines, front.height, front.next_lines, front.next_height, mast.container_title)
+    layout = read_layout(front.lines, front.height, front.next_lines, front.next_height, mast.container_title,
+                         body=front.body, next_body=front.next_body)  # fmt: skip
     thesis = any(_BANNER.match(ln.text(False)) and "论文" in ln.text() for ln in front.lines[:12])
     return merge(read_xmp(path), layout, mast, read_info(info), page_text + "\n" + glyph_text, thesis=thesis)
 

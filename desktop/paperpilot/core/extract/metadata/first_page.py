@@ -73,9 +73,10 @@ def _key(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
 
 
-def find_title(lines: list[GlyphLine], page_height: float, journal: str = "") -> list[GlyphLine]:
-    """The title's lines; ``journal``: the journal's name, which a logo may set bigger than the title."""
-    body = body_height(lines)
+def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", body: float = 0.0) -> list[GlyphLine]:
+    """The title's lines; ``journal``: the journal's name, which a logo may set bigger than the
+    title; ``body``: the body text's line height (else measured on ``lines``)."""
+    body = body or body_height(lines)
     jkey = _key(journal)
     cands = [
         ln
@@ -177,11 +178,12 @@ def find_authors(lines: list[GlyphLine], below: float, page_height: float,
 
 
 def read_layout(lines: list[GlyphLine], page_height: float, next_page: list[GlyphLine] | None = None,
-                next_height: float = 0.0, journal: str = "") -> Layout:  # fmt: skip
+                next_height: float = 0.0, journal: str = "", *, body: float = 0.0,
+                next_body: float = 0.0) -> Layout:  # fmt: skip
     """Title and authors from page 1's lines (``next_page``: page 2, used behind a cover page;
     ``journal``: the journal named by the masthead, never the title)."""
     out = Layout()
-    title_lines = find_title(lines, page_height, journal)
+    title_lines = find_title(lines, page_height, journal, body)
     if title_lines:
         out.title_lines = title_lines
         out.title = _join_title([ln.text(False) for ln in title_lines])
@@ -192,7 +194,7 @@ def read_layout(lines: list[GlyphLine], page_height: float, next_page: list[Glyp
         out.authors = _labelled_author(lines)
     page_text = " ".join(ln.text() for ln in lines)
     if not out.authors and next_page and (_COVER.search(page_text) or sum(len(ln.glyphs) for ln in lines) < 700):
-        nxt = find_title(next_page, next_height, journal)
+        nxt = find_title(next_page, next_height, journal, next_body)
         below = min(ln.y0 for ln in nxt) if nxt else next_height * 0.8
         out.authors = find_authors(next_page, below, next_height)
         if not out.title and nxt:

@@ -8,7 +8,6 @@ One page, a few thousand characters, costs a few milliseconds. Callers hold ``PD
 from __future__ import annotations
 
 import ctypes
-import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,24 +169,34 @@ def read_glyph_spans(textpage: Any, spans: list[tuple[int, int]], text: str | No
 def _close(line: GlyphLine) -> None:
     real = [g for g in line.glyphs if g.ch != " "]
     if not real:
+        line.glyphs = []
         return
-    heights = [round(g.y1 - g.y0, 1) for g in real]
-    h = statistics.mode(heights) if len(heights) > 2 else max(heights)
-    bottoms = [g.y0 for g in real if abs((g.y1 - g.y0) - h) < 0.15 * h] or [g.y0 for g in real]
-    base = statistics.median(bottoms)
+    counts: dict[float, int] = {}
     for g in real:
-        gh = g.y1 - g.y0
+        h = round(g.y1 - g.y0, 1)
+        counts[h] = counts.get(h, 0) + 1
+    h = max(counts, key=counts.__getitem__) if len(real) > 2 else max(counts)
+    bottoms = sorted(g.y0 for g in real if abs((g.y1 - g.y0) - h) < 0.15 * h) or sorted(g.y0 for g in real)
+    base = bottoms[len(bottoms) // 2]
+    lo, lift = 0.85 * h, base + 0.2 * h
+    x0, x1 = real[0].x0, real[0].x1
+    for g in real:
         # Smaller type whose bottom sits well above the line's: an affiliation or note mark.
-        g.raised = gh < 0.85 * h and g.y0 > base + 0.2 * h
+        if g.y1 - g.y0 < lo and g.y0 > lift:
+            g.raised = True
+        if g.x0 < x0:
+            x0 = g.x0
+        if g.x1 > x1:
+            x1 = g.x1
     line.height = h
-    line.x0 = min(g.x0 for g in real)
-    line.x1 = max(g.x1 for g in real)
+    line.x0, line.x1 = x0, x1
     line.y0 = base
     line.y1 = base + h
-    while line.glyphs and line.glyphs[-1].ch == " ":
-        line.glyphs.pop()
-    while line.glyphs and line.glyphs[0].ch == " ":
-        line.glyphs.pop(0)
+    glyphs = line.glyphs
+    while glyphs and glyphs[-1].ch == " ":
+        glyphs.pop()
+    while glyphs and glyphs[0].ch == " ":
+        glyphs.pop(0)
 
 
 def build_lines(glyphs: list[Glyph]) -> list[GlyphLine]:

@@ -52,6 +52,10 @@ _NAMED_VENUE = re.compile(
     r"^(?P<j>(?:Journal|Transactions|Annals|Advances|Letters|Bulletin|Reviews?|Proceedings|Archives?)\s+(?:of|on|in)"
     r"\s+[A-Z][^,\d|]{2,80}?)\s*(?:,\s*Vol(?:ume|\.)\s*(?P<v>\d{1,4}))?\s*$"
 )
+# A literal each pattern needs: lines without it are not tried (Python's re scans slowly).
+_GATES = {"pipe": "|", "running_head": " et al", "volume_issue_pages": "(", "volume_year_pages": "(",
+          "year_volume_article": "(", "volume_article_year": "|", "named_parts": "Vol"}  # fmt: skip
+_FLAT_GATES = {"proceedings": ("Proceedings of", "Findings of"), "acm_reference": ("Article ",)}
 _VOLUME_ID = re.compile(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
 _PUBLISHER_LINE = re.compile(r"publish|corporation|press\b|verlag|elsevier|springer|wiley|hindawi|www\.|http",
                              re.IGNORECASE)  # fmt: skip
@@ -161,6 +165,9 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
     for k, line in enumerate(edge_lines):
         text = " ".join(line.split())
         for how, pat in PATTERNS:
+            gate = _GATES.get(how)
+            if gate is not None and gate not in text:
+                continue  # a substring test is far cheaper than the pattern
             m = pat.search(text)
             if m:
                 g = m.groupdict()
@@ -185,6 +192,8 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
                 _set(out, "named_venue", m.group("j"), m.group("v"))
                 break
     for how, pat in (("proceedings", _PROCEEDINGS), ("acm_reference", _ACM)):
+        if not any(g in flat for g in _FLAT_GATES[how]):
+            continue
         m = pat.search(flat)
         if m and (not out.matched or (how == "acm_reference" and out.matched == ["to_appear"])):
             out.matched = []
@@ -196,8 +205,9 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
                 y = ym.group(0) if ym else None
             if y and out.year is None:
                 out.year, out.year_how = int(y), "proceedings"
-    for how, pat in (("cite_as", _CITE_IOP), ("cite_as", _CITE_HOW)):
-        m = pat.search(flat)
+    for gate, pat in (("To cite this article", _CITE_IOP), ("How to cite this article", _CITE_HOW)):
+        how = "cite_as"
+        m = pat.search(flat) if gate in flat else None
         if m:
             if not out.matched:
                 _set(out, how, m.group("j"), m.group("v"), "", m.group("p"), m.group("y"))
@@ -206,7 +216,7 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
             out.container_abbrev = out.container_abbrev or _journal(m.group("j"))
             if out.year is None:
                 out.year, out.year_how = int(m.group("y")), "masthead"
-    m = _TO_APPEAR.search(flat)
+    m = _TO_APPEAR.search(flat) if ("ppear" in flat or "ccepted" in flat) else None
     if m and not out.matched:
         _set(out, "to_appear", m.group("j"))
         if out.year is None:
@@ -251,12 +261,15 @@ def _chinese(out: Masthead, edge_lines: list[str]) -> None:
 
 
 def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
-    for line in page_text.splitlines():
-        doi = doi_from_text(line)
-        if doi and not _PLACEHOLDER_DOI.search(doi):
-            out.doi = doi
-            break
-    if not out.doi and later_text:
+    if "10." in page_text:
+        for line in page_text.splitlines():
+            if "10." not in line:
+                continue
+            doi = doi_from_text(line)
+            if doi and not _PLACEHOLDER_DOI.search(doi):
+                out.doi = doi
+                break
+    if not out.doi and "Cite this article" in later_text:
         m = _CITE_AS_DOI.search(later_text)
         if m:
             out.doi = doi_from_text(m.group(1))
@@ -272,6 +285,8 @@ def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
 def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
     # One scan of each text (the later pages are long): the pattern stays within a line.
     for text in (page_text, later_text):
+        if not any(g in text for g in ("Published", "ublication", "出版日期", "发表日期")):
+            continue
         m = _PUBLISHED.search(text)
         if m:
             out.year, out.year_how = int(m.group("y")), "published"
@@ -295,6 +310,8 @@ def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
             out.year, out.year_how = int(m.group("y")), "cover"
             return
     for line in page_text.splitlines():
+        if "©" not in line and "opyright" not in line and "(c)" not in line and "(C)" not in line:
+            continue
         m = _COPYRIGHT.search(line)
         if m and not _NOT_PUBLISHED.search(line):
             out.year, out.year_how = int(m.group("y") or m.group("y2")), "copyright"

@@ -45,15 +45,21 @@ _PACKET_START = re.compile(rb"<x:xmpmeta|<rdf:RDF")
 _PACKET_END = {b"<x:xmpmeta": b"</x:xmpmeta>", b"<rdf:RDF": b"</rdf:RDF>"}
 
 
-def _plain_packets(data: bytes) -> list[bytes]:
+def _plain_packets(data: Any) -> list[bytes]:
     """XMP packets stored uncompressed in the file (as the PDF standard recommends, so that they
     can be found without parsing the file): the document's, and perhaps those of its images."""
     out = []
-    for m in _PACKET_START.finditer(data):
-        end_tag = _PACKET_END[m.group(0)]
-        end = data.find(end_tag, m.end())
-        if end > 0 and end - m.start() < 1 << 20:
-            out.append(data[m.start() : end + len(end_tag)])
+    for start_tag, end_tag in _PACKET_END.items():
+        pos = data.find(start_tag)  # bytes.find is far faster than a regex over megabytes
+        while pos >= 0:
+            end = data.find(end_tag, pos)
+            if end < 0:
+                break
+            if end - pos < 1 << 20:
+                out.append(bytes(data[pos : end + len(end_tag)]))
+            pos = data.find(start_tag, end)
+        if out:
+            break  # x:xmpmeta wraps rdf:RDF: one kind is enough
     return out
 
 
@@ -61,9 +67,11 @@ _METADATA_STREAM = re.compile(rb"/Type\s*/Metadata\b")
 _CATALOG_METADATA = re.compile(rb"/Metadata\s+(\d+)\s+\d+\s+R")
 
 
-def _catalog_packet(data: bytes) -> bytes | None:
+def _catalog_packet(data: Any) -> bytes | None:
     """The packet the document catalog points to, when the catalog is stored uncompressed:
     embedded figures (a PDF inside a PDF) carry their own packets, so the first is not always ours."""
+    if data.find(b"/Catalog") < 0 or data.find(b"/Metadata") < 0:  # (an mmap has no fast "in")
+        return None
     for cat in re.finditer(rb"/Type\s*/Catalog", data):
         window = data[max(0, cat.start() - 2000) : cat.end() + 2000]
         ref = _CATALOG_METADATA.search(window)
@@ -78,7 +86,7 @@ def _catalog_packet(data: bytes) -> bytes | None:
         if m:
             end = data.find(_PACKET_END[m.group(0)], m.end())
             if end > 0:
-                return data[m.start() : end + len(_PACKET_END[m.group(0)])]
+                return bytes(data[m.start() : end + len(_PACKET_END[m.group(0)])])
     return None
 
 
@@ -91,17 +99,21 @@ def read_packet(path: Path) -> bytes:
     """
     try:
         with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            data = bytes(mm)
+            return _packet_of(mm)
     except (OSError, ValueError):
         return b""
+
+
+def _packet_of(data: Any) -> bytes:
+    """The document's packet in the file's bytes (an mmap: nothing is copied for the scans)."""
     found = _catalog_packet(data)
     if found is not None:
         return found
     packets = _plain_packets(data)
-    if len(packets) == 1 and b"/Metadata" in data:
+    if len(packets) == 1 and data.find(b"/Metadata") >= 0:
         return packets[0]
     # A metadata stream is never inside an object stream, so its dictionary is always readable.
-    if _METADATA_STREAM.search(data) is None:
+    if data.find(b"/Metadata") < 0 or _METADATA_STREAM.search(data) is None:
         return b""  # no metadata stream anywhere (most LaTeX papers)
     try:
         from pypdf import PdfReader
@@ -109,7 +121,7 @@ def read_packet(path: Path) -> bytes:
         return b""
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # a damaged xref is our problem, not the log's
     try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
+        reader = PdfReader(io.BytesIO(bytes(data)), strict=False)
         root: Any = reader.trailer["/Root"].get_object()
         meta = root.get("/Metadata")
         if meta is None:
