@@ -276,7 +276,8 @@ def test_edit_metadata_from_the_context_menu_uses_the_editor(
     menu = pane.build_context_menu()
     assert [a.text() for a in menu.actions() if a.text()] == [
         "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
-        "Copy Reference", "Copy In-text Citation", "Export Selection…", "Add Tag…", "Add to Collection",
+        "Copy Reference", "Copy In-text Citation", "Export Selection…",
+        "Re-read Metadata from File", "Retrieve Metadata Online", "Add Tag…", "Add to Collection",
         "Move to Trash",
     ]  # fmt: skip
     next(a for a in menu.actions() if a.text() == "Edit Metadata…").trigger()

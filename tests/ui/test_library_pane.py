@@ -484,7 +484,8 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     assert menu is not None
     assert [a.text() for a in menu.actions() if a.text()] == [
         "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
-        "Copy Reference", "Copy In-text Citation", "Export Selection…", "Add Tag…", "Add to Collection",
+        "Copy Reference", "Copy In-text Citation", "Export Selection…",
+        "Re-read Metadata from File", "Retrieve Metadata Online", "Add Tag…", "Add to Collection",
         "Move to Trash",
     ]  # fmt: skip
     next(a for a in menu.actions() if a.text() == "Edit Metadata…").trigger()

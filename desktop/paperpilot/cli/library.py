@@ -119,6 +119,8 @@ def cmd_list(args: argparse.Namespace) -> int:
                         "tags": d.tags,
                         "collections": tree.paths_of(d.doc_id),
                         **({"trashed": d.trashed} if d.trashed else {}),
+                        "metadata_confidence": d.metadata_confidence,
+                        "check_metadata": d.check_metadata,
                         **({"error": d.error} if d.error else {}),
                     }
                     for d in docs

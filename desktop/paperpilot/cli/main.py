@@ -16,6 +16,7 @@ from ..core.settings.logsetup import configure_logging, log_crash, reset_logging
 from ..core.settings.paths import HOME_ENV, AppPaths, app_paths
 from ..core.text.redaction import RedactingStream
 from . import ask, check, cite, gui, library, memory, organize
+from . import metadata as metadata_cli
 from .args import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     library.add_parsers(add)
     organize.add_parsers(add)
     check.add_parsers(add)
+    metadata_cli.add_parsers(add)
     ask.add_ask_parser(add)
     memory.add_conversations_parser(add)
     memory.add_profile_parser(add)
@@ -66,6 +68,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **library.COMMANDS,
     **organize.COMMANDS,
     **check.COMMANDS,
+    **metadata_cli.COMMANDS,
 }
 
 

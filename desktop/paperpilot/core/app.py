@@ -30,7 +30,16 @@ from .citations.styles import STYLE_NAMES, Rendered
 from .errors import InvalidInput, NotFound
 from .library import ImportProgress, ImportReport, Library
 from .library.integrity import IntegrityReport, check_library
-from .library.metadata import format_references, in_text, item_for_document, items_for_documents, save_item
+from .library.metadata import (
+    MetadataUpdate,
+    format_references,
+    in_text,
+    item_for_document,
+    items_for_documents,
+    reread_metadata,
+    retrieve_metadata,
+    save_item,
+)
 from .library.organize import CollectionTree, merge_tags, normalize_tag
 from .library.scope import Scope, ScopedLibrary
 from .library.undo import UndoStack
@@ -621,6 +630,57 @@ class Session:
 
     def metadata_item(self, doc_id: int) -> CslItem:
         return item_for_document(self.library, doc_id)
+
+    def reread_metadata(self, doc_ids: Sequence[int]) -> list[MetadataUpdate]:
+        """Read metadata again from each document's file; fields a person chose are kept."""
+        for doc_id in doc_ids:
+            self.ready_document(doc_id)
+        return [reread_metadata(self.library, doc_id) for doc_id in doc_ids]
+
+    @property
+    def online_lookups_allowed(self) -> bool:
+        return self.settings.metadata.allow_online_lookups
+
+    def retrieve_metadata(
+        self, doc_ids: Sequence[int], cancel: threading.Event | None = None
+    ) -> list[MetadataUpdate]:
+        """Fill each document's metadata from Crossref (by DOI) or arXiv, when the user allows
+        online lookups (Settings ▸ metadata.allow_online_lookups; off by default). A lookup that
+        fails is reported for its document and the others go on.
+
+        Raises InvalidInput, before any network access, when lookups are not allowed.
+        """
+        if not self.online_lookups_allowed:
+            raise InvalidInput(
+                "Online metadata lookups are off; allow them first "
+                "(Settings ▸ Allow online metadata lookups, or: paperpilot metadata --allow-lookups on)."
+            )
+        for doc_id in doc_ids:
+            self.ready_document(doc_id)
+        # Here, not at the top: httpx takes a noticeable moment to import, and most runs never look up.
+        from .citations.lookup import ARXIV_URL, CROSSREF_URL, LookupFailed, lookup_arxiv, lookup_doi
+
+        cfg = self.settings.metadata
+
+        def lookup(kind: str, key: str) -> CslItem:
+            if kind == "doi":
+                return lookup_doi(key, base_url=cfg.crossref_url or CROSSREF_URL, timeout=cfg.timeout_s)
+            return lookup_arxiv(key, base_url=cfg.arxiv_url or ARXIV_URL, timeout=cfg.timeout_s)
+
+        out = []
+        for doc_id in doc_ids:
+            if cancel is not None and cancel.is_set():
+                break
+            try:
+                out.append(retrieve_metadata(self.library, doc_id, lookup))
+            except LookupFailed as e:
+                out.append(MetadataUpdate(doc_id, skipped=str(e)))
+        return out
+
+    def set_online_lookups(self, allowed: bool) -> None:
+        settings = self.settings.model_copy(deep=True)
+        settings.metadata.allow_online_lookups = allowed
+        self.save_settings(settings)
 
     # --- citations --------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import ImportFailed
 
@@ -38,6 +39,14 @@ class Metadata:
     arxiv_id: str = ""
     abstract: str = ""
     language: str = ""
+    # The full citation as a CSL-JSON item (names split, volume, issue, page, type) when the
+    # extractor knows more than the columns hold; {} otherwise.
+    csl: dict[str, Any] = field(default_factory=dict)
+    # Where each field came from ("xmp", "layout", "masthead", "info", "text", "user" …), the
+    # document's metadata confidence (0–1) and whether a person should check it.
+    sources: dict[str, str] = field(default_factory=dict)
+    confidence: float | None = None
+    check: bool = False
 
 
 @dataclass
@@ -83,6 +92,11 @@ class DocumentInfo:
     external_id: str = ""
     # When the document went to the trash (ISO 8601 UTC; its status then reads 'trashed').
     trashed: str = ""
+    # Where each metadata field came from ({} when unknown: imported before provenance was kept),
+    # the metadata confidence (0–1, None when unknown) and the "check metadata" flag.
+    metadata_sources: dict[str, str] = field(default_factory=dict)
+    metadata_confidence: float | None = None
+    check_metadata: bool = False
 
 
 @dataclass

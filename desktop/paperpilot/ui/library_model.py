@@ -80,6 +80,18 @@ def short_authors(authors: list[str]) -> str:
     return tr("{name} et al.").format(name=surname(authors[0]))
 
 
+def metadata_tip(doc: DocumentInfo) -> str:
+    """Why a document is flagged: its confidence and the weak or missing key fields."""
+    weak = [
+        f"{field} ({doc.metadata_sources[field]})" if field in doc.metadata_sources else tr("{field} (missing)").format(field=field)
+        for field in ("title", "authors", "year")
+        if doc.metadata_sources.get(field) in (None, "info", "page", "filename")
+    ]
+    conf = "?" if doc.metadata_confidence is None else f"{doc.metadata_confidence:.2f}"
+    text = tr("Check metadata: confidence {conf}").format(conf=conf)
+    return text + (" — " + ", ".join(weak) if weak else "")
+
+
 def warning_colour(palette: QPalette) -> QColor:
     """A red that stays readable on the current palette's base colour (light or dark)."""
     dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
@@ -124,7 +136,7 @@ def _make_row(
         marks_tip.append(tr("Has notes"))
     if _flag(doc, _CHECK_FIELDS):
         marks.append(CHECK_MARK)
-        marks_tip.append(tr("Check the metadata: it was guessed with low confidence"))
+        marks_tip.append(metadata_tip(doc))
     if _flag(doc, _OCR_FIELDS):
         marks.append(OCR_MARK)
         marks_tip.append(tr("Text read by OCR (a scanned document)"))
@@ -143,6 +155,10 @@ def _make_row(
         tip.append(tr("Import failed: {reason}").format(reason=doc.error or tr("unknown reason")))
         if doc.source_path:
             tip.append(tr("Source: {path}").format(path=doc.source_path))
+    check = doc.check_metadata and not failed
+    if check:
+        tip.append(metadata_tip(doc))
+    conf = doc.metadata_confidence
     return _Row(
         doc=doc,
         cells=(doc.title, authors, year, pages, status, " ".join(marks)),
@@ -152,7 +168,8 @@ def _make_row(
             doc.year or 0,
             doc.pages if not failed else -1,
             status.casefold(),
-            " ".join(marks),
+            # Least sure metadata first when sorted ascending (failed imports before all).
+            f"{-1.0 if failed else (conf if conf is not None else 1.0):.3f} {' '.join(marks)}",
         ),
         tooltip="\n".join(tip),
         haystack=" ".join([doc.title, *doc.authors, year]).casefold(),
@@ -318,6 +335,13 @@ class DocumentTableModel(QAbstractTableModel):
             icon = self._icons[colors] = QIcon(pix)
         return icon
 
+    def needs_check(self, row: int) -> bool:
+        return bool(getattr(self._rows[row].doc, "check_metadata", False))
+
+    def flagged_ids(self) -> set[int]:
+        """The documents flagged "check metadata"."""
+        return {r.doc.doc_id for r in self._rows if getattr(r.doc, "check_metadata", False)}
+
     # --- QAbstractTableModel ------------------------------------------------------------------
 
     def rowCount(self, parent: AnyIndex = QModelIndex()) -> int:  # noqa: B008 - Qt API default
@@ -411,6 +435,7 @@ class DocumentFilterProxy(QSortFilterProxyModel):
         # The ids the library pane's filter (fields, source view, full text) lets through;
         # None: all. Computed once per change in core, so a row costs one set lookup.
         self._accepted: set[int] | None = None
+        self._needs_checking = False
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -436,16 +461,34 @@ class DocumentFilterProxy(QSortFilterProxyModel):
         """Show only these documents (None: every one); replaces the typed-words filter. The
         source model hides the others (see DocumentTableModel.set_visible)."""
         self._accepted, self._needles = ids, []
+        self._show(ids)
+
+    def _show(self, ids: set[int] | None) -> None:
         model = self.sourceModel()
-        if isinstance(model, DocumentTableModel):
-            model.set_visible(ids)
+        if not isinstance(model, DocumentTableModel):
+            return
+        if self._needs_checking:
+            flagged = model.flagged_ids()
+            ids = flagged if ids is None else ids & flagged
+        model.set_visible(ids)
+
+    def set_needs_checking(self, on: bool) -> None:
+        """Show only the documents flagged "check metadata" (on top of the other filters)."""
+        if on == self._needs_checking:
+            return
+        self._needs_checking = on
+        model = self.sourceModel()
+        if self._needles and isinstance(model, DocumentTableModel):
+            self._show(model.ids_matching(self._needles))
+        else:
+            self._show(self._accepted)
+
+    def needs_checking(self) -> bool:
+        return self._needs_checking
 
     def _filter_by_needles(self) -> None:
         model = self.sourceModel()
         if not isinstance(model, DocumentTableModel):
             return
-        if not self._needles:
-            model.set_visible(None)
-            return
-        model.set_visible(model.ids_matching(self._needles))
+        self._show(model.ids_matching(self._needles) if self._needles else None)
 

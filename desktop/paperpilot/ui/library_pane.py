@@ -5,7 +5,7 @@ citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import shiboken6
@@ -47,7 +47,7 @@ from ..core.app import Session
 from ..core.citations.formats import ExportFormat
 from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.library.metadata import export_items, format_references, in_text
+from ..core.library.metadata import MetadataUpdate, export_items, format_references, in_text, reread_metadata
 from ..core.library.organize import CollectionTree, all_tags, recently_added
 from ..core.library.query import DocumentFilter, parse_query
 from ..core.library.scope import Scope
@@ -120,6 +120,11 @@ def plain_citation(doc: DocumentInfo) -> str:
     return text
 
 
+def reread_documents(library: Library, doc_ids: list[int]) -> list[MetadataUpdate]:
+    """Re-read each document's metadata from its file (runs in a worker); fields a person chose stay."""
+    return [reread_metadata(library, i) for i in doc_ids]
+
+
 def remove_documents(session: Session, docs: list[DocumentInfo]) -> list[str]:
     """Move ``docs`` to the trash (in a worker; Ctrl+Z brings them back); the lines of what
     could not be removed."""
@@ -166,6 +171,11 @@ class LibraryPane(QWidget):
         self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}
         self.remove_thread: WorkerThread | None = None
+        self.metadata_thread: WorkerThread | None = None
+        # Set by the main window: whether online lookups are allowed (a setting) and the
+        # Session's retrieval, which reads the lookup endpoints from the settings.
+        self.lookups_allowed: Callable[[], bool] = lambda: False
+        self.retrieve: Callable[[list[int]], list[MetadataUpdate]] | None = None
         self._questions = sample_questions()
         self._pending_question = ""
         self.model = DocumentTableModel(self)
@@ -257,9 +267,13 @@ class LibraryPane(QWidget):
         self.fulltext_check.setToolTip(tr("Filter by the documents' full text, with the number of matching passages"))
         self.fulltext_check.toggled.connect(self.on_fulltext_check_toggled)
         self.count_label = QLabel(page)
+        self.needs_checking_box = QCheckBox(tr("Needs checking"), page)
+        self.needs_checking_box.setToolTip(tr("Only documents whose metadata came from weak sources (⚑)"))
+        self.needs_checking_box.toggled.connect(self.on_needs_checking_box_toggled)
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
         top.addWidget(self.fulltext_check)
+        top.addWidget(self.needs_checking_box)
         top.addWidget(self.count_label)
 
         view = QTableView(page)
@@ -426,6 +440,9 @@ class LibraryPane(QWidget):
             text += " · " + tr("searching…")
         if self._problems:
             text += " ⚠"  # the tooltip says what in the filter was not understood
+        to_check = sum(1 for d in self.model.documents() if d.check_metadata and d.status == "ready")
+        if to_check:
+            text += " · " + tr("{n} to check").format(n=to_check)
         self.count_label.setText(text)
         self.count_label.setToolTip("\n".join(self._problems))
 
@@ -626,6 +643,11 @@ class LibraryPane(QWidget):
         self._update_count()
         self.message.emit(message)
 
+    @Slot(bool)
+    def on_needs_checking_box_toggled(self, on: bool) -> None:
+        self.proxy.set_needs_checking(on)
+        self._update_count()
+
     def _doc_at(self, proxy_index: QModelIndex) -> DocumentInfo | None:
         if not proxy_index.isValid():
             return None
@@ -704,6 +726,15 @@ class LibraryPane(QWidget):
                 tr("Copy In-text Citation") if one else tr("Copy In-text Citations"), self.copy_in_text
             )
             menu.addAction(tr("Export Selection…"), self.export_selection)
+            menu.addSeparator()
+            busy = self.metadata_thread is not None
+            act = menu.addAction(tr("Re-read Metadata from File"), self.reread_selected)
+            act.setEnabled(not busy)
+            act = menu.addAction(tr("Retrieve Metadata Online"), self.retrieve_selected)
+            allowed = self.lookups_allowed() and self.retrieve is not None
+            act.setEnabled(allowed and not busy)
+            if not allowed:
+                act.setToolTip(tr("Allow online metadata lookups in Settings first"))
         if failed:
             menu.addAction(tr("Retry Import"), self.on_menu_retry_triggered)
         if ready:
@@ -946,6 +977,50 @@ class LibraryPane(QWidget):
         self.message.emit(tr("Removing {n} document(s)…").format(n=len(docs)))
         self.remove_thread.start()
 
+    # --- metadata: re-read from the file, retrieve online (in a worker: both write) ------------
+
+    @Slot()
+    def reread_selected(self) -> None:
+        ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
+        if ids:
+            self._run_metadata(reread_documents, (self.library, ids), tr("Re-reading metadata of {n} document(s)…"), len(ids))
+
+    @Slot()
+    def retrieve_selected(self) -> None:
+        ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
+        if ids and self.retrieve is not None and self.lookups_allowed():
+            self._run_metadata(self.retrieve, (ids,), tr("Retrieving metadata of {n} document(s)…"), len(ids))
+
+    def _run_metadata(self, fn: Callable[..., list[MetadataUpdate]], args: tuple[object, ...], note: str, n: int) -> None:
+        if self.metadata_thread is not None:
+            return
+        worker = FunctionWorker(fn, *args, doing="Metadata")
+        worker.finished.connect(self.on_metadata_worker_finished)
+        worker.failed.connect(self.on_metadata_worker_failed)
+        self.metadata_thread = WorkerThread(worker, self)
+        self.message.emit(note.format(n=n))
+        self.metadata_thread.start()
+
+    def _metadata_done(self) -> None:
+        if self.metadata_thread is not None:
+            self.metadata_thread.finish()
+            self.metadata_thread = None
+        self.library_changed.emit()
+
+    @Slot(object)
+    def on_metadata_worker_finished(self, updates: list[MetadataUpdate]) -> None:
+        self._metadata_done()
+        changed = sum(1 for u in updates if u.changed)
+        skipped = [f"#{u.doc_id}: {u.skipped}" for u in updates if u.skipped]
+        self.message.emit(tr("Metadata updated for {n} document(s).").format(n=changed))
+        if skipped:
+            QMessageBox.information(self, tr("Metadata"), "\n".join(skipped))
+
+    @Slot(str)
+    def on_metadata_worker_failed(self, message: str) -> None:
+        self._metadata_done()
+        QMessageBox.warning(self, tr("Metadata"), message)
+
     def is_removing(self) -> bool:
         return self.remove_thread is not None
 
@@ -973,7 +1048,7 @@ class LibraryPane(QWidget):
     def shutdown_workers(self) -> None:
         """The window is closing: let a removal finish (a write is never abandoned half-way)."""
         self.fulltext_timer.stop()
-        for name in ("remove_thread", "write_thread", "fulltext_thread"):
+        for name in ("remove_thread", "write_thread", "fulltext_thread", "metadata_thread"):
             thread = getattr(self, name)
             if thread is not None:
                 thread.stop(20_000)

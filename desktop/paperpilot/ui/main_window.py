@@ -65,6 +65,8 @@ class MainWindow(QMainWindow):
         # Past import batches (newest last): the failure list stays reachable after the next one.
         self.import_log: list[ImportReport] = []
         self.library_pane.set_citation_style(self.session.citation_style)
+        self.library_pane.lookups_allowed = self.online_lookups_allowed
+        self.library_pane.retrieve = self.session.retrieve_metadata
         self.chat_pane = ChatPane(self)
         self.conversations_pane = ConversationsPane(self.conversations, self)
         self.inspector = InspectorPane(self)
@@ -111,6 +113,9 @@ class MainWindow(QMainWindow):
     @property
     def settings(self) -> Settings:
         return self.session.settings
+
+    def online_lookups_allowed(self) -> bool:
+        return self.session.online_lookups_allowed
 
     @property
     def profile(self) -> ResearchProfile:

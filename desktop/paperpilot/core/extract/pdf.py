@@ -45,6 +45,8 @@ import pypdfium2.raw as pdfium_c
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 
+from . import metadata as front_matter
+
 __all__ = ["PDFIUM_LOCK", "clean_line", "extract_pdf", "join_lines"]
 
 # One lock for the whole process: PDFium keeps global state (including its last-error code).
@@ -143,6 +145,10 @@ class _Line:
     bold: bool
     hyphen: bool  # PDFium removed a hyphen at this line's end: the word continues
     col: int = 0  # 0 full width, 1 left column, 2 right column
+    # PDFium's index of the line's first character and the characters it spans (for the
+    # character-level reading of the front page in core.extract.metadata).
+    cstart: int = -1
+    count: int = 0
 
 
 @dataclass(slots=True)
@@ -290,7 +296,7 @@ class _PageReader:
                     self._prev_bold = bold
                     y0 = ay0 if ay0 < by0 else by0
                     y1 = ay1 if ay1 > by1 else by1
-                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen))
+                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen, 0, cstart, count))
                     return
         rects = self._rects(cstart, count)
         if not rects:
@@ -367,7 +373,7 @@ class _PageReader:
         bold = n <= 100 and self._is_bold(cstart) and self._is_bold(cstart + n - 1)
         self._prev_bold = bold
         self._prev_height = -1.0  # the fast path must not reuse this size blindly
-        lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen))
+        lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen, 0, cstart, n))
 
     def _size(self, cstart: int, text: str) -> float:
         """Font size of the line, from one character in the middle or, if that one differs
@@ -444,8 +450,8 @@ def _load_failure(path: Path) -> ImportFailure:
     return ImportFailure("The file is damaged or is not a PDF.", "corrupt")
 
 
-def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
-    """Everything PDFium is needed for: metadata and the raw lines of every page."""
+def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_matter.Front]:
+    """Everything PDFium is needed for: metadata, the raw lines of every page and page 1's glyphs."""
     with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(path))
@@ -461,14 +467,15 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
                 meta = {}
             pages: list[_RawPage] = []
             failed = 0
+            front = front_matter.FrontReader()
             for i in range(n_pages):
                 try:
-                    pages.append(_read_page(doc, i))
+                    pages.append(_read_page(doc, i, front))
                 except Exception:  # one damaged page should not lose the rest of the paper
                     failed += 1
             if failed == n_pages:
                 raise ImportFailure("The file is damaged or is not a PDF.", "corrupt")
-            return meta, pages, n_pages
+            return meta, pages, n_pages, front.front
         except ImportFailure:
             raise
         except Exception:
@@ -478,7 +485,7 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
                 doc.close()
 
 
-def _read_page(doc: Any, index: int) -> _RawPage:
+def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = None) -> _RawPage:
     page = doc[index]
     try:
         width, height = page.get_size()
@@ -487,6 +494,10 @@ def _read_page(doc: Any, index: int) -> _RawPage:
             text = textpage.get_text_range()
             mapped = len(text) != textpage.count_chars()
             lines = _PageReader(textpage, width).read(text, mapped) if text.strip() else []
+            if front is not None and front.wants(index):
+                # Page 1's characters for the by-line, from the text page that is open anyway.
+                spans = [(ln.cstart, ln.count, ln.y1, ln.y0) for ln in lines]
+                front.take(index, textpage, float(height), spans, None if mapped else text)
         finally:
             textpage.close()
     finally:
@@ -1305,8 +1316,28 @@ def extract_pdf(path: Path) -> Extracted:
     path = Path(path)
     if not path.is_file():
         raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
-    meta, raw_pages, n_pages = _read_pdf(path)
-    return _assemble(meta, raw_pages, n_pages)
+    meta, raw_pages, n_pages, front = _read_pdf(path)
+    extracted = _assemble(meta, raw_pages, n_pages)
+    _front_matter(path, meta, raw_pages, front, extracted)
+    return extracted
+
+
+def _front_matter(
+    path: Path, meta: dict[str, str], raw_pages: Sequence[_RawPage], front: front_matter.Front, extracted: Extracted
+) -> None:
+    """Title, authors and citation from every source (``core.extract.metadata``), with provenance."""
+    early = [p for p in raw_pages if p.number <= 2]
+    ordered_pages = [_top_down(p.lines) for p in early]
+    page_lines = [[ln.text for ln in ordered] for ordered in ordered_pages]
+    edges: list[str] = []
+    for p, ordered in zip(early, ordered_pages, strict=True):
+        edges += [ln.text for ln in ordered[:8]] + [ln.text for ln in ordered[-8:]]
+        # The sideways arXiv stamp in the left margin.
+        edges += [ln.text for ln in p.lines if ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0) and len(ln.text) > 8]
+    later = "\n".join(pg.text for pg in extracted.pages if pg.number > 2)
+    reading = "\n".join(pg.text for pg in extracted.pages if pg.number <= 2)
+    rec = front_matter.pdf_metadata(path, meta, front, page_lines, edges, later, reading)
+    front_matter.apply(rec, extracted.metadata)
 
 
 def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> Extracted:

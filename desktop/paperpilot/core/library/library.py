@@ -55,6 +55,7 @@ from ..errors import (
 )
 from ..extract.chunker import chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
+from ..extract.metadata import confidence as metadata_confidence
 from ..extract.pdf import extract_pdf
 from ..extract.text import extract_text_file
 from ..extract.workers import ExtractionPool, WorkerCrashed
@@ -1125,8 +1126,15 @@ class Library:
                     setattr(meta, key, value)
         if not meta.title:
             meta.title = Path(file_name).stem if file_name else external_id
+            meta.sources.pop("title", None)
         if not meta.language:
             meta.language = detect_language(" ".join(c.text for c in chunks[:20]))
+        restored_sources = (restore or {}).get("metadata_sources")
+        if isinstance(restored_sources, dict) and restored_sources:
+            meta.sources = {str(k): str(v) for k, v in restored_sources.items()}
+        else:
+            meta.sources.setdefault("title", "filename")
+        meta.confidence, meta.check = metadata_confidence(meta.sources)
         page_count = max(extracted.page_count, max((p.number for p in extracted.pages), default=1))
         with self._as_writer(), self._storage_errors():
             # The check that counts: another process may have stored this file since we looked.
@@ -1154,7 +1162,7 @@ class Library:
                         size_bytes=len(data) if data is not None else _size(self.paths.library_dir / stored_rel),
                         chunks=chunks,
                         added=(restore or {}).get("added") or None,
-                        csl=_json_text((restore or {}).get("csl")),
+                        csl=_json_text((restore or {}).get("csl") or meta.csl),
                         tags=[str(t) for t in (restore or {}).get("tags") or []],
                         doc_id=_int_or_none((restore or {}).get("doc_id")),
                     )
@@ -1745,17 +1753,25 @@ class LibraryWriter:
         return doc_id
 
     def set_csl(
-        self, doc_id: int, csl: str, columns: dict[str, Any], replace_chunks: Sequence[Chunk] | None = None
+        self,
+        doc_id: int,
+        csl: str,
+        columns: dict[str, Any],
+        replace_chunks: Sequence[Chunk] | None = None,
+        provenance: tuple[dict[str, str], float | None, bool] | None = None,
     ) -> bool:
-        """Store a document's CSL item and its columns, then re-index it; False for an unknown id."""
-        if not self._library.store.set_csl(doc_id, csl, columns, replace_chunks=replace_chunks):
+        """Store a document's CSL item and its columns (and where each field came from), then
+        re-index it; False for an unknown id."""
+        if not self._library.store.set_csl(doc_id, csl, columns, replace_chunks=replace_chunks, provenance=provenance):
             return False
         self.reindex_document(doc_id)
         return True
 
-    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+    def update_columns(
+        self, doc_id: int, values: dict[str, Any], provenance: tuple[dict[str, str], float | None, bool] | None = None
+    ) -> bool:
         """Write edited metadata columns, then re-index the document; False for an unknown id."""
-        if not self._library.store.update_columns(doc_id, values):
+        if not self._library.store.update_columns(doc_id, values, provenance):
             return False
         self.reindex_document(doc_id)
         return True

@@ -17,6 +17,7 @@ from ..models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
+# 4: metadata provenance: documents.metadata_sources ({field: source}), metadata_confidence, check_metadata.
 # 7: the trash (documents.trashed), collections and their members, tag colours (library.organize).
 SCHEMA_VERSION = 7
 
@@ -54,7 +55,13 @@ CREATE TABLE IF NOT EXISTS documents (
     indexed     INTEGER NOT NULL DEFAULT 0,
     -- The CSL-JSON item as last saved by the citation layer; '{}' until then (the citation
     -- layer derives one from the columns above, which stay the source for search and listing).
-    csl         TEXT NOT NULL DEFAULT '{}'
+    csl         TEXT NOT NULL DEFAULT '{}',
+    -- Where each metadata field came from ({"title": "layout", "authors": "user", …}; '{}' for
+    -- documents imported before provenance was kept), the document's metadata confidence (0–1,
+    -- NULL when unknown) and 1 when a person should check its metadata.
+    metadata_sources    TEXT NOT NULL DEFAULT '{}',
+    metadata_confidence REAL,
+    check_metadata      INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
@@ -76,12 +83,27 @@ CREATE TABLE IF NOT EXISTS notes (
 
 _DOC_COLUMNS = (
     "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
-    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id, trashed"
+    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id, trashed, "
+    "metadata_sources, metadata_confidence, check_metadata"
 )
 
 # A document that is searchable and offered to the agent: ready and not in the trash. A trashed
 # document keeps status 'ready' (its rows, chunks and stored copy stay until the trash is emptied).
 _LIVE = "status='ready' AND trashed=''"
+
+_PROVENANCE_COLUMNS = (
+    ("metadata_sources", "TEXT NOT NULL DEFAULT '{}'"),
+    ("metadata_confidence", "REAL"),
+    ("check_metadata", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+
+def _sources(raw: str | None) -> dict[str, str]:
+    try:
+        data = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 # Columns the citation layer keeps in step with a document's CSL item (see Store.set_csl).
 _CSL_SYNCED_COLUMNS = frozenset(
@@ -108,6 +130,17 @@ def _migrate_organize(c: sqlite3.Connection) -> None:
     )
     c.execute("CREATE INDEX IF NOT EXISTS collection_items_doc ON collection_items(doc_id)")
     c.execute("CREATE TABLE IF NOT EXISTS tag_colors (name TEXT PRIMARY KEY COLLATE NOCASE, color TEXT NOT NULL)")
+
+
+def _provenance_columns(provenance: tuple[dict[str, str], float | None, bool] | None) -> dict[str, Any]:
+    if provenance is None:
+        return {}
+    sources, conf, check = provenance
+    return {
+        "metadata_sources": json.dumps(sources, ensure_ascii=False),
+        "metadata_confidence": conf,
+        "check_metadata": int(check),
+    }
 
 
 class StoreError(PaperPilotError):
@@ -184,6 +217,9 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         error=r[18],
         external_id=r[19],
         trashed=r[20] or "",
+        metadata_sources=_sources(r[21]),
+        metadata_confidence=r[22],
+        check_metadata=bool(r[23]),
     )
 
 
@@ -295,6 +331,13 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS notes (doc_id INTEGER PRIMARY KEY REFERENCES documents(id)"
                 " ON DELETE CASCADE, text TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL)"
             )
+            # v3 → v4: metadata provenance. Each column is added only when missing, so this step
+            # runs in any order with other steps and twice without harm. Existing rows keep their
+            # metadata; their provenance stays unknown ('{}') until the file is re-read.
+            cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
+            for name, decl in _PROVENANCE_COLUMNS:
+                if name not in cols:
+                    c.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
             _migrate_organize(c)
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
@@ -356,8 +399,9 @@ class Store:
             cur = c.execute(
                 "INSERT INTO documents (id, sha256, file_name, source_path, stored_path, kind, external_id,"
                 " title, authors, year, venue, doi, arxiv_id, abstract, language, page_count,"
-                " chunk_count, size_bytes, added, csl, tags, status)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
+                " chunk_count, size_bytes, added, csl, tags, metadata_sources, metadata_confidence,"
+                " check_metadata, status)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
                 (
                     doc_id,
                     sha256, file_name, source_path, stored_path, kind, external_id,
@@ -365,6 +409,7 @@ class Store:
                     metadata.venue, metadata.doi, metadata.arxiv_id, metadata.abstract,
                     metadata.language, page_count, len(chunks), size_bytes, added or utc_now(), csl,
                     json.dumps(list(tags), ensure_ascii=False),
+                    json.dumps(metadata.sources, ensure_ascii=False), metadata.confidence, int(metadata.check),
                 ),
             )  # fmt: skip
             new_id = int(cur.lastrowid or 0)
@@ -440,13 +485,16 @@ class Store:
         with self.transaction() as c:
             c.execute(f"DELETE FROM notes WHERE doc_id IN ({marks})", list(doc_ids))
 
-    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+    def update_columns(
+        self, doc_id: int, values: dict[str, Any], provenance: tuple[dict[str, str], float | None, bool] | None = None
+    ) -> bool:
         """Write edited metadata columns of a ready document, marking it unindexed in the same
         transaction (a crash before the index commit is repaired by recovery); False when no
-        ready document has that id."""
+        ready document has that id. ``provenance``: (sources, confidence, check) written with them."""
         unknown = set(values) - _CSL_SYNCED_COLUMNS
         if unknown:
             raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        values = {**values, **_provenance_columns(provenance)}
         sets = ", ".join(f"{k}=?" for k in values)
         with self.transaction() as c:
             cur = c.execute(
@@ -505,6 +553,7 @@ class Store:
         csl: str,
         columns: dict[str, Any] | None = None,
         replace_chunks: Sequence[Chunk] | None = None,
+        provenance: tuple[dict[str, str], float | None, bool] | None = None,
     ) -> bool:
         """Store a document's CSL-JSON and, in the same transaction, its derived columns.
 
@@ -518,6 +567,7 @@ class Store:
         unknown = set(cols) - _CSL_SYNCED_COLUMNS
         if unknown:
             raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        cols.update(_provenance_columns(provenance))
         sets = "".join(f", {k}=?" for k in cols)
         with self.transaction() as c:
             cur = c.execute(
@@ -621,7 +671,7 @@ class Store:
         """What a sidecar keeps of a ready document with a stored copy (see library.sidecar)."""
         r = self.conn.execute(
             "SELECT sha256, stored_path, file_name, source_path, kind, added, title, authors, year, venue,"
-            " doi, arxiv_id, abstract, language, tags, csl, trashed FROM documents"
+            " doi, arxiv_id, abstract, language, tags, csl, trashed, metadata_sources FROM documents"
             " WHERE id=? AND status='ready' AND stored_path != ''",
             (doc_id,),
         ).fetchone()
@@ -636,7 +686,7 @@ class Store:
             "doc_id": doc_id, "sha256": r[0], "stored_path": r[1], "file_name": r[2], "source_path": r[3], "kind": r[4],
             "added": r[5], "title": r[6], "authors": json.loads(r[7]), "year": r[8], "venue": r[9],
             "doi": r[10], "arxiv_id": r[11], "abstract": r[12], "language": r[13], "tags": json.loads(r[14]),
-            "csl": csl if isinstance(csl, dict) else {},
+            "csl": csl if isinstance(csl, dict) else {}, "metadata_sources": _sources(r[17]),
             "note": note[0] if note else "", "note_updated": note[1] if note else None,
             # Only when set: the sidecars written before the trash existed stay in step.
             **({"trashed": r[16]} if r[16] else {}),
