@@ -26,6 +26,11 @@ class Page:
 
     number: int
     text: str
+    # What the layout says each paragraph of ``text`` is (paragraphs are separated by a blank
+    # line): (hint, font size), the hint one of "body", "heading", "title", "caption",
+    # "footnote", "table". Empty when the extractor knows no layout (text files, OCR); the
+    # chunker then reads the structure from the text alone.
+    layout: list[tuple[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -55,8 +60,10 @@ class Extracted:
 class Chunk:
     seq: int
     text: str
-    section: str = ""
+    section: str = ""  # the nearest heading
     page: int = 1
+    kind: str = ""  # a text.kinds.Kind value; "" when not known
+    section_path: str = ""  # the headings above it, outermost first: "3 Method > 3.2 Training"
 
 
 @dataclass
@@ -94,6 +101,8 @@ class Hit:
     score: float
     snippet: str
     terms: list[str] = field(default_factory=list)
+    kind: str = ""
+    section_path: str = ""
 
 
 @dataclass
@@ -107,3 +116,5 @@ class Passage:
     text: str
     prev: int | None
     next: int | None
+    kind: str = ""
+    section_path: str = ""
