@@ -104,7 +104,7 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
     if not paras:
         return []
     labelled = sum(1 for p in paras if _BRACKET_LABEL.match(p) or _DOT_LABEL.match(p))
-    if labelled >= max(2, len(paras) // 3):
+    if labelled and labelled >= len(paras) // 3:
         # A numbered list: cut wherever the next number is printed (entries the extractor
         # ran together, or an entry broken over a page, come out right either way).
         bracket = sum(1 for p in paras if _BRACKET_LABEL.match(p)) >= sum(1 for p in paras if _DOT_LABEL.match(p))
@@ -200,7 +200,9 @@ def _parse_entry(text: str) -> Reference:
     arx = _ARXIV_IN_TEXT.search(body)
     if arx:
         ref.arxiv_id = normalize_arxiv(arx.group(1))
-    years = [int(y) for y in _YEAR.findall(body)]
+    # Years, not the digits of an identifier ("arXiv:2004.05150" is no year 2004).
+    plain = _ARXIV_IN_TEXT.sub(" ", _DOI_IN_TEXT.sub(" ", body))
+    years = [int(y) for y in _YEAR.findall(plain)]
     ref.year = years[0] if years else None
     if _GBT_TYPE.search(body):
         _parse_gbt(ref, body)

@@ -135,6 +135,12 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
     content = Kind.BODY if plainly_prose(text) else classify_passage(text)
     if content != Kind.BODY and content != Kind.REFERENCES and is_equation(text):
         return Kind.EQUATION
+    # Before the first heading of a paper: its title, authors and affiliations (an abstract
+    # printed without a heading is found afterwards, see mark_unheaded_abstract).
+    if not outline.seen_heading and page <= 2 and content != Kind.BOILERPLATE and (
+        content in (Kind.TITLE, Kind.FIGURE) or (len(text) < 200 and not _SENTENCE_END.search(text))
+    ):
+        return Kind.TITLE
     if content == Kind.BODY and not outline.seen_heading and page <= 2 and len(text) >= 200:
         return Kind.BODY  # prose before the first heading: an abstract without one, maybe
     if content == Kind.BODY and zone != Kind.BOILERPLATE and outline.seen_heading:
@@ -147,12 +153,6 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
         return Kind.EQUATION
     if content in (Kind.REFERENCES, Kind.ACKNOWLEDGEMENTS):
         return content
-    # Before the first heading of a paper: its title, authors and affiliations (an abstract
-    # printed without a heading is found afterwards, see mark_unheaded_abstract).
-    if not outline.seen_heading and page <= 2 and (
-        content == Kind.TITLE or (len(text) < 200 and not _SENTENCE_END.search(text))
-    ):
-        return Kind.TITLE
     if content == Kind.TITLE and page <= 1:
         return Kind.TITLE
     if zone in (Kind.ABSTRACT, Kind.APPENDIX):
