@@ -81,15 +81,17 @@ def _label(text: str) -> tuple[str, str]:
     return "", text
 
 
-def _split_numbered(text: str, rx: re.Pattern[str], start: int) -> list[tuple[int, str]]:
-    """Cut a run of text at labels that count up from ``start`` ("[3] … [4] …")."""
+def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> list[tuple[int, str]]:
+    """Cut a run of text at labels that count up from ``start`` ("3. … 4. …"); ``every``:
+    at every label (a bracketed "[n]" starts an entry wherever it stands, even when a
+    two-column list came out of order)."""
     cuts: list[tuple[int, int]] = []  # (label, position)
     expected = start
     for m in rx.finditer(text):
         n = int(m.group(1))
-        if n == expected:
+        if every or n == expected:
             cuts.append((n, m.start()))
-            expected += 1
+            expected = n + 1
     if not cuts:
         return []
     out = []
@@ -114,7 +116,7 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
         start = int(first.group(1)) if first else 1
         if not bracket:
             whole = " " + whole
-        entries = _split_numbered(whole, rx, start)
+        entries = _split_numbered(whole, rx, start, every=bracket)
         if entries:
             return [e for _n, e in entries]
     out: list[str] = []

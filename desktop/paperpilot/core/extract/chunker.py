@@ -17,7 +17,7 @@ from paperpilot.core.models import Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
 
-from .structure import Outline, block_kind, mark_unheaded_abstract
+from .structure import Outline, block_kind, looks_like_entry, mark_unheaded_abstract
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJKISH = re.compile(f"[{_CJKISH_CLASS}]")
@@ -87,9 +87,15 @@ def chunk_document(
             hint, size = layout[i] if layout else ("", 0.0)
             if block.startswith("# ") or block == "#":
                 # A heading glued to its first paragraph by a single newline still leads it.
-                heading, _, block = block.partition("\n")
-                section = normalise_whitespace(heading[1:])
-                outline.heading(section, size)
+                heading, _, rest = block.partition("\n")
+                title = normalise_whitespace(heading[1:])
+                if outline.zone == Kind.REFERENCES and looks_like_entry(title):
+                    # An entry set in bold or capitals inside the reference list, not a heading.
+                    block = title + ("\n" + rest if rest else "")
+                else:
+                    block = rest
+                    section = title
+                    outline.heading(section, size, page.number)
                 hint = ""
             if hint == "table":
                 text = "\n".join(t for t in (normalise_whitespace(r) for r in block.split("\n")) if t)

@@ -15,7 +15,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from paperpilot.core.text.kinds import Kind, classify_passage, is_equation, plainly_prose, section_kind
+from paperpilot.core.text.kinds import (
+    Kind,
+    is_equation,
+    paragraph_kind,
+    reference_marks,
+    section_kind,
+)
 
 # How deep a numbered heading sits: "3" → 1, "3.2" → 2, "A.1" → 2, "IV." → 1, "一、" → 1,
 # "（一）" → 2, "第1章" → 1, "第2节" → 2.
@@ -31,6 +37,10 @@ _BODY_NAMES = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+# Longer than any abstract a journal allows (structured abstracts included), in characters.
+_ABSTRACT_MAX = 3500
+# "Figure 2. Mass fraction of …" in body type: a caption the layout did not set apart.
+_CAPTION_START = re.compile(r"^(?:Figure|Fig\.|Table|Tab\.)\s*[A-Z]?\d+[a-z]?\s*[.:|]\s|^[图表]\s*\d+(?:[-.]\d+)?\s")
 
 
 def heading_level(heading: str) -> int | None:
@@ -65,6 +75,8 @@ class Outline:
     seen_heading: bool = False
     seen_references: bool = False
     seen_abstract: bool = False
+    abstract_page: int = 0
+    abstract_chars: int = 0
     _size_levels: dict[float, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -79,7 +91,7 @@ class Outline:
     def path(self) -> str:
         return " > ".join(o.text for o in self.stack)
 
-    def heading(self, text: str, size: float = 0.0) -> None:
+    def heading(self, text: str, size: float = 0.0, page: int = 1) -> None:
         """Enter the section a heading opens."""
         self.seen_heading = True
         named = section_kind(text)
@@ -93,9 +105,19 @@ class Outline:
         zone = self._zone(text, named, level)
         if zone == Kind.REFERENCES:
             self.seen_references = True
-        if zone == Kind.ABSTRACT:
+        if zone == Kind.ABSTRACT and not self.seen_abstract:
             self.seen_abstract = True
+            self.abstract_page = page
         self.stack.append(_Open(level, text, zone))
+
+    def in_abstract(self, page: int, chars: int) -> bool:
+        """Whether a paragraph under an "Abstract" heading is still the abstract. An abstract
+        is short: when the next heading was missed (set in a style the extractor did not
+        recognise), the text after it is the body, not more abstract."""
+        if self.zone != Kind.ABSTRACT:
+            return False
+        self.abstract_chars += chars
+        return page <= self.abstract_page + 1 and self.abstract_chars <= _ABSTRACT_MAX
 
     def _level_by_size(self, size: float) -> int:
         if size > 0 and self._size_levels:
@@ -119,6 +141,13 @@ class Outline:
         return Kind.BODY
 
 
+def looks_like_entry(heading: str) -> bool:
+    """A "heading" inside a reference list that is really an entry (or a piece of one)."""
+    return section_kind(heading) is None and (
+        reference_marks(heading) >= 1 or _SENTENCE_END.search(heading) is not None or "," in heading
+    )
+
+
 def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) -> Kind:
     """The kind of one paragraph, given the extractor's layout ``hint`` and where it stands."""
     if hint == "title":
@@ -132,7 +161,7 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
     zone = outline.zone
     if zone in (Kind.REFERENCES, Kind.ACKNOWLEDGEMENTS):
         return zone
-    content = Kind.BODY if plainly_prose(text) else classify_passage(text)
+    content = paragraph_kind(text)
     if content != Kind.BODY and content != Kind.REFERENCES and is_equation(text):
         return Kind.EQUATION
     # Before the first heading of a paper: its title, authors and affiliations (an abstract
@@ -143,10 +172,14 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
         return Kind.TITLE
     if content == Kind.BODY and not outline.seen_heading and page <= 2 and len(text) >= 200:
         return Kind.BODY  # prose before the first heading: an abstract without one, maybe
+    if zone == Kind.ABSTRACT:
+        return Kind.ABSTRACT if outline.in_abstract(page, len(text)) else Kind.BODY
     if content == Kind.BODY and zone != Kind.BOILERPLATE and outline.seen_heading:
-        return zone if zone in (Kind.ABSTRACT, Kind.APPENDIX) else Kind.BODY
+        return Kind.APPENDIX if zone == Kind.APPENDIX else Kind.BODY
     if content in (Kind.BOILERPLATE, Kind.CODE, Kind.TABLE, Kind.FIGURE, Kind.CAPTION):
         return content
+    if len(text) < 400 and _CAPTION_START.match(text):
+        return Kind.CAPTION
     if zone == Kind.BOILERPLATE:
         return Kind.BOILERPLATE
     if is_equation(text):
@@ -155,7 +188,7 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
         return content
     if content == Kind.TITLE and page <= 1:
         return Kind.TITLE
-    if zone in (Kind.ABSTRACT, Kind.APPENDIX):
+    if zone == Kind.APPENDIX:
         return zone
     return Kind.BODY
 

@@ -368,6 +368,44 @@ def plainly_prose(text: str) -> bool:
     return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and digits < 0.1 * len(low)
 
 
+# Words without which neither _ACK, _BOILER nor _EMAIL can match.
+_OTHER_KIND_WORDS = (
+    "@", "©", "thank", "grateful", "acknowledg", "supported", "funded", "sponsored", "gratitude", "reserved",
+    "licen", "cc by", "cc-by", "permission to", "proceedings of the", "under review", "感谢", "致谢", "资助",
+    "支持", "版权", "未经",
+)  # fmt: skip
+
+
+def paragraph_kind(text: str) -> Kind:
+    """``classify_passage`` for one paragraph at import, with the sentence-by-sentence test
+    kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
+    quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
+    if plainly_prose(text):
+        return Kind.BODY
+    if max(text) >= "\u2e80" and has_cjk(text):
+        return classify_passage(text)
+    low = text.lower()
+    if any(w in low for w in _OTHER_KIND_WORDS) or _CAPTION.search(text[:12]):
+        return classify_passage(text)
+    tokens = _tokens(text)
+    code_like = "def " in text or "import " in text or "#include" in text or (
+        "(" in text and ("=" in text or "{" in text or ";" in text)
+    )
+    if code_like and _is_code(text, tokens):
+        return Kind.CODE
+    # Citations and names only lower the share of function words: prose that has enough of
+    # them with its citations in is prose without them too.
+    if _function_share(tokens) >= 0.25:
+        return Kind.BODY
+    marks = reference_marks(text)
+    fshare = _function_share(_tokens(strip_in_text_citations(text)))
+    if marks >= 4 and marks * 80 >= len(text) and fshare < 0.25:
+        return Kind.REFERENCES
+    if fshare >= 0.2 and marks * 120 < len(text) and not _is_table(tokens):
+        return Kind.BODY
+    return classify_passage(text)
+
+
 def classify_passage(text: str, section: str = "") -> Kind:
     """The kind of a whole passage: its section heading if that decides, else what most of it is.
 
@@ -463,6 +501,7 @@ __all__ = [
     "classify_passage",
     "classify_sentence",
     "is_equation",
+    "paragraph_kind",
     "parse_kinds",
     "plainly_prose",
     "reference_marks",
