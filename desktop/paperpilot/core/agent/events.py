@@ -113,6 +113,8 @@ class Result(BaseModel):
                     "page": e.page,
                     "segment": e.segment,
                     "text": e.text,
+                    "kind": e.kind,
+                    "section_path": e.section_path,
                 }
                 for e in self.evidence
             ],
