@@ -19,29 +19,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from ..models import Reference
 from .identifiers import ARXIV_ID_PATTERN, doi_or_empty, normalize_arxiv
 
 __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
-
-
-@dataclass
-class Reference:
-    """One entry of a reference list."""
-
-    text: str
-    label: str = ""  # the printed number ("12" for "[12]"), "" in author-year lists
-    authors: list[str] = field(default_factory=list)
-    title: str = ""
-    year: int | None = None
-    venue: str = ""
-    doi: str = ""
-    arxiv_id: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 _BRACKET_LABEL = re.compile(r"^\s*\[(\d{1,4})\]\s*")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from paperpilot.core.models import Chunk, Page
+from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
 
@@ -67,20 +67,47 @@ def chunk_pages(pages: list[Page], min_chars: int = 300, max_chars: int = 800) -
 
 
 def chunk_document(
-    pages: list[Page], min_chars: int = 300, max_chars: int = 800
+    pages: list[Page], min_chars: int = 300, max_chars: int = 800, blocks: list[Block] | None = None
 ) -> tuple[list[Chunk], list[str]]:
-    """``chunk_pages``, plus the paragraphs of the reference list in order (for its entries)."""
+    """``chunk_pages``, plus the paragraphs of the reference list in order (for its entries).
+
+    ``blocks``: the document's structure as ``read_blocks`` found it already (in the process
+    that extracted the file), so only the merging into chunks is left to do here."""
     if max_chars < 1 or min_chars > max_chars:
         raise ValueError(f"need 0 < min_chars <= max_chars, got {min_chars}..{max_chars}")
+    if blocks is None:
+        blocks = read_blocks(pages)
+    references = [b.text for b in blocks if b.kind == Kind.REFERENCES]
+    pieces: list[_Piece] = []
+    for b in blocks:
+        kind = Kind(b.kind)
+        if len(b.text) <= max_chars:
+            parts = [b.text]
+        elif kind == Kind.TABLE and "\n" in b.text:
+            parts = _split_rows(b.text, max_chars)
+        else:
+            parts = split_paragraph(b.text, max_chars)
+        pieces.extend(_Piece(t, b.page, kind, b.section, b.path) for t in parts)
+    chunks: list[Chunk] = []
+    run: list[_Piece] = []
+    for piece in pieces:
+        if run and (piece.kind != run[0].kind or piece.section != run[0].section or piece.path != run[0].path):
+            _emit_section(run, min_chars, max_chars, chunks)
+            run = []
+        run.append(piece)
+    _emit_section(run, min_chars, max_chars, chunks)
+    return chunks, references
+
+
+def read_blocks(pages: list[Page]) -> list[Block]:
+    """Every paragraph of the document with its kind, heading and section path, in order."""
     outline = Outline(sizes=[size for p in pages for hint, size in p.layout if hint == "heading"])
     section = ""
-    pieces: list[_Piece] = []
-    references: list[str] = []
-    early: list[bool] = []  # before the document's first heading
+    out: list[Block] = []
     for page in pages:
-        blocks = _PARAGRAPH_BREAK.split(page.text)
-        layout = page.layout if len(page.layout) == len(blocks) else []
-        for i, block in enumerate(blocks):
+        paras = _PARAGRAPH_BREAK.split(page.text)
+        layout = page.layout if len(page.layout) == len(paras) else []
+        for i, block in enumerate(paras):
             block = block.strip()
             if not block:
                 continue
@@ -104,31 +131,12 @@ def chunk_document(
             if not text:
                 continue
             kind = block_kind(outline, text, hint, page.number, section)
-            if kind == Kind.REFERENCES:
-                references.append(text)
-            path = outline.path
-            if len(text) <= max_chars:
-                parts = [text]
-            elif kind == Kind.TABLE and "\n" in text:
-                parts = _split_rows(text, max_chars)
-            else:
-                parts = split_paragraph(text, max_chars)
-            for t in parts:
-                pieces.append(_Piece(t, page.number, kind, section, path))
-                early.append(not outline.seen_heading)
-    kinds = [p.kind for p in pieces]
-    mark_unheaded_abstract(kinds, [p.text for p in pieces], early)
-    for p, k in zip(pieces, kinds, strict=True):
-        p.kind = k
-    chunks: list[Chunk] = []
-    run: list[_Piece] = []
-    for piece in pieces:
-        if run and (piece.kind != run[0].kind or piece.section != run[0].section or piece.path != run[0].path):
-            _emit_section(run, min_chars, max_chars, chunks)
-            run = []
-        run.append(piece)
-    _emit_section(run, min_chars, max_chars, chunks)
-    return chunks, references
+            out.append(Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading))
+    kinds = [Kind(b.kind) for b in out]
+    mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
+    for b, k in zip(out, kinds, strict=True):
+        b.kind = k.value
+    return out
 
 
 def _split_rows(text: str, max_chars: int) -> list[str]:

@@ -45,6 +45,8 @@ import pypdfium2.raw as pdfium_c
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 
+from .structure_reader import read_structure
+
 __all__ = ["PDFIUM_LOCK", "clean_line", "extract_pdf", "join_lines"]
 
 # One lock for the whole process: PDFium keeps global state (including its last-error code).
@@ -1318,7 +1320,11 @@ def extract_pdf(path: Path) -> Extracted:
     if not path.is_file():
         raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
     meta, raw_pages, n_pages = _read_pdf(path)
-    return _assemble(meta, raw_pages, n_pages)
+    extracted = _assemble(meta, raw_pages, n_pages)
+    # Here, in the extraction worker, not in the library's one writer: reading the structure
+    # costs about as much as laying out the pages.
+    extracted.structure = read_structure(extracted.pages)
+    return extracted
 
 
 def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> Extracted:

@@ -43,7 +43,7 @@ import tantivy
 from ..citations.formats import BIBLIOGRAPHY_EXT
 from ..citations.identifiers import normalize_arxiv, normalize_doi
 from ..citations.records import looks_like_csl_json
-from ..citations.references import Reference, parse_references, title_key
+from ..citations.references import parse_references, title_key
 from ..clock import file_stamp
 from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
 from ..extract.chunker import chunk_document
@@ -51,7 +51,7 @@ from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_cor
 from ..extract.pdf import extract_pdf
 from ..extract.text import extract_text_file
 from ..extract.workers import ExtractionPool, WorkerCrashed
-from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
+from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage, Reference
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
@@ -1091,10 +1091,17 @@ class Library:
         copy is already there (rebuilding from stored copies), and ``restore`` holds its
         sidecar's record (file name, dates, edited metadata, CSL, note).
         """
+        structure = extracted.structure
         chunks, reference_paragraphs = chunk_document(
-            extracted.pages, min_chars=self.settings.chunk_min_chars, max_chars=self.settings.chunk_max_chars
+            extracted.pages,
+            min_chars=self.settings.chunk_min_chars,
+            max_chars=self.settings.chunk_max_chars,
+            blocks=structure.blocks if structure is not None else None,
         )
-        references = parse_references(reference_paragraphs) if extracted.kind != "corpus" else []
+        if structure is not None:
+            references = structure.references
+        else:
+            references = parse_references(reference_paragraphs) if extracted.kind != "corpus" else []
         if not chunks:
             raise ImportFailure("The file contains no text.", "empty")
         meta = extracted.metadata

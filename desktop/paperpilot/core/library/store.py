@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from ..citations.identifiers import normalize_doi
-from ..citations.references import Reference, title_key
+from ..citations.references import title_key
 from ..clock import utc_now
 from ..errors import Damaged, PaperPilotError
-from ..models import Chunk, DocumentInfo, Metadata, Passage
+from ..models import Chunk, DocumentInfo, Metadata, Passage, Reference
 from ..text.kinds import classify_passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
