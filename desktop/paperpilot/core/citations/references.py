@@ -44,6 +44,10 @@ _ENTRY_START = re.compile(
     r"^(?:[A-Z][\w'’\-]+,?\s+(?:[A-Z]\.|[A-Z]{1,3}\b|[A-Z][a-z])|[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z]|"
     r"(?:van|von|de|der|da|di|le|la|del)\s+[A-Z]|[A-Z]{2,}|[\u4e00-\u9fff])"
 )
+_COLON_AUTHORS = re.compile(
+    r"^((?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}|[A-Z]{2,})(?:,\s(?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}|et al))*)"
+    r":\s+(.+)$"
+)
 _QUOTED_TITLE = re.compile(r"[\"“”]([^\"“”]{8,}?)[,.]?[\"“”]")
 _AUTHOR_YEAR = re.compile(r"^(?P<authors>.+?)[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
 _NAME_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
@@ -71,7 +75,8 @@ def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> 
     expected = start
     for m in rx.finditer(text):
         n = int(m.group(1))
-        if every or n == expected:
+        # A label the extractor garbled ("20." lost in a line break) must not end the list.
+        if every or expected <= n <= expected + 2:
             cuts.append((n, m.start()))
             expected = n + 1
     if not cuts:
@@ -198,6 +203,13 @@ def _parse_entry(text: str) -> Reference:
         ref.authors = _authors(body[: quoted.start()])
         ref.title = _clean(quoted.group(1))
         ref.venue = _venue(body[quoted.end() :].lstrip(" ,."))
+        return ref
+    colon = _COLON_AUTHORS.match(body)
+    if colon:  # BioMed Central: "Smith J, Doe A: Title. Journal 2019, 3:1–10."
+        ref.authors = _authors(colon.group(1))
+        ref.title, rest = _first_sentence(colon.group(2))
+        ref.title = _clean(ref.title)
+        ref.venue = _venue(rest)
         return ref
     m = _AUTHOR_YEAR.match(body)
     if m and len(m.group("authors")) <= 400 and not re.search(r"[.?!]\s+[A-Z][a-z]+\s+[a-z]", m.group("authors")):

@@ -37,6 +37,7 @@ _BODY_NAMES = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+_ENTRY_LABEL = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s)")
 # Longer than any abstract a journal allows (structured abstracts included), in characters.
 _ABSTRACT_MAX = 3500
 # "Figure 2. Mass fraction of …" in body type: a caption the layout did not set apart.
@@ -153,6 +154,9 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
     if hint == "title":
         return Kind.TITLE
     if hint == "footnote":
+        # Reference lists are small print too: at the foot of a column they are still entries.
+        if outline.zone == Kind.REFERENCES and (_ENTRY_LABEL.match(text) or reference_marks(text) >= 2):
+            return Kind.REFERENCES
         return Kind.FOOTNOTE
     if hint == "caption":
         return Kind.CAPTION

@@ -64,3 +64,17 @@ def test_entries_split_by_their_numbers_and_joined_over_breaks() -> None:
 def test_title_key() -> None:
     assert title_key("BERT: Pre-training of Deep  Bidirectional Transformers.") == "bert pre training of deep bidirectional transformers"
     assert title_key("长文本建模方法综述") == "长文本建模方法综述"
+
+
+def test_biomed_central_entries_and_a_garbled_label() -> None:
+    refs = parse_references([
+        "1. Ovretveit J, Serouri A: Hospital quality management system in a low income Arabic country: an "
+        "evaluation. Int J Health Care Qual Assur 2006, 19:516–532. 2. Chen L, et al: Human resources for health: "
+        "overcoming the crisis. Lancet 2004, 364(9449):1984–1990.",
+        # "3." was lost in extraction; 4 still starts an entry.
+        "Lost label entry text. 4. WHO: Hospitals. 2010. Available from: http://www.who.int/.",
+    ])  # fmt: skip
+    assert [r.label for r in refs] == ["1", "2", "4"]
+    assert refs[0].authors == ["Ovretveit J", "Serouri A"] and refs[0].year == 2006
+    assert refs[0].title.startswith("Hospital quality management system") and refs[0].venue == "Int J Health Care Qual Assur"
+    assert refs[1].authors == ["Chen L"] and refs[1].venue == "Lancet"

@@ -147,3 +147,15 @@ def test_kind_vocabulary() -> None:
         parse_kinds(["bodies"])
     assert classify_passage("The abstract says what we did.", "Abstract") == Kind.ABSTRACT
     assert is_equation("|N1 ∩ N2| J = |N1 ∪ N2|") and not is_equation("We show that x = 3 holds in all cases we study.")
+
+
+def test_small_print_in_a_reference_list_is_still_references() -> None:
+    from paperpilot.core.extract.structure import block_kind
+
+    o = Outline()
+    o.heading("References")
+    entry = "[5] Iz Beltagy, Kyle Lo, and Arman Cohan. 2019. SciBERT: A Pretrained Language Model. In EMNLP."
+    assert block_kind(o, entry, "footnote", 9, "References") == Kind.REFERENCES
+    o2 = Outline()
+    o2.heading("2 Method")
+    assert block_kind(o2, "3 Code is available on request.", "footnote", 2, "2 Method") == Kind.FOOTNOTE
