@@ -101,7 +101,9 @@ def chunk_document(
 
 def read_blocks(pages: list[Page]) -> list[Block]:
     """Every paragraph of the document with its kind, heading and section path, in order."""
-    outline = Outline(sizes=[size for p in pages for hint, size in p.layout if hint == "heading"])
+    outline = Outline(
+        sizes=[size for p in pages for hint, size in p.layout if hint == "heading"], paper=any(p.layout for p in pages)
+    )
     section = ""
     out: list[Block] = []
     for page in pages:
@@ -133,7 +135,8 @@ def read_blocks(pages: list[Page]) -> list[Block]:
             kind = block_kind(outline, text, hint, page.number, section)
             out.append(Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading))
     kinds = [Kind(b.kind) for b in out]
-    mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
+    if outline.paper:
+        mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
     for b, k in zip(out, kinds, strict=True):
         b.kind = k.value
     return out

@@ -72,6 +72,9 @@ class Outline:
     """
 
     sizes: Sequence[float] = ()
+    # A laid-out paper (a PDF): what precedes its first heading is its title block. Text files
+    # and corpus records have no such front matter.
+    paper: bool = False
     stack: list[_Open] = field(default_factory=list)
     seen_heading: bool = False
     seen_references: bool = False
@@ -170,7 +173,7 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
         return Kind.EQUATION
     # Before the first heading of a paper: its title, authors and affiliations (an abstract
     # printed without a heading is found afterwards, see mark_unheaded_abstract).
-    if not outline.seen_heading and page <= 2 and content != Kind.BOILERPLATE and (
+    if outline.paper and not outline.seen_heading and page <= 2 and content != Kind.BOILERPLATE and (
         content in (Kind.TITLE, Kind.FIGURE) or (len(text) < 200 and not _SENTENCE_END.search(text))
     ):
         return Kind.TITLE
@@ -190,7 +193,7 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
         return Kind.EQUATION
     if content in (Kind.REFERENCES, Kind.ACKNOWLEDGEMENTS):
         return content
-    if content == Kind.TITLE and page <= 1:
+    if content == Kind.TITLE and page <= 1 and outline.paper:
         return Kind.TITLE
     if zone == Kind.APPENDIX:
         return zone
