@@ -133,6 +133,8 @@ def read_blocks(pages: list[Page]) -> list[Block]:
             if not text:
                 continue
             kind = block_kind(outline, text, hint, page.number, section)
+            if kind == Kind.BODY:
+                outline.seen_body = True
             out.append(Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading))
     kinds = [Kind(b.kind) for b in out]
     if outline.paper:

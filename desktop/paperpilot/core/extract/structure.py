@@ -75,6 +75,7 @@ class Outline:
     # A laid-out paper (a PDF): what precedes its first heading is its title block. Text files
     # and corpus records have no such front matter.
     paper: bool = False
+    seen_body: bool = False  # running text has begun: the title block is over
     stack: list[_Open] = field(default_factory=list)
     seen_heading: bool = False
     seen_references: bool = False
@@ -173,7 +174,7 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
         return Kind.EQUATION
     # Before the first heading of a paper: its title, authors and affiliations (an abstract
     # printed without a heading is found afterwards, see mark_unheaded_abstract).
-    if outline.paper and not outline.seen_heading and page <= 2 and content != Kind.BOILERPLATE and (
+    if outline.paper and not outline.seen_heading and not outline.seen_body and page <= 1 and content != Kind.BOILERPLATE and (
         content in (Kind.TITLE, Kind.FIGURE) or (len(text) < 200 and not _SENTENCE_END.search(text))
     ):
         return Kind.TITLE
