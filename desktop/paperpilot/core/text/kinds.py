@@ -239,7 +239,7 @@ def _tokens(text: str) -> list[str]:
 def _function_share(tokens: list[str]) -> float:
     if not tokens:
         return 0.0
-    return sum(t.lower() in _FUNCTION for t in tokens) / len(tokens)
+    return sum(map(_FUNCTION.__contains__, map(str.lower, tokens))) / len(tokens)
 
 
 # In-text citations ("(Lo et al., 2020; Wang et al., 2020)", "Smith (2019)", "[12, 14]") are
@@ -264,9 +264,11 @@ def reference_marks(text: str) -> float:
 def _is_code(text: str, tokens: list[str]) -> bool:
     if not text.strip():
         return False
+    symbol_share = len(_CODE_CHARS.findall(text)) / max(1, len(text))
+    if symbol_share < 0.03:
+        return False  # both tests below need this much syntax; the keyword scan is the slow part
     keywords = len(_CODE_KEYWORDS.findall(text))
     syntax = len(_CODE_TOKENS.findall(text))
-    symbol_share = len(_CODE_CHARS.findall(text)) / max(1, len(text))
     words = max(1, len(tokens))
     if (
         keywords >= 1
@@ -387,10 +389,13 @@ def paragraph_kind(text: str) -> Kind:
     low = text.lower()
     if any(w in low for w in _OTHER_KIND_WORDS) or _CAPTION.search(text[:12]):
         return classify_passage(text)
-    tokens = _tokens(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)
     )
+    words = low.split()
+    if not code_like and words and sum(map(_FUNCTION.__contains__, words)) >= 0.25 * len(words):
+        return Kind.BODY  # counted on whitespace words, in C: most prose that cites ends here
+    tokens = _tokens(text)
     if code_like and _is_code(text, tokens):
         return Kind.CODE
     # Citations and names only lower the share of function words: prose that has enough of
