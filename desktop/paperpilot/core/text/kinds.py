@@ -347,6 +347,7 @@ _SUSPECT_WORDS = (
     "self.", "def ", "import ", "print(", "感谢", "致谢", "资助", "版权", "基金",
 )  # fmt: skip
 _SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
+_DIGIT = re.compile(r"\d")
 _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
 
 
@@ -357,16 +358,18 @@ def plainly_prose(text: str) -> bool:
     for w in _SUSPECT_WORDS:
         if w in low:
             return False
-    if _SUSPECT_INITIAL.search(text) or _SUSPECT_YEAR.search(text):
+    digit = _DIGIT.search(text) is not None
+    if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
-    if max(text) >= "\u2e80" and has_cjk(text):
+    # isascii is a flag lookup: most English text needs no CJK scan at all.
+    if not text.isascii() and has_cjk(text):
         return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION.findall(text)) * 25 >= len(text)
     words = low.split()
     n = len(words)
     if n < 8:
         return False
     head = words[:60]
-    digits = sum(map(low.count, "0123456789"))
+    digits = sum(map(low.count, "0123456789")) if digit else 0
     return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and digits < 0.1 * len(low)
 
 
