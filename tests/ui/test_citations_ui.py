@@ -275,7 +275,7 @@ def test_edit_metadata_from_the_context_menu_uses_the_editor(
     pane.select_ids([ids[0]])
     menu = pane.build_context_menu()
     assert [a.text() for a in menu.actions() if a.text()] == [
-        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
+        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…", "Papers in My Library That Cite This",
         "Copy Reference", "Copy In-text Citation", "Export Selection…",
         "Re-read Metadata from File", "Retrieve Metadata Online", "Add Tag…", "Add to Collection",
         "Move to Trash",

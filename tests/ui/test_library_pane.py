@@ -483,7 +483,7 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     menu = pane.build_context_menu()
     assert menu is not None
     assert [a.text() for a in menu.actions() if a.text()] == [
-        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
+        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…", "Papers in My Library That Cite This",
         "Copy Reference", "Copy In-text Citation", "Export Selection…",
         "Re-read Metadata from File", "Retrieve Metadata Online", "Add Tag…", "Add to Collection",
         "Move to Trash",

@@ -1,4 +1,4 @@
-"""Library commands: import, list, search, read, remove, reindex."""
+"""Library commands: import, list, search, read, refs, remove, reindex."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import textwrap
 from ..core.errors import PaperPilotError
 from ..core.library import ImportProgress
 from ..core.models import DocumentInfo
+from ..core.text.kinds import ALL_KINDS, parse_kinds
 from .args import (
     EXIT_ERROR,
     EXIT_OK,
@@ -44,10 +45,28 @@ def add_parsers(add: AddParser) -> None:
     sp.add_argument("query", nargs="+")
     sp.add_argument("-k", type=hits_type, default=5, help=f"number of hits, 1 to {MAX_HITS} (default 5)")
     sp.add_argument(
-        "--doc", type=doc_id_type, action="append", dest="doc_ids", metavar="DOC_ID", help="only these documents"
+        "--doc",
+        type=doc_id_type,
+        action="append",
+        dest="doc_ids",
+        metavar="DOC_ID",
+        help="only these documents",
     )
     sp.add_argument("--year-from", type=year_type)
     sp.add_argument("--year-to", type=year_type)
+    sp.add_argument(
+        "--kind",
+        type=kinds_type,
+        action="append",
+        dest="kinds",
+        metavar="KIND",
+        help=f"only passages of these kinds (repeat or comma-separate): {', '.join(k.value for k in ALL_KINDS)}",
+    )
+    sp = add("refs", "the reference list of a document, entries linked to documents in the library")
+    sp.add_argument("doc_id", type=doc_id_type)
+    sp.add_argument(
+        "--cited-by", action="store_true", help="instead: the documents in the library that cite it"
+    )
     sp = add("read", "print one segment (chunk) of a document")
     sp.add_argument("doc_id", type=doc_id_type)
     sp.add_argument("segment", type=segment_type)
@@ -164,7 +183,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not query.strip():
         raise UsageError("the search query is empty; give one or more words")
     with library(args) as lib:
-        hits = lib.search(query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to)
+        kinds = [k for group in args.kinds for k in group] if args.kinds else None
+        hits = lib.search(
+            query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to, kinds=kinds
+        )
     if args.json:
         emit_json(
             {
@@ -178,6 +200,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                         "page": h.page,
                         "score": h.score,
                         "snippet": h.snippet,
+                        "kind": h.kind,
+                        "section_path": h.section_path,
                     }
                     for h in hits
                 ]
@@ -189,7 +213,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return EXIT_OK
     w = width()
     for i, h in enumerate(hits, 1):
-        where = f"p. {h.page}" + (f" · {h.section}" if h.section else "")
+        where = f"p. {h.page}" + (f" · {h.section_path or h.section}" if h.section_path or h.section else "")
+        where += f" · {h.kind}" if h.kind else ""
         print(f"{i}. {h.title}  [doc {h.doc_id}, segment {h.seq}, {where}]  score {h.score:.2f}")
         print(textwrap.fill(h.snippet, w, initial_indent="   ", subsequent_indent="   "))
         print()
@@ -211,6 +236,8 @@ def cmd_read(args: argparse.Namespace) -> int:
                 "text": p.text,
                 "prev": p.prev,
                 "next": p.next,
+                "kind": p.kind,
+                "section_path": p.section_path,
             }
         )
         return EXIT_OK
@@ -271,7 +298,53 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def kinds_type(text: str) -> list[str]:
+    try:
+        return [k.value for k in parse_kinds(text)]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def cmd_refs(args: argparse.Namespace) -> int:
+    with session(args) as s:
+        if args.cited_by:
+            doc = s.ready_document(args.doc_id)
+            citing = s.cited_by(args.doc_id)
+            if args.json:
+                emit_json(
+                    {
+                        "doc_id": doc.doc_id,
+                        "cited_by": [{"doc_id": d.doc_id, "title": d.title, "year": d.year} for d in citing],
+                    }
+                )
+                return EXIT_OK
+            if not citing:
+                print(f"No document in the library cites #{doc.doc_id} {doc.title!r}.")
+                return EXIT_OK
+            print(f"Cited by {len(citing)} document(s) in the library:")
+            for d in citing:
+                print(f"  #{d.doc_id}  {d.title}" + (f" ({d.year})" if d.year else ""))
+            return EXIT_OK
+        doc = s.ready_document(args.doc_id)
+        refs = s.reference_list(args.doc_id)
+    if args.json:
+        emit_json({"doc_id": doc.doc_id, "references": [r.to_json() for r in refs]})
+        return EXIT_OK
+    if not refs:
+        print(f"No reference list was found in #{doc.doc_id} {doc.title!r}.")
+        return EXIT_OK
+    w = width()
+    print(f"{len(refs)} references in #{doc.doc_id} {doc.title}:")
+    for i, lr in enumerate(refs, 1):
+        r = lr.reference
+        label = f"[{r.label}]" if r.label else f"{i}."
+        link = f"  → in library: #{lr.doc_id}" if lr.doc_id is not None else ""
+        print(textwrap.fill(f"{label} {r.text}", w, subsequent_indent="    ") + link)
+    return EXIT_OK
+
+
 COMMANDS = {
+    "refs": cmd_refs,
     "import": cmd_import,
     "list": cmd_list,
     "search": cmd_search,

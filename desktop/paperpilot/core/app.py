@@ -28,7 +28,7 @@ from .citations.formats import export_text
 from .citations.model import CslItem
 from .citations.styles import STYLE_NAMES, Rendered
 from .errors import InvalidInput, NotFound
-from .library import ImportProgress, ImportReport, Library
+from .library import ImportProgress, ImportReport, Library, LinkedReference
 from .library.integrity import IntegrityReport, check_library
 from .library.metadata import (
     MetadataUpdate,
@@ -613,6 +613,18 @@ class Session:
 
     def set_note(self, doc_id: int, text: str) -> None:
         self.library.set_note(doc_id, text)
+
+    # --- the structure of papers --------------------------------------------------------------
+
+    def reference_list(self, doc_id: int) -> list[LinkedReference]:
+        """The parsed reference list of a document, entries linked to library documents."""
+        self.ready_document(doc_id)
+        return self.library.references(doc_id)
+
+    def cited_by(self, doc_id: int) -> list[DocumentInfo]:
+        """Documents in the library whose reference list names this one."""
+        self.ready_document(doc_id)
+        return self.library.cited_by(doc_id)
 
     def save_metadata(self, doc_id: int, item: CslItem) -> DocumentInfo:
         before = item_for_document(self.library, doc_id)

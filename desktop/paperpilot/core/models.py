@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .errors import ImportFailed
@@ -27,6 +27,11 @@ class Page:
 
     number: int
     text: str
+    # What the layout says each paragraph of ``text`` is (paragraphs are separated by a blank
+    # line): (hint, font size), the hint one of "body", "heading", "title", "caption",
+    # "footnote", "table". Empty when the extractor knows no layout (text files, OCR); the
+    # chunker then reads the structure from the text alone.
+    layout: list[tuple[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -50,6 +55,45 @@ class Metadata:
 
 
 @dataclass
+class Block:
+    """One paragraph of a document with what the structure reader decided about it (see
+    ``extract.structure.read_blocks``): its kind, heading and section path."""
+
+    text: str
+    page: int
+    kind: str
+    section: str = ""
+    path: str = ""
+    early: bool = False  # before the document's first heading
+
+
+@dataclass
+class Reference:
+    """One entry of a paper's reference list (``citations.references`` reads them)."""
+
+    text: str
+    label: str = ""  # the printed number ("12" for "[12]"), "" in author-year lists
+    authors: list[str] = field(default_factory=list)
+    title: str = ""
+    year: int | None = None
+    venue: str = ""
+    doi: str = ""
+    arxiv_id: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class Structure:
+    """A document's paragraphs with their kinds, and its parsed reference list; computed where
+    the file is extracted (a worker process), so the library's writer only merges chunks."""
+
+    blocks: list[Block]
+    references: list[Reference]
+
+
+@dataclass
 class Extracted:
     """What an extractor returns for one file: pages plus whatever metadata the file holds."""
 
@@ -58,14 +102,17 @@ class Extracted:
     kind: str = "text"  # "pdf" | "text" | "markdown" | "corpus"
     # Pages in the file, including pages without text (which are not in ``pages``).
     page_count: int = 0
+    structure: Structure | None = None
 
 
 @dataclass
 class Chunk:
     seq: int
     text: str
-    section: str = ""
+    section: str = ""  # the nearest heading
     page: int = 1
+    kind: str = ""  # a text.kinds.Kind value; "" when not known
+    section_path: str = ""  # the headings above it, outermost first: "3 Method > 3.2 Training"
 
 
 @dataclass
@@ -110,6 +157,8 @@ class Hit:
     score: float
     snippet: str
     terms: list[str] = field(default_factory=list)
+    kind: str = ""
+    section_path: str = ""
 
 
 @dataclass
@@ -123,3 +172,5 @@ class Passage:
     text: str
     prev: int | None
     next: int | None
+    kind: str = ""
+    section_path: str = ""

@@ -12,6 +12,28 @@ from .i18n_library import LIBRARY_ZH
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
 
 _ZH: dict[str, str] = {
+    # the structure of papers: references, kinds of passage
+    "Kind": "类型",
+    "in your library": "在文献库中",
+    "Select a paper in the library to see its references.": "在文献库中选择一篇论文以查看其参考文献。",
+    "No reference list was found in “{title}”.": "未在《{title}》中找到参考文献列表。",
+    "References of “{title}”: {n}, {k} in your library.": "《{title}》的参考文献：{n} 条，其中 {k} 条在文献库中。",
+    "Papers in My Library That Cite This": "文献库中引用本文的论文",
+    "{n} document(s) in your library cite “{title}”.": "文献库中有 {n} 篇文献引用了《{title}》。",
+    "No document in your library cites “{title}”.": "文献库中没有文献引用《{title}》。",
+    "body": "正文",
+    "abstract": "摘要",
+    "caption": "图表标题",
+    "table": "表格",
+    "equation": "公式",
+    "code": "代码",
+    "footnote": "脚注",
+    "acknowledgements": "致谢",
+    "references": "参考文献",
+    "appendix": "附录",
+    "boilerplate": "版权与页面信息",
+    "title": "标题与作者",
+    "figure": "图片残留文字",
     # menus and main window
     "&File": "文件(&F)",
     "&Edit": "编辑(&E)",

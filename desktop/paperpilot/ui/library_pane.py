@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.app import Session
+from ..core.agent.report import one_line
 from ..core.citations.formats import ExportFormat
 from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
@@ -149,6 +150,7 @@ class LibraryPane(QWidget):
     library_changed = Signal()
     example_question = Signal(str)
     message = Signal(str)  # a short note for the status bar ("Copied 2 references …")
+    document_selected = Signal(int)  # the one ready document now selected (its references show)
 
     def __init__(self, library: Library, parent: QWidget | None = None, session: Session | None = None) -> None:
         super().__init__(parent)
@@ -316,6 +318,7 @@ class LibraryPane(QWidget):
         header.setSectionHidden(Column.HITS, True)  # shown in full-text mode
         view.doubleClicked.connect(self.on_table_double_clicked)
         view.customContextMenuRequested.connect(self.on_table_context_menu_requested)
+        view.selectionModel().selectionChanged.connect(self.on_table_selection_changed)
         open_action = QAction(tr("Open"), view)
         open_action.setShortcuts([QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)])
         open_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
@@ -718,6 +721,7 @@ class LibraryPane(QWidget):
             act.setEnabled(has_file or Path(doc.source_path).exists())
             menu.addAction(tr("Edit Metadata…"), self.on_menu_edit_metadata_triggered)
             menu.addAction(tr("Notes…"), self.on_menu_notes_triggered)
+            menu.addAction(tr("Papers in My Library That Cite This"), self.on_menu_cited_by_triggered)
             menu.addSeparator()
         if ready:
             one = len(ready) == 1
@@ -765,6 +769,30 @@ class LibraryPane(QWidget):
     def _single_ready(self) -> DocumentInfo | None:
         docs = [d for d in self.selected_documents() if d.status == "ready"]
         return docs[0] if len(docs) == 1 else None
+
+    def on_table_selection_changed(self, *_selection: object) -> None:
+        doc = self._single_ready()
+        if doc is not None:
+            self.document_selected.emit(doc.doc_id)
+
+    @Slot()
+    def on_menu_cited_by_triggered(self) -> None:
+        doc = self._single_ready()
+        if doc is not None:
+            self.show_cited_by(doc.doc_id)
+
+    def show_cited_by(self, doc_id: int) -> list[int]:
+        """Select the documents whose reference lists cite ``doc_id`` (a read: their stored
+        reference lists); returns their ids."""
+        doc = self.library.document(doc_id)
+        citing = [d.doc_id for d in self.library.cited_by(doc_id)]
+        title = one_line(doc.title, 60) if doc is not None else f"#{doc_id}"
+        if citing:
+            self.select_ids(citing)
+            self.message.emit(tr("{n} document(s) in your library cite “{title}”.").format(n=len(citing), title=title))
+        else:
+            self.message.emit(tr("No document in your library cites “{title}”.").format(title=title))
+        return citing
 
     @Slot()
     def on_menu_open_triggered(self) -> None:

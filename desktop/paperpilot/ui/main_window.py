@@ -27,7 +27,7 @@ from ..core.agent.events import EVENT_ADAPTER
 from ..core.app import AskRun, ConversationNotFound, Session
 from ..core.citations.styles import Rendered
 from ..core.errors import PaperPilotError
-from ..core.library import ImportReport, Library
+from ..core.library import ImportReport, Library, LibraryError
 from ..core.memory.conversations import ConversationStore
 from ..core.memory.profile import ResearchProfile
 from ..core.settings.config import Settings, atomic_write_text
@@ -225,6 +225,7 @@ class MainWindow(QMainWindow):
         self.library_pane.library_changed.connect(self.refresh_library)
         self.library_pane.example_question.connect(self.chat_pane.ask_example)
         self.library_pane.message.connect(self.on_library_pane_message)
+        self.library_pane.document_selected.connect(self.on_library_pane_document_selected)
         self.chat_pane.set_reference_formatter(self.format_references, self.format_citation)
         self.chat_pane.ask_requested.connect(self.on_chat_ask_requested)
         self.chat_pane.stop_requested.connect(self.on_chat_stop_requested)
@@ -272,6 +273,18 @@ class MainWindow(QMainWindow):
         # One source: the list the library pane just read (its header counts the same rows).
         docs, chunks = self.library_pane.ready_count()
         self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+
+    @Slot(int)
+    def on_library_pane_document_selected(self, doc_id: int) -> None:
+        doc = self.library.document(doc_id)
+        if doc is None:
+            return
+        try:
+            refs = self.library.references(doc_id)
+        except LibraryError as e:
+            self.statusBar().showMessage(str(e), 5000)
+            return
+        self.inspector.show_references(doc.title, refs)
 
     @Slot(str)
     def on_library_pane_message(self, text: str) -> None:

@@ -36,6 +36,8 @@ class HitView(BaseModel):
     score: float = 0.0
     snippet: str = ""
     new: bool = True  # not read yet in this run
+    kind: str = ""  # text.kinds value stored at import ("" for an old chunk)
+    section_path: str = ""
 
 
 class PassageView(BaseModel):
@@ -48,6 +50,8 @@ class PassageView(BaseModel):
     section: str = ""
     page: int = 1
     text: str
+    kind: str = ""
+    section_path: str = ""
 
 
 class Evidence(BaseModel):
@@ -63,6 +67,8 @@ class Evidence(BaseModel):
     text: str
     quote: str = ""
     verified: bool = True
+    kind: str = ""  # the passage's kind and section path, as stored at import
+    section_path: str = ""
 
 
 class PartStatus(BaseModel):
@@ -107,6 +113,8 @@ class Result(BaseModel):
                     "page": e.page,
                     "segment": e.segment,
                     "text": e.text,
+                    "kind": e.kind,
+                    "section_path": e.section_path,
                 }
                 for e in self.evidence
             ],

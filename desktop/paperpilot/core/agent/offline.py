@@ -127,7 +127,7 @@ def _contexts(state: AgentState) -> list[_Context]:
         w_passage = _share(terms, title_low + " " + p.text.lower())
         # Reference entries, code, tables, author blocks and text addressed to an AI stay
         # readable but never become answer sentences; a caption only when nothing else will do.
-        for i, (sent, kind) in enumerate(answer_sentences(p.text, p.section)):
+        for i, (sent, kind) in enumerate(answer_sentences(p.text, p.section, p.kind)):
             if not answerable(kind) or is_instruction(sent):
                 continue
             overlap = _share(terms, title_low + " " + sent.lower())

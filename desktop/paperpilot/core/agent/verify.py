@@ -173,6 +173,8 @@ def verify_answer(
             segment=passages[ref].segment,
             text=passages[ref].text,
             quote=quotes_by_id.get(ref, ""),
+            kind=passages[ref].kind,
+            section_path=passages[ref].section_path,
         )
         for i, ref in enumerate(order)
     ]

@@ -46,6 +46,7 @@ from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 
 from . import metadata as front_matter
+from .structure_reader import read_structure
 
 __all__ = ["PDFIUM_LOCK", "clean_line", "extract_pdf", "join_lines"]
 
@@ -149,6 +150,7 @@ class _Line:
     # character-level reading of the front page in core.extract.metadata).
     cstart: int = -1
     count: int = 0
+    note: bool = False  # small print cut off the foot of a column (a footnote)
 
 
 @dataclass(slots=True)
@@ -678,6 +680,8 @@ def _split_footnotes(seq: list[_Line], body: float) -> tuple[list[_Line], list[_
     above, first = seq[k - 1], seq[k]
     if above.y0 - first.y1 < 0.2 * body and not above.hyphen:
         return seq, []
+    for ln in seq[k:]:
+        ln.note = True
     return seq[:k], seq[k:]
 
 
@@ -835,8 +839,10 @@ class _Para:
         "last",
         "left",
         "lines",
+        "note",
         "right",
         "row_x0",
+        "rows",
         "size",
         "sized",
         "text",
@@ -853,6 +859,9 @@ class _Para:
         self.lines = 1
         self.size = line.size
         self.sized = len(text) >= 15
+        self.note = line.note
+        # The visual rows as printed, pieces of one row apart: a table keeps them.
+        self.rows: list[list[str]] = [[text]]
 
     def add(
         self,
@@ -879,6 +888,9 @@ class _Para:
                 self.left = line.x0  # further out, or continued in another column
             self.row_x0 = line.x0
             self.lines += 1
+            self.rows.append([text])
+        else:
+            self.rows[-1].append(text)
         self.last = line
         self.right = right
         self.col_left = col_left
@@ -975,6 +987,7 @@ def _paragraphs(
                             cur.left = x0
                         cur.row_x0 = x0
                         cur.lines += 1
+                        cur.rows.append([text])
                         cur.last = ln
                         cur.right = right
                         cur.col_left = left
@@ -1319,6 +1332,9 @@ def extract_pdf(path: Path) -> Extracted:
     meta, raw_pages, n_pages, front = _read_pdf(path)
     extracted = _assemble(meta, raw_pages, n_pages)
     _front_matter(path, meta, raw_pages, front, extracted)
+    # Here, in the extraction worker, not in the library's one writer: reading the structure
+    # costs about as much as laying out the pages.
+    extracted.structure = read_structure(extracted.pages)
     return extracted
 
 
@@ -1373,10 +1389,14 @@ def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> 
         seqs = _reading_order(kept, p.width, body)
         paras = _paragraphs(seqs, is_heading, title_ids if p is first else set(), compounds)
         paras = _tidy(paras, p.number)
-        text = "\n\n".join("# " + q.text if q.heading else q.text for q in paras)
+        layout = _layout(paras)
+        text = "\n\n".join(
+            "# " + q.text if q.heading else (_table_text(q) if hint == "table" else q.text)
+            for q, (hint, _size) in zip(paras, layout, strict=True)
+        )
         if _ALNUM.search(text):
             letters += len(text) - text.count(" ") - text.count("\n")
-            pages.append(Page(p.number, text))
+            pages.append(Page(p.number, text, layout))
             all_paras.append(paras)
     if letters < max(12, 12 * n_pages):
         raise ImportFailure(
@@ -1385,6 +1405,57 @@ def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> 
         )
     md = _metadata(meta, raw_pages, title_lines, pages, all_paras)
     return Extracted(pages=pages, metadata=md, kind="pdf")
+
+
+_NUMERIC_CELL = re.compile(r"^[-+−–]?(?:\d[\d,.]*%?|\.\d+)[*†‡]?$|^[-–—✓✗×]$")
+_TABLE_CAPTION = re.compile(r"^(?:Table|Tab\.)\s*[A-Z]?\d+|^表\s*\d+")
+
+
+def _numeric_share(text: str) -> float:
+    # Counted in C first: prose has few digits, and then no cell needs a look.
+    if sum(map(text.count, "0123456789")) * 12 < len(text):
+        return 0.0
+    cells = text.split()
+    if not cells:
+        return 0.0
+    return sum(1 for c in cells if _NUMERIC_CELL.match(c)) / len(cells)
+
+
+def _tabular(q: _Para) -> bool:
+    """Rows of short, number-heavy lines (or a row split into cells): a table printed as text."""
+    if q.kind != "body" or (len(q.rows) < 2 and len(q.rows[0]) < 3):
+        return False
+    rows = [" ".join(r) for r in q.rows]
+    mean = sum(len(r) for r in rows) / len(rows)
+    if mean > 70:
+        return False
+    share = _numeric_share(q.text)
+    split_rows = sum(1 for r in q.rows if len(r) >= 2)
+    return share >= 0.3 or (share >= 0.15 and split_rows * 2 >= len(q.rows))
+
+
+def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
+    """The layout hint of each paragraph for the chunker (see ``Page.layout``)."""
+    out: list[tuple[str, float]] = []
+    for i, q in enumerate(paras):
+        kind = q.kind
+        if kind == "body":
+            if q.note:
+                kind = "footnote"
+            elif _tabular(q):
+                kind = "table"
+            elif len(q.text) <= 400 and _numeric_share(q.text) >= 0.12 and len(q.rows) >= 2:
+                # Header rows and number rows around a "Table 3:" caption are its cells.
+                near = [paras[j] for j in (i - 1, i + 1) if 0 <= j < len(paras)]
+                if any(n.kind == "caption" and _TABLE_CAPTION.match(n.text) for n in near):
+                    kind = "table"
+        out.append((kind, round(q.size, 1)))
+    return out
+
+
+def _table_text(q: _Para) -> str:
+    """A table paragraph as rows: one row per line, the pieces of a row separated by " | "."""
+    return "\n".join(" | ".join(cell for cell in row if cell) for row in q.rows)
 
 
 def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:

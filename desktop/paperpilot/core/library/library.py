@@ -42,7 +42,9 @@ from typing import Any
 import tantivy
 
 from ..citations.formats import BIBLIOGRAPHY_EXT
+from ..citations.identifiers import normalize_arxiv, normalize_doi
 from ..citations.records import looks_like_csl_json
+from ..citations.references import parse_references, title_key
 from ..clock import file_stamp, utc_now
 from ..errors import (
     DocumentNotFound,
@@ -53,13 +55,13 @@ from ..errors import (
     LibraryFull,
     LibraryReadOnly,
 )
-from ..extract.chunker import chunk_pages
+from ..extract.chunker import chunk_document, chunk_pages
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from ..extract.metadata import confidence as metadata_confidence
 from ..extract.pdf import extract_pdf
 from ..extract.text import extract_text_file
 from ..extract.workers import ExtractionPool, WorkerCrashed
-from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
+from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage, Reference
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
@@ -92,6 +94,17 @@ TRASH_DAYS = 30
 
 class _Cancelled(Exception):
     """The import was cancelled while waiting for an extraction."""
+
+
+@dataclass
+class LinkedReference:
+    """An entry of a document's reference list and the library document it names (or None)."""
+
+    reference: Reference
+    doc_id: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.reference.to_json(), "doc_id": self.doc_id}
 
 
 @dataclass
@@ -1111,9 +1124,17 @@ class Library:
         copy is already there (rebuilding from stored copies), and ``restore`` holds its
         sidecar's record (file name, dates, edited metadata, CSL, note).
         """
-        chunks = chunk_pages(
-            extracted.pages, min_chars=self.settings.chunk_min_chars, max_chars=self.settings.chunk_max_chars
+        structure = extracted.structure
+        chunks, reference_paragraphs = chunk_document(
+            extracted.pages,
+            min_chars=self.settings.chunk_min_chars,
+            max_chars=self.settings.chunk_max_chars,
+            blocks=structure.blocks if structure is not None else None,
         )
+        if structure is not None:
+            references = structure.references
+        else:
+            references = parse_references(reference_paragraphs) if extracted.kind != "corpus" else []
         if not chunks:
             raise ImportFailure("The file contains no text.", "empty")
         meta = extracted.metadata
@@ -1165,6 +1186,7 @@ class Library:
                         csl=_json_text((restore or {}).get("csl") or meta.csl),
                         tags=[str(t) for t in (restore or {}).get("tags") or []],
                         doc_id=_int_or_none((restore or {}).get("doc_id")),
+                        references=references,
                     )
                 except BaseException:
                     if part is not None:
@@ -1608,10 +1630,13 @@ class Library:
         doc_ids: Sequence[int] | None = None,
         year_from: int | None = None,
         year_to: int | None = None,
+        kinds: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """Best chunks for ``query``: title, section, page and a two-sentence snippet each."""
+        """Best chunks for ``query``: title, section, page and a two-sentence snippet each.
+        ``kinds``: only chunks of these kinds (``text.kinds.Kind`` values; None: every kind)."""
         k = max(1, min(int(k), 1000))
-        key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to)
+        kinds_key = tuple(sorted(str(x) for x in kinds)) if kinds is not None else None
+        key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to, kinds_key)
         if self.index_error:
             raise LibraryError(self.index_error)
         with self._thread_lock:
@@ -1620,7 +1645,10 @@ class Library:
             if cached is not None:
                 self._search_cache.move_to_end(key)
                 return list(cached)
-            q = self.index.build_query(query, doc_ids=doc_ids, year_from=year_from, year_to=year_to)
+            q = self.index.build_query(
+                query, doc_ids=doc_ids, year_from=year_from, year_to=year_to,
+                kinds=list(kinds_key) if kinds_key is not None else None,
+            )  # fmt: skip
             try:
                 raw = self.index.search(q, k) if q is not None else []
             except ValueError as e:
@@ -1646,6 +1674,8 @@ class Library:
                         score=round(h.score, 4),
                         snippet=snippet,
                         terms=terms,
+                        kind=r.kind,
+                        section_path=r.section_path,
                     )
                 )
             self._search_cache[key] = hits
@@ -1716,6 +1746,61 @@ class Library:
             raise LibraryReadOnly(f"The library folder {self.paths.library_dir} is read-only: the note was not saved.")
         with self.writing() as w:
             w.set_note(doc_id, text)
+
+    # --- reference lists --------------------------------------------------------------------
+
+    def references(self, doc_id: int) -> list[LinkedReference]:
+        """The parsed reference list of a document, each entry with the library document it
+        names (by DOI, arXiv id, or title and year), if any."""
+        if self.store.document(doc_id) is None:
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        refs = self.store.references(doc_id)
+        if not refs:
+            return []
+        by_doi: dict[str, int] = {}
+        by_arxiv: dict[str, int] = {}
+        by_title: dict[str, list[tuple[int, int | None]]] = {}
+        for d in self.store.documents(("ready",)):
+            if d.doc_id == doc_id:
+                continue
+            if d.doi:
+                by_doi.setdefault(normalize_doi(d.doi), d.doc_id)
+            if d.arxiv_id:
+                by_arxiv.setdefault(normalize_arxiv(d.arxiv_id), d.doc_id)
+            tk = title_key(d.title)
+            if len(tk) >= 12:
+                by_title.setdefault(tk, []).append((d.doc_id, d.year))
+        out: list[LinkedReference] = []
+        for r in refs:
+            linked: int | None = None
+            if r.doi:
+                linked = by_doi.get(normalize_doi(r.doi))
+            if linked is None and r.arxiv_id:
+                linked = by_arxiv.get(normalize_arxiv(r.arxiv_id))
+            if linked is None:
+                for cand, year in by_title.get(title_key(r.title), []):
+                    # A title alone may be shared (an editorial, a preprint a year earlier).
+                    if year is None or r.year is None or abs(year - r.year) <= 1:
+                        linked = cand
+                        break
+            out.append(LinkedReference(r, linked))
+        return out
+
+    def cited_by(self, doc_id: int) -> list[DocumentInfo]:
+        """Library documents whose reference list names this document."""
+        doc = self.store.document(doc_id)
+        if doc is None:
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        arxiv = normalize_arxiv(doc.arxiv_id) if doc.arxiv_id else ""
+        seen: dict[int, None] = {}
+        for citing, _seq, year, by_id in self.store.citing_references(doc.doi, arxiv, doc.title):
+            if citing == doc_id or citing in seen:
+                continue
+            # A title printed with another year is another paper (or another edition).
+            if not by_id and year is not None and doc.year is not None and abs(year - doc.year) > 1:
+                continue
+            seen[citing] = None
+        return [d for d in (self.store.document(i) for i in seen) if d is not None]
 
     def read(self, doc_id: int, segment: int) -> Passage:
         p = self.store.passage(doc_id, segment)

@@ -11,13 +11,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..citations.identifiers import normalize_doi
+from ..citations.references import title_key
 from ..clock import utc_now
 from ..errors import Damaged, PaperPilotError
-from ..models import Chunk, DocumentInfo, Metadata, Passage
+from ..models import Chunk, DocumentInfo, Metadata, Passage, Reference
+from ..text.kinds import classify_passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
 # 4: metadata provenance: documents.metadata_sources ({field: source}), metadata_confidence, check_metadata.
+# 5: chunks.kind and chunks.section_path (the structure of a paper, see extract.structure),
+#    doc_references (each document's parsed reference list).
 # 7: the trash (documents.trashed), collections and their members, tag colours (library.organize).
 SCHEMA_VERSION = 7
 
@@ -72,6 +77,10 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT NOT NULL DEFAULT '',
     page    INTEGER NOT NULL DEFAULT 1,
     text    TEXT NOT NULL,
+    -- a text.kinds.Kind value (body, abstract, references, caption, table …)
+    kind    TEXT NOT NULL DEFAULT '',
+    -- the headings above the chunk, outermost first, joined by " > "
+    section_path TEXT NOT NULL DEFAULT '',
     UNIQUE (doc_id, seq)
 );
 CREATE TABLE IF NOT EXISTS notes (
@@ -79,6 +88,29 @@ CREATE TABLE IF NOT EXISTS notes (
     text    TEXT NOT NULL DEFAULT '',
     updated TEXT NOT NULL
 );
+"""
+
+# Step 5's tables (also run by the migration, so the step does not depend on the script).
+_REFERENCES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS doc_references (
+    doc_id    INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    label     TEXT NOT NULL DEFAULT '',
+    text      TEXT NOT NULL,
+    authors   TEXT NOT NULL DEFAULT '[]',
+    title     TEXT NOT NULL DEFAULT '',
+    year      INTEGER,
+    venue     TEXT NOT NULL DEFAULT '',
+    doi       TEXT NOT NULL DEFAULT '',
+    arxiv_id  TEXT NOT NULL DEFAULT '',
+    -- lower-case keys to match library documents on (citations.references.title_key)
+    doi_key   TEXT NOT NULL DEFAULT '',
+    title_key TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (doc_id, seq)
+);
+CREATE INDEX IF NOT EXISTS doc_references_doi ON doc_references(doi_key);
+CREATE INDEX IF NOT EXISTS doc_references_arxiv ON doc_references(arxiv_id);
+CREATE INDEX IF NOT EXISTS doc_references_title ON doc_references(title_key);
 """
 
 _DOC_COLUMNS = (
@@ -191,6 +223,8 @@ class ChunkRow:
     text: str
     title: str
     year: int | None
+    kind: str = ""
+    section_path: str = ""
 
 
 def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
@@ -282,6 +316,7 @@ class Store:
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.conn.executescript(_SCHEMA)
         self._check_version()
+        self.conn.executescript(_REFERENCES_SCHEMA)
 
     def _connect(self, path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
         timeout = busy_timeout_ms / 1000
@@ -339,6 +374,22 @@ class Store:
                 if name not in cols:
                     c.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
             _migrate_organize(c)
+            # v4 → v5 (independent of other steps): chunk kinds and section paths, reference
+            # lists. Old chunks get the kind the classifier gives them; their section path is
+            # their heading (the outline above it was not kept).
+            chunk_cols = {r[1] for r in c.execute("PRAGMA table_info(chunks)")}
+            if "kind" not in chunk_cols:
+                c.execute("ALTER TABLE chunks ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
+            if "section_path" not in chunk_cols:
+                c.execute("ALTER TABLE chunks ADD COLUMN section_path TEXT NOT NULL DEFAULT ''")
+            for stmt in _REFERENCES_SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            rows = c.execute("SELECT id, text, section FROM chunks WHERE kind=''").fetchall()
+            c.executemany(
+                "UPDATE chunks SET kind=?, section_path=? WHERE id=?",
+                ((classify_passage(text, section).value, section, cid) for cid, text, section in rows),
+            )
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
                 " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
@@ -384,8 +435,10 @@ class Store:
         csl: str = "{}",
         tags: Sequence[str] = (),
         doc_id: int | None = None,
+        references: Sequence[Reference] = (),
     ) -> int:
-        """Insert a ready document with its chunks in one transaction; returns its id.
+        """Insert a ready document with its chunks (and reference list) in one transaction;
+        returns its id.
 
         A failed-import record for the same source is replaced: the retry succeeded. ``added``,
         ``csl``, ``tags`` and ``doc_id`` (kept when that id is free, so that saved conversations
@@ -414,9 +467,10 @@ class Store:
             )  # fmt: skip
             new_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                ((new_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path) VALUES (?,?,?,?,?,?,?)",
+                ((new_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path) for ch in chunks),
             )
+            _insert_references(c, new_id, references)
         return new_id
 
     def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
@@ -703,7 +757,7 @@ class Store:
 
     def iter_chunks_for_index(self, doc_ids: Sequence[int] | None = None) -> Iterator[ChunkRow]:
         sql = (
-            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year, c.kind, c.section_path"
             " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready' AND d.trashed=''"
         )
         if doc_ids is None:
@@ -723,7 +777,7 @@ class Store:
         if not chunk_ids:
             return {}
         rows = self.conn.execute(
-            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year, c.kind, c.section_path"
             " FROM chunks c JOIN documents d ON d.id = c.doc_id"
             # A trashed document's index entries may outlive a crash: they never become hits.
             f" WHERE d.trashed='' AND c.id IN ({','.join('?' * len(chunk_ids))})",
@@ -733,7 +787,7 @@ class Store:
 
     def passage(self, doc_id: int, seq: int) -> Passage | None:
         r = self.conn.execute(
-            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count FROM chunks c"
+            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count, c.kind, c.section_path FROM chunks c"
             " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'"
             " AND d.trashed=''",
             (doc_id, seq),
@@ -750,6 +804,8 @@ class Store:
             text=r[3],
             prev=seq - 1 if seq > 0 else None,
             next=seq + 1 if seq + 1 < r[5] else None,
+            kind=r[6],
+            section_path=r[7],
         )
 
     # --- organizing: the trash, tags, collections (schema step 7; see library.organize) -------
@@ -861,3 +917,65 @@ class Store:
     def note_doc_ids(self) -> set[int]:
         """Documents with a (non-empty) note."""
         return {int(r[0]) for r in self.conn.execute("SELECT doc_id FROM notes WHERE trim(text) != ''")}
+
+    # --- reference lists ----------------------------------------------------------------------
+
+    def references(self, doc_id: int) -> list[Reference]:
+        """A document's reference list, in printed order."""
+        rows = self.conn.execute(
+            "SELECT text, label, authors, title, year, venue, doi, arxiv_id FROM doc_references"
+            " WHERE doc_id=? ORDER BY seq",
+            (doc_id,),
+        ).fetchall()
+        return [
+            Reference(text=r[0], label=r[1], authors=json.loads(r[2]), title=r[3], year=r[4], venue=r[5],
+                      doi=r[6], arxiv_id=r[7])
+            for r in rows
+        ]  # fmt: skip
+
+    def reference_count(self, doc_id: int) -> int:
+        row = self.conn.execute("SELECT COUNT(*) FROM doc_references WHERE doc_id=?", (doc_id,)).fetchone()
+        return int(row[0])
+
+    def citing_references(self, doi: str, arxiv_id: str, title: str) -> list[tuple[int, int, int | None, bool]]:
+        """(doc_id, seq, year, by identifier) of every stored reference that names this DOI,
+        arXiv id or title, in ready documents."""
+        keys: list[str] = []
+        args: list[str] = []
+        if doi:
+            keys.append("r.doi_key=?")
+            args.append(normalize_doi(doi))
+        if arxiv_id:
+            keys.append("r.arxiv_id=?")
+            args.append(arxiv_id)
+        tk = title_key(title)
+        if len(tk) >= 12:
+            keys.append("r.title_key=?")
+            args.append(tk)
+        if not keys:
+            return []
+        ids = " OR ".join(k for k in keys if not k.startswith("r.title_key")) or "0"
+        rows = self.conn.execute(
+            f"SELECT r.doc_id, r.seq, r.year, ({ids}) FROM doc_references r JOIN documents d ON d.id=r.doc_id"
+            f" WHERE d.status='ready' AND ({' OR '.join(keys)}) ORDER BY r.doc_id, r.seq",
+            tuple(args[: len(keys) - (1 if len(tk) >= 12 else 0)]) + tuple(args),
+        ).fetchall()
+        return [(int(a), int(b), c, bool(d)) for a, b, c, d in rows]
+
+    def set_references(self, doc_id: int, references: Sequence[Reference]) -> None:
+        """Replace a document's reference list (re-reading it from the stored file)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM doc_references WHERE doc_id=?", (doc_id,))
+            _insert_references(c, doc_id, references)
+
+
+def _insert_references(c: sqlite3.Connection, doc_id: int, references: Sequence[Reference]) -> None:
+    c.executemany(
+        "INSERT INTO doc_references (doc_id, seq, label, text, authors, title, year, venue, doi, arxiv_id,"
+        " doi_key, title_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            (doc_id, i, r.label, r.text, json.dumps(r.authors, ensure_ascii=False), r.title, r.year, r.venue,
+             r.doi, r.arxiv_id, normalize_doi(r.doi) if r.doi else "", title_key(r.title))
+            for i, r in enumerate(references)
+        ),
+    )  # fmt: skip
