@@ -55,7 +55,7 @@ from ..errors import (
     LibraryFull,
     LibraryReadOnly,
 )
-from ..extract.chunker import chunk_document, chunk_pages
+from ..extract.chunker import chunk_document
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from ..extract.metadata import confidence as metadata_confidence
 from ..extract.pdf import extract_pdf
