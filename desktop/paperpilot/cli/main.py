@@ -15,7 +15,7 @@ from ..core.errors import PaperPilotError
 from ..core.settings.logsetup import configure_logging, log_crash, reset_logging
 from ..core.settings.paths import HOME_ENV, AppPaths, app_paths
 from ..core.text.redaction import RedactingStream
-from . import ask, check, cite, gui, library, memory
+from . import ask, check, cite, gui, library, memory, workflows
 from .args import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_eval_parser(add)
     cite.add_cite_parser(add)
     cite.add_export_parser(add)
+    workflows.add_parsers(add)
     gui.add_parsers(add)
     return p
 
@@ -64,6 +65,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **gui.COMMANDS,
     **library.COMMANDS,
     **check.COMMANDS,
+    **workflows.COMMANDS,
 }
 
 
@@ -80,7 +82,8 @@ _PATH_ARGS = {"paths": "file", "home": "--home", "trace": "--trace", "output": "
 _TEXT_ARGS = {"question": "question", "query": "search query", "set_text": "note", "search": "search text",
               "rename": "title", "value": "value", "key": "profile key", "ask": "question", "model": "model name",
               "base_url": "base URL", "api_key_env": "variable name", "conversation": "conversation id",
-              "export": "conversation id", "delete": "conversation id", "style": "style"}  # fmt: skip
+              "export": "conversation id", "delete": "conversation id", "style": "style",
+              "topic": "topic", "column": "column", "years": "year range", "tag": "tag"}  # fmt: skip
 
 
 def _check_text(args: argparse.Namespace) -> None:
