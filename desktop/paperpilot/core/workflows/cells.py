@@ -66,6 +66,8 @@ class Ask(BaseModel):
     question: str
     cues: list[str] = Field(default_factory=list)  # phrases an answering sentence tends to use
     sections: list[str] = Field(default_factory=list)  # roles of the sections that usually hold it
+    # Section headings that by themselves say a sentence under them answers ("Limitations").
+    headings: list[str] = Field(default_factory=list)
     numbers: bool = False  # prefer sentences with numbers (results)
     max_sentences: int = 2
     # Offline only: a sentence with no cue and little of the question is not an answer.
@@ -179,13 +181,16 @@ def candidates(ask: Ask, passages: Sequence[PassageView]) -> list[Candidate]:
         if not answerable(passage_kind(p)):
             continue
         role = section_role(p.section)
+        # A heading that names what the column asks ("6 Limitations", "3 Data") vouches for
+        # the sentences under it, whatever words they use.
+        heading = cue_hits(ask.headings, re.sub(r"^[\d.\s]+", "", p.section)) if p.section else []
         for i, (s, kind) in enumerate(answer_sentences(p.text, p.section)):
             s = s.strip()
             if not answerable(kind) or is_instruction(s):
                 continue
             if len(s) < (MIN_SENTENCE_CHARS_ZH if has_cjk(s) else MIN_SENTENCE_CHARS) or len(s) > MAX_SENTENCE_CHARS:
                 continue
-            found = cue_hits(cues, s)
+            found = cue_hits(cues, s) + [f"§ {h}" for h in heading[:1]]
             share = _term_share(terms, s)
             if not found and share < ask.min_overlap:
                 continue
@@ -223,6 +228,8 @@ def extractive_answer(ask: Ask, state: AgentState) -> Answer:
         chosen.append(c)
     for c in chosen:
         for cue in c.cues:
+            if cue.startswith("§ "):
+                continue
             # The documents' word for what the column asks: the coverage check accepts it.
             if ("", cue, "the column's cue phrase") not in state.bridge_terms:
                 state.bridge_terms.append(("", cue, "the column's cue phrase"))
@@ -266,7 +273,8 @@ class GatherPolicy:
             def rank(h: object) -> float:
                 snippet = getattr(h, "snippet", "")
                 role = section_role(getattr(h, "section", ""))
-                return (2.0 * len(cue_hits(self.ask.cues_for(), snippet)) + _term_share(terms, snippet)
+                named = bool(cue_hits(self.ask.headings, getattr(h, "section", "")))
+                return (2.0 * (len(cue_hits(self.ask.cues_for(), snippet)) + named) + _term_share(terms, snippet)
                         + (1.0 if role in self.ask.sections else 0.0) + 0.1 * float(getattr(h, "score", 0.0)))  # fmt: skip
 
             pick = sorted(unread, key=rank, reverse=True)[: self.reads - len(state.passages)]
