@@ -276,7 +276,9 @@ def related_work_section(spec: SectionSpec, topic: str, pool: object, store: Wor
         row = TableRow(doc_id=r.doc_id, year=r.year, group=family(method) if method else "Other", title=r.title,
                        method=method, results=results)  # fmt: skip
         groups.setdefault(row.group, []).append(row)
-    ordered = sorted(groups.items(), key=lambda kv: (kv[0] == "Other", -len(kv[1]), kv[0]))
+    # Larger lines of work first; among equals, the one with the newest paper (近年进展).
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0] == "Other", -len(kv[1]),
+                                                     -max(r.year or 0 for r in kv[1]), kv[0]))  # fmt: skip
     for name, rows in ordered:
         section.table.extend(rows)
         years = sorted({r.year for r in rows if r.year})
