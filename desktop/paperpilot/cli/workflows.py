@@ -123,6 +123,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
                     print(f"{m['id']}  {m['cells_done']}/{m['cells_total']} cells  {m['updated'][:19]}  {m['title']}")
             return EXIT_OK
         specs = [parse_column(c) for c in args.column]
+        out = Path(args.output) if args.output else None
+        fmt = args.format or ("json" if args.json else None)
+        if fmt is None:
+            fmt = {".csv": "csv", ".xlsx": "xlsx", ".json": "json"}.get(out.suffix.lower(), "md") if out else "md"
+        if fmt == "xlsx" and out is None:
+            raise UsageError("--format xlsx needs -o FILE.xlsx")
         if args.open:
             if args.doc_ids or args.query or args.tag or args.years or args.year_from or args.year_to:
                 raise UsageError("--open reopens a saved matrix: its papers are already chosen")
@@ -149,13 +155,8 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             _say(f"stopped; the cells done are saved: resume with `paperpilot matrix --open {matrix.id}`")
             return EXIT_INTERRUPTED
         refs = _matrix_refs(s, matrix, args.style)
-        fmt = args.format or ("json" if args.json else None)
-        out = Path(args.output) if args.output else None
-        if fmt is None:
-            fmt = {".csv": "csv", ".xlsx": "xlsx", ".json": "json"}.get(out.suffix.lower(), "md") if out else "md"
         if fmt == "xlsx":
-            if out is None:
-                raise UsageError("--format xlsx needs -o FILE.xlsx")
+            assert out is not None
             matrix_xlsx(matrix, refs, out)
         else:
             if fmt == "json":

@@ -91,27 +91,25 @@ def _slug(name: str) -> str:
 
 def column(name: str, question: str = "", *, key: str = "") -> Column:
     """A user's column ("Datasets", "Which datasets were used?"); when its name or question
-    matches a default column, that column's cues come along."""
+    matches a default column, that column's cues come along (and its question, when none is given)."""
     name = " ".join(name.split())
-    question = " ".join(question.split()) or (name if name.endswith(("?", "？")) else f"What does the paper say about {name}?")
+    question = " ".join(question.split())
     if not name:
         raise InvalidInput("a column needs a name (NAME=QUESTION)")
-    base = None
-    low = f"{name} {question}".lower()
-    for d in default_columns():
-        if d.name.lower() == name.lower() or d.key == name.lower() or d.question.lower() == question.lower():
-            base = d
-            break
+    defaults = default_columns()
+    base = next((d for d in defaults if name.lower() in (d.name.lower(), d.key)
+                 or (question and d.question.lower() == question.lower())), None)  # fmt: skip
+    if base is not None and not question:
+        return base.model_copy(update={"name": name, "key": key or base.key})
+    if not question:
+        question = name if name.endswith(("?", "？")) else f"What does the paper say about {name}?"
     if base is None:
-        for d in default_columns():
-            if any(w in low for w in (d.key, *(c for c in d.cues[:3] if " " not in c))):
-                base = d
-                break
-    cues = list(base.cues) if base is not None else []
-    sections = list(base.sections) if base is not None else []
+        low = f"{name} {question}".lower()
+        base = next((d for d in defaults if any(w in low for w in (d.key, *(c for c in d.cues[:3] if " " not in c)))), None)
     zh = question if has_cjk(question) else ""
-    return Column(key=key or _slug(name), name=name, question=question, question_zh=zh, cues=cues, sections=sections,
-                  numbers=base.numbers if base is not None else False, min_overlap=0.5)  # fmt: skip
+    return Column(key=key or _slug(name), name=name, question=question, question_zh=zh,
+                  cues=list(base.cues) if base else [], sections=list(base.sections) if base else [],
+                  headings=list(base.headings) if base else [], numbers=base.numbers if base else False)  # fmt: skip
 
 
 def parse_column(spec: str) -> Column:
