@@ -185,6 +185,9 @@ class MainWindow(QMainWindow):
         lib.addAction(self.reindex_action)
         lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
+        lib.addSeparator()
+        self.matrix_action = self._action(tr("Literature &Matrix of Selected Papers"), self.on_matrix_triggered, "Ctrl+M")
+        lib.addAction(self.matrix_action)
 
         help_menu = mb.addMenu(tr("&Help"))
         self.check_library_action = self._action(tr("&Check Library…"), self.on_check_library_triggered)
@@ -626,7 +629,42 @@ class MainWindow(QMainWindow):
 
     # --- shutdown ---------------------------------------------------------------------------
 
+    # --- the literature matrix -----------------------------------------------------------------
+
+    def open_matrix_window(self, doc_ids: list[int] | None = None, matrix_id: str | None = None) -> Any:
+        """A matrix window beside the chat: a new matrix over ``doc_ids`` (all papers when none are
+        selected), or a saved one; its cells' evidence goes to the inspector."""
+        from .matrix_window import MatrixWindow
+
+        win = MatrixWindow(self.session, self)
+        win.show_cell.connect(self.on_matrix_window_show_cell)
+        try:
+            if matrix_id is not None:
+                win.open_saved(matrix_id)
+            else:
+                win.new_matrix(doc_ids or [])
+        except PaperPilotError as e:
+            win.deleteLater()
+            QMessageBox.warning(self, tr("Literature Matrix"), str(e))
+            return None
+        win.show()
+        return win
+
+    def on_matrix_triggered(self) -> None:
+        self.open_matrix_window(self.library_pane.selected_ids())
+
+    @Slot(object)
+    def on_matrix_window_show_cell(self, result: Any) -> None:
+        self.inspector.clear()
+        self.inspector.show_result(result)
+        self.inspector.tabs.setCurrentWidget(self.inspector.evidence_tab)
+        self.inspector.select_evidence(1)
+
     def shutdown_workers(self) -> None:
+        from .matrix_window import MatrixWindow
+
+        for win in self.findChildren(MatrixWindow):
+            win.close()
         if self.check_dialog is not None:
             self.check_dialog.stop()
         for thread in (self.agent_thread, self.import_thread, self.reindex_thread):
