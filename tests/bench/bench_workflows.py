@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from _util import ROOT, SHARED, percentile
+from tests.fakes.openai_server import ScriptedServer
 
 from paperpilot.core.app import Session
 from paperpilot.core.llm.client import LLMConfig
@@ -28,7 +29,6 @@ from paperpilot.core.workflows.draft import Draft, to_json, write_draft
 from paperpilot.core.workflows.matrix import create_matrix, run_matrix
 from paperpilot.core.workflows.scope import Scope
 from paperpilot.core.workflows.templates import load_template
-from tests.fakes.openai_server import ScriptedServer
 
 
 def papers() -> list[Path]:

@@ -144,6 +144,20 @@ def cue_hits(cues: Sequence[str], text: str) -> list[str]:
     return out
 
 
+_FUNCTION_WORDS = frozenset(
+    ["the", "a", "an", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "that", "which", "this", "these", "it", "its", "as", "than", "we", "our", "they", "their", "not", "can", "may", "will", "has", "have", "had", "into", "over", "between"]
+)
+
+
+def reads_as_prose(sentence: str) -> bool:
+    """A sentence with the function words prose has: table rows and figure text that the kind
+    classifier let through ("Language model Training data ELMO 1BW (800M) …") have almost none."""
+    if has_cjk(sentence):
+        return True
+    words = re.findall(r"[A-Za-z]+", sentence)
+    return len(words) >= 4 and sum(w.lower() in _FUNCTION_WORDS for w in words) / len(words) >= 0.12
+
+
 def content_terms(question: str) -> list[str]:
     return [t for t in query_terms(question) if t.lower() not in _FRAME and t.lower() not in STOPWORDS]
 
@@ -186,7 +200,7 @@ def candidates(ask: Ask, passages: Sequence[PassageView]) -> list[Candidate]:
         heading = cue_hits(ask.headings, re.sub(r"^[\d.\s]+", "", p.section)) if p.section else []
         for i, (s, kind) in enumerate(answer_sentences(p.text, p.section)):
             s = s.strip()
-            if not answerable(kind) or is_instruction(s):
+            if not answerable(kind) or is_instruction(s) or not reads_as_prose(s):
                 continue
             if len(s) < (MIN_SENTENCE_CHARS_ZH if has_cjk(s) else MIN_SENTENCE_CHARS) or len(s) > MAX_SENTENCE_CHARS:
                 continue
