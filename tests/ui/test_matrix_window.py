@@ -60,6 +60,15 @@ def test_matrix_window_fills_in_a_worker_and_shows_evidence(
     out = tmp_path / "m.xlsx"
     win.export_to(out)
     assert out.stat().st_size > 0
+    # Columns edited in the window: a renamed column keeps its cells, a new one runs alone.
+    before = {k: v for k, v in m.cells.items() if k[1] == "results"}
+    text = win.columns_text().replace("Main results=", "Findings=") + "\nDatasets=Which datasets were used?"
+    win.apply_columns(text)
+    _wait_done(qtbot, win)
+    m = win.matrix
+    assert m is not None and [c.name for c in m.columns][-2:] == ["Limitations", "Datasets"]
+    assert {k: v for k, v in m.cells.items() if k[1] == "results"} == before
+    assert sum(k[1] == "datasets" for k in m.cells) == 2 and not m.pending()
     # Reopened, it shows at once (no run).
     again = window.open_matrix_window(matrix_id=m.id)
     assert again.thread is None and again.model.rowCount() == 2
@@ -76,4 +85,24 @@ def test_matrix_model_passes_qtmodeltester(qtmodeltester: Any, window: Any, libr
     qtmodeltester.check(model)
     model.set_group_by("method")
     qtmodeltester.check(model)
+    win.close()
+
+
+def test_draft_window_writes_in_a_worker_and_saves(qtbot: Any, window: Any, library: Library, tmp_path: Path) -> None:
+    library.import_paths([SAMPLE / "01-house-sparrow-decline.md", SAMPLE / "03-green-roofs-foraging.md"])
+    win = window.open_draft_window([])
+    win.topic_edit.setText("urban birds and buildings")
+    win.template_box.setCurrentIndex(win.template_box.findData("review-en"))
+    win.write_button.click()
+    assert win.thread is not None
+    qtbot.waitUntil(lambda: win.thread is None, timeout=60_000)
+    assert win.draft is not None and win.draft.status == "done"
+    shown = win.view.toPlainText()
+    assert "Related work by theme" in shown and "References" in shown and "Varga" in shown
+    assert win.save_button.isEnabled()
+    out = tmp_path / "d.docx"
+    win.save_to(out)
+    from docx import Document
+
+    assert "Background" in [p.text for p in Document(str(out)).paragraphs]
     win.close()

@@ -188,6 +188,8 @@ class MainWindow(QMainWindow):
         lib.addSeparator()
         self.matrix_action = self._action(tr("Literature &Matrix of Selected Papers"), self.on_matrix_triggered, "Ctrl+M")
         lib.addAction(self.matrix_action)
+        self.draft_action = self._action(tr("&Draft a Proposal or Review…"), self.on_draft_triggered, "Ctrl+Shift+D")
+        lib.addAction(self.draft_action)
 
         help_menu = mb.addMenu(tr("&Help"))
         self.check_library_action = self._action(tr("&Check Library…"), self.on_check_library_triggered)
@@ -650,6 +652,17 @@ class MainWindow(QMainWindow):
         win.show()
         return win
 
+    def open_draft_window(self, doc_ids: list[int] | None = None) -> Any:
+        """A draft window over ``doc_ids`` (all papers when none are selected)."""
+        from .draft_window import DraftWindow
+
+        win = DraftWindow(self.session, doc_ids or [], self)
+        win.show()
+        return win
+
+    def on_draft_triggered(self) -> None:
+        self.open_draft_window(self.library_pane.selected_ids())
+
     def on_matrix_triggered(self) -> None:
         self.open_matrix_window(self.library_pane.selected_ids())
 
@@ -661,9 +674,10 @@ class MainWindow(QMainWindow):
         self.inspector.select_evidence(1)
 
     def shutdown_workers(self) -> None:
+        from .draft_window import DraftWindow
         from .matrix_window import MatrixWindow
 
-        for win in self.findChildren(MatrixWindow):
+        for win in [*self.findChildren(MatrixWindow), *self.findChildren(DraftWindow)]:
             win.close()
         if self.check_dialog is not None:
             self.check_dialog.stop()

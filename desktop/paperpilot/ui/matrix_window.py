@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
@@ -51,7 +52,18 @@ from ..core.workflows.export import (
     matrix_tsv,
     matrix_xlsx,
 )
-from ..core.workflows.matrix import CellProgress, Matrix, create_matrix, family, open_matrix, run_matrix
+from ..core.workflows.matrix import (
+    CellProgress,
+    Matrix,
+    create_matrix,
+    edit_columns,
+    family,
+    open_matrix,
+    parse_column,
+    run_matrix,
+    save_column_set,
+    set_columns,
+)
 from ..core.workflows.scope import Scope
 from .i18n import tr
 from .workers import GeneratorWorker, WorkerThread
@@ -192,6 +204,8 @@ class MatrixWindow(QMainWindow):
         self.group_box = QComboBox(self)
         self.run_button = QPushButton(tr("Stop"), self)
         self.export_button = QPushButton(tr("Export…"), self)
+        self.columns_button = QPushButton(tr("Columns…"), self)
+        self.save_columns_button = QPushButton(tr("Save Columns…"), self)
         self.copy_button = QPushButton(tr("Copy as Table"), self)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(220)
@@ -202,6 +216,8 @@ class MatrixWindow(QMainWindow):
         bar.addWidget(self.group_box, 1)
         bar.addWidget(self.progress)
         bar.addWidget(self.run_button)
+        bar.addWidget(self.columns_button)
+        bar.addWidget(self.save_columns_button)
         bar.addWidget(self.copy_button)
         bar.addWidget(self.export_button)
         body = QWidget(self)
@@ -216,6 +232,8 @@ class MatrixWindow(QMainWindow):
         self.run_button.clicked.connect(self.on_run_button_clicked)
         self.export_button.clicked.connect(self.on_export_button_clicked)
         self.copy_button.clicked.connect(self.on_copy_button_clicked)
+        self.columns_button.clicked.connect(self.on_columns_button_clicked)
+        self.save_columns_button.clicked.connect(self.on_save_columns_button_clicked)
 
     # --- a matrix ----------------------------------------------------------------------------
 
@@ -358,6 +376,42 @@ class MatrixWindow(QMainWindow):
                         status=Status.ANSWERED if cell.status == "found" else Status.INSUFFICIENT,
                         seconds=cell.seconds, usage=cell.usage)  # fmt: skip
         self.show_cell.emit(result)
+
+    def columns_text(self) -> str:
+        m = self.matrix
+        return "\n".join(f"{c.name}={c.question}" for c in m.columns) if m is not None else ""
+
+    def apply_columns(self, text: str) -> None:
+        """New columns from ``NAME=QUESTION`` lines (in order): a kept name keeps its cells unless
+        its question changed; only new and changed columns run."""
+        m = self.matrix
+        if m is None or self.thread is not None:
+            return
+        try:
+            specs = [parse_column(line) for line in text.splitlines() if line.strip()]
+            self.show_matrix(set_columns(self.session.workflows, m, edit_columns(m, specs)))
+        except PaperPilotError as e:
+            QMessageBox.warning(self, tr("Columns"), str(e))
+            return
+        self.start()
+
+    @Slot()
+    def on_columns_button_clicked(self) -> None:
+        text, ok = QInputDialog.getMultiLineText(
+            self, tr("Columns"), tr("One column a line, as NAME=QUESTION (add, remove, rename, reorder):"),
+            self.columns_text())  # fmt: skip
+        if ok:
+            self.apply_columns(text)
+
+    @Slot()
+    def on_save_columns_button_clicked(self) -> None:
+        m = self.matrix
+        if m is None:
+            return
+        name, ok = QInputDialog.getText(self, tr("Save Columns"), tr("Name of the column set:"))
+        if ok and name.strip():
+            save_column_set(self.session.workflows, name, m.columns)
+            self.status_label.setText(tr("Saved the columns as “{name}”.").format(name=name.strip()))
 
     def references(self) -> list[Reference]:
         m = self.matrix

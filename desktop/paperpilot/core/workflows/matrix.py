@@ -239,9 +239,11 @@ def set_columns(store: WorkflowStore, matrix: Matrix, columns: Sequence[Column])
 
 
 def edit_columns(matrix: Matrix, specs: Sequence[Column]) -> list[Column]:
-    """The matrix's columns after ``specs`` (from ``--column NAME=QUESTION``): a spec with the name
-    of an existing column replaces its question (same key); the specs give the order."""
+    """The matrix's columns after ``specs`` (``NAME=QUESTION`` lines, in their order): a spec with
+    an existing column's name takes its key (a changed question re-runs it); one with an existing
+    column's question is that column renamed (its cells stay); anything else is a new column."""
     by_name = {c.name.lower(): c for c in matrix.columns}
+    by_question = {c.question.lower(): c for c in matrix.columns}
     out = []
     for s in specs:
         old = by_name.get(s.name.lower())
@@ -249,6 +251,8 @@ def edit_columns(matrix: Matrix, specs: Sequence[Column]) -> list[Column]:
             same = s.question == old.question or not s.question
             out.append(old if same else old.model_copy(update={"question": s.question,
                                                                 "question_zh": s.question_zh}))  # fmt: skip
+        elif s.question.lower() in by_question:
+            out.append(by_question[s.question.lower()].model_copy(update={"name": s.name}))
         else:
             out.append(s)
     return out
