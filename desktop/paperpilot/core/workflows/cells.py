@@ -75,10 +75,14 @@ class Ask(BaseModel):
     keep_ratio: float = 0.7  # a further sentence must score this share of the best one
     per_doc: int = 2  # at most this many sentences from one paper
     bullets: bool = False  # one sentence a line ("- …"), for a draft's points
+    # A draft draws on papers in both languages whatever its own: every cue counts.
+    any_script: bool = False
 
     def cues_for(self) -> list[str]:
         """The cues in the question's script: Chinese cues for a Chinese question, the others
         for the rest (a paper is asked in its own language)."""
+        if self.any_script:
+            return list(self.cues)
         zh = has_cjk(self.question)
         return [c for c in self.cues if has_cjk(c) == zh]
 

@@ -227,7 +227,7 @@ def evidence_section(spec: SectionSpec, topic: str, pool: object, doc_ids: Seque
     t = time.perf_counter()
     question = spec.question.replace("{topic}", topic) or f"{topic} {spec.heading}"
     ask = Ask(question=question, cues=spec.cues, sections=spec.sections, max_sentences=spec.max_points,
-              min_overlap=0.34, keep_ratio=0.35, per_doc=1, bullets=model is None)  # fmt: skip
+              min_overlap=0.34, keep_ratio=0.35, per_doc=1, bullets=model is None, any_script=True)  # fmt: skip
     if language == "zh":
         how = f"请为开题报告的“{spec.heading}”一节写一段中文学术文字，每句话都要引用所依据的段落"
     else:
@@ -289,7 +289,7 @@ def related_work_section(spec: SectionSpec, topic: str, pool: object, store: Wor
         if model is not None:
             ids = [r.doc_id for r in rows]
             ask = Ask(question=f"{topic} {name}", cues=default_columns()[1].cues, sections=["method", "results", "abstract"],
-                      max_sentences=4, min_overlap=0.34, per_doc=1)  # fmt: skip
+                      max_sentences=4, min_overlap=0.34, per_doc=1, any_script=True)  # fmt: skip
             how = (f"请用一段中文概述“{name}”这一类方法的研究进展（新的在前），每句话都要引用" if language == "zh"
                    else f"write one paragraph on the '{name}' line of work, newest first, citing every sentence")  # fmt: skip
             asked = ask_papers(ask, pool, ids, model=model, cancel=cancel, k=10, reads=MODEL_READS, reason=how)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .draft import Draft, Section, citation_order, numbered
+from .draft import FAMILY_ZH, Draft, Section, citation_order, numbered
 from .matrix import Cell, Matrix
 
 
@@ -159,7 +159,8 @@ def _table_rows(section: Section, numbers: dict[int, int], zh: bool) -> tuple[li
     rows = []
     for r in section.table:
         n = numbers.get(r.doc_id)
-        rows.append([r.group, f"[{n}] {r.title}" if n else r.title, str(r.year or ""), r.method, r.results])
+        group = FAMILY_ZH.get(r.group, r.group) if zh else r.group
+        rows.append([group, f"[{n}] {r.title}" if n else r.title, str(r.year or ""), r.method, r.results])
     return header, rows
 
 
