@@ -14,7 +14,6 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
-    QMimeData,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -66,6 +65,7 @@ from ..core.workflows.matrix import (
 )
 from ..core.workflows.scope import Scope
 from .i18n import tr
+from .qtcompat import new_mime_data
 from .workers import GeneratorWorker, WorkerThread
 
 AnyIndex = QModelIndex | QPersistentModelIndex
@@ -425,7 +425,8 @@ class MatrixWindow(QMainWindow):
         if self.matrix is None:
             return
         refs = self.references()
-        mime = QMimeData()
+        # A Qt-made QMimeData: a Python-made one on the clipboard crashes the process at quit.
+        mime = new_mime_data()
         mime.setHtml(matrix_html(self.matrix, refs))
         mime.setText(matrix_tsv(self.matrix, refs))
         QGuiApplication.clipboard().setMimeData(mime)
