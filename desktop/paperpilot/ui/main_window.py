@@ -209,6 +209,11 @@ class MainWindow(QMainWindow):
         lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
         lib.addSeparator()
+        self.matrix_action = self._action(tr("Literature &Matrix of Selected Papers"), self.on_matrix_triggered, "Ctrl+M")
+        lib.addAction(self.matrix_action)
+        self.draft_action = self._action(tr("&Draft a Proposal or Review…"), self.on_draft_triggered, "Ctrl+Shift+D")
+        lib.addAction(self.draft_action)
+        lib.addSeparator()
         lib.addAction(self._action(tr("Show &Trash"), self.on_show_trash_triggered))
         lib.addAction(self._action(tr("&Empty Trash…"), self.library_pane.empty_trash))
         self.import_log_action = self._action(tr("Import &Log…"), self.on_import_log_triggered)
@@ -742,7 +747,54 @@ class MainWindow(QMainWindow):
 
     # --- shutdown ---------------------------------------------------------------------------
 
+    # --- the literature matrix -----------------------------------------------------------------
+
+    def open_matrix_window(self, doc_ids: list[int] | None = None, matrix_id: str | None = None) -> Any:
+        """A matrix window beside the chat: a new matrix over ``doc_ids`` (all papers when none are
+        selected), or a saved one; its cells' evidence goes to the inspector."""
+        from .matrix_window import MatrixWindow
+
+        win = MatrixWindow(self.session, self)
+        win.show_cell.connect(self.on_matrix_window_show_cell)
+        try:
+            if matrix_id is not None:
+                win.open_saved(matrix_id)
+            else:
+                win.new_matrix(doc_ids or [])
+        except PaperPilotError as e:
+            win.deleteLater()
+            QMessageBox.warning(self, tr("Literature Matrix"), str(e))
+            return None
+        win.show()
+        return win
+
+    def open_draft_window(self, doc_ids: list[int] | None = None) -> Any:
+        """A draft window over ``doc_ids`` (all papers when none are selected)."""
+        from .draft_window import DraftWindow
+
+        win = DraftWindow(self.session, doc_ids or [], self)
+        win.show()
+        return win
+
+    def on_draft_triggered(self) -> None:
+        self.open_draft_window(self.library_pane.selected_ids())
+
+    def on_matrix_triggered(self) -> None:
+        self.open_matrix_window(self.library_pane.selected_ids())
+
+    @Slot(object)
+    def on_matrix_window_show_cell(self, result: Any) -> None:
+        self.inspector.clear()
+        self.inspector.show_result(result)
+        self.inspector.tabs.setCurrentWidget(self.inspector.evidence_tab)
+        self.inspector.select_evidence(1)
+
     def shutdown_workers(self) -> None:
+        from .draft_window import DraftWindow
+        from .matrix_window import MatrixWindow
+
+        for win in [*self.findChildren(MatrixWindow), *self.findChildren(DraftWindow)]:
+            win.close()
         if self.check_dialog is not None:
             self.check_dialog.stop()
         for thread in (self.agent_thread, self.import_thread, self.reindex_thread):
