@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.app import resolve_api_key
+from ..core.llm.presets import PRESETS, Preset, model_for_preset, preset_for_url
 from ..core.settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
@@ -54,16 +55,6 @@ from ..core.settings.paths import AppPaths
 from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
-
-PRESETS: tuple[tuple[str, str], ...] = (
-    ("Ollama", "http://127.0.0.1:11434/v1"),
-    ("LM Studio", "http://127.0.0.1:1234/v1"),
-    ("llama.cpp server", "http://127.0.0.1:8080/v1"),
-    ("OpenAI", "https://api.openai.com/v1"),
-    ("DeepSeek", "https://api.deepseek.com/v1"),
-    ("Qwen / DashScope (compatible mode)", "https://dashscope.aliyuncs.com/compatible-mode/v1"),
-    ("Custom", ""),
-)
 
 CITATION_STYLES: tuple[tuple[str, str], ...] = (
     ("gbt7714-2015-numeric", "GB/T 7714-2015 (numeric)"),
@@ -221,8 +212,8 @@ class SettingsDialog(QDialog):
         form.setContentsMargins(0, 0, 0, 0)
         self.preset_combo = QComboBox(self.llm_fields)
         self.preset_combo.setObjectName("presetCombo")
-        for name, url in PRESETS:
-            self.preset_combo.addItem(tr(name), url)
+        for preset in PRESETS:
+            self.preset_combo.addItem(tr(preset.name), preset.base_url)
         self.url_edit = QLineEdit(self.llm_fields)
         self.url_edit.setObjectName("urlEdit")
         self.url_edit.setPlaceholderText("http://127.0.0.1:11434/v1")
@@ -349,6 +340,9 @@ class SettingsDialog(QDialog):
         self.offline_check.setChecked(not s.llm.enabled)
         self.url_edit.setText(s.llm.base_url)
         self._select_preset_for(s.llm.base_url)
+        known = preset_for_url(s.llm.base_url)
+        if known is not None:
+            self.model_combo.addItems(list(known.models))
         self.model_combo.setCurrentText(s.llm.model)
         self.key_env_edit.setText(s.llm.api_key_env)
         self._update_key_placeholder()
@@ -436,9 +430,21 @@ class SettingsDialog(QDialog):
 
     @Slot(int)
     def on_preset_combo_changed(self, index: int) -> None:
-        url = str(self.preset_combo.itemData(index) or "")
-        if url and not self._updating_url:
-            self.url_edit.setText(url)
+        if self._updating_url or not 0 <= index < len(PRESETS):
+            return
+        preset = PRESETS[index]
+        if preset.base_url:
+            self.url_edit.setText(preset.base_url)
+            self.apply_preset_models(preset)
+
+    def apply_preset_models(self, preset: Preset) -> None:
+        """Offer the provider's model names and fill in its usual one (and its key variable)."""
+        current = self.model_combo.currentText()
+        self.model_combo.clear()
+        self.model_combo.addItems(list(preset.models))
+        self.model_combo.setCurrentText(model_for_preset(preset, current))
+        if preset.key_env and not self.key_env_edit.text().strip():
+            self.key_env_edit.setText(preset.key_env)
 
     @Slot(str)
     def on_url_edit_edited(self, text: str) -> None:
@@ -663,12 +669,8 @@ class SettingsDialog(QDialog):
     def _select_preset_for(self, url: str) -> None:
         self._updating_url = True
         try:
-            target = url.strip().rstrip("/")
-            for i, (_name, preset) in enumerate(PRESETS):
-                if preset and preset.rstrip("/") == target:
-                    self.preset_combo.setCurrentIndex(i)
-                    return
-            self.preset_combo.setCurrentIndex(len(PRESETS) - 1)
+            preset = preset_for_url(url)
+            self.preset_combo.setCurrentIndex(PRESETS.index(preset) if preset else len(PRESETS) - 1)
         finally:
             self._updating_url = False
 
