@@ -190,8 +190,8 @@ def _screenshot(
     target: QWidget = window
     if open_evidence is not None:
         viewer = _open_evidence(window, open_evidence, viewer_size)
-        if viewer is not None:
-            target = viewer
+        if viewer is not None and not getattr(viewer, "docked", False):
+            target = viewer  # a viewer in a window of its own; docked, the window shows it
     image = target.grab().toImage()
     out.parent.mkdir(parents=True, exist_ok=True)
     code = 0
@@ -223,7 +223,8 @@ def _open_evidence(window: MainWindow, number: int, size: tuple[int, int]) -> QW
     if viewer is None:
         _say(f"evidence [{number}] could not be opened; saving the main window instead")
         return None
-    viewer.resize(*size)
+    if not viewer.docked:
+        viewer.resize(*size)
     _process_events(3)
     if not _wait_for(lambda: not viewer.is_locating(), OPEN_TIMEOUT_MS):
         _say("the passage was not located in time; saving the viewer as it is")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal, Slot
@@ -118,6 +119,8 @@ class LibraryPane(QWidget):
         self.library = library
         self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}
+        # The main window's reader (ui/reader.py): documents open in its tabs; None: in windows.
+        self.reader: Any = None
         self.remove_thread: WorkerThread | None = None
         self._questions = sample_questions()
         self._pending_question = ""
@@ -542,6 +545,8 @@ class LibraryPane(QWidget):
         viewer = self.viewers.get(doc_id)
         if doc is not None and viewer is not None and shiboken6.isValid(viewer):
             viewer.setWindowTitle(f"{doc.title} — PaperPilot")
+            if self.reader is not None:
+                self.reader.retitle(viewer, doc.title)
         self.library_changed.emit()
         return True
 
@@ -709,8 +714,12 @@ class LibraryPane(QWidget):
                     self, tr("Open document"), tr("This document is no longer in the library.")
                 )
                 return
-            viewer = DocumentViewer(self.library, doc, page, text, self.window())
+            docked = self.reader is not None
+            viewer = DocumentViewer(self.library, doc, page, text, self.window(), docked=docked)
             self.viewers[doc_id] = viewer
+        if self.reader is not None:
+            self.reader.present(viewer)
+            return
         viewer.show()
         viewer.raise_()
         viewer.activateWindow()

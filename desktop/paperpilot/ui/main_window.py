@@ -38,6 +38,7 @@ from .i18n import tr
 from .inspector import InspectorPane
 from .library_pane import LibraryPane
 from .metadata_dialog import stop_lookups
+from .reader import Reader
 from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
 
 
@@ -75,9 +76,12 @@ class MainWindow(QMainWindow):
         self.chat_splitter.setStretchFactor(0, 0)
         self.chat_splitter.setStretchFactor(1, 1)
         self.chat_splitter.setSizes([190, 470])
+        # Documents open as tabs beside the chat, so the inspector's evidence stays in view.
+        self.reader = Reader(self.chat_splitter, self)
+        self.library_pane.reader = self.reader
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
-        for pane in (self.library_pane, self.chat_splitter, self.inspector):
+        for pane in (self.library_pane, self.reader, self.inspector):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 4)
@@ -178,6 +182,8 @@ class MainWindow(QMainWindow):
         view.addAction(self.show_conversations_action)
         view.addSeparator()
         view.addAction(self._action(tr("Focus &Question Box"), self.chat_pane.focus_input, "Ctrl+L"))
+        self.close_document_action = self._action(tr("Close &Document"), self.on_close_document_triggered, "Ctrl+W")
+        view.addAction(self.close_document_action)
 
         lib = mb.addMenu(tr("&Library"))
         lib.addAction(self._action(tr("&Refresh"), self.refresh_library, QKeySequence.StandardKey.Refresh))
@@ -208,6 +214,7 @@ class MainWindow(QMainWindow):
         self.conversations_pane.deleted.connect(self.on_conversations_pane_deleted)
         self.cancel_import_button.clicked.connect(self.on_cancel_import_clicked)
         self.failures_button.clicked.connect(self.on_failures_clicked)
+        self.reader.popped_out.connect(self.on_reader_popped_out)
 
     def _restore_geometry(self) -> None:
         geo = self.qsettings.value("geometry")
@@ -234,6 +241,15 @@ class MainWindow(QMainWindow):
         self.library_pane.refresh()
         docs, chunks = self.library.counts()
         self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+
+    @Slot(int, object)
+    def on_reader_popped_out(self, doc_id: int, viewer: Any) -> None:
+        # The window replaces the tab: opening the document again shows the window.
+        self.library_pane.viewers[doc_id] = viewer
+
+    @Slot()
+    def on_close_document_triggered(self) -> None:
+        self.reader.close_current_document()
 
     @Slot(str)
     def on_library_pane_message(self, text: str) -> None:
