@@ -6,6 +6,7 @@ nothing of each other or of threads.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
 from .i18n import tr
 from .inspector import InspectorPane
+from .keyboard import FilterKeys, ShortcutsDialog
 from .library_pane import LibraryPane
 from .metadata_dialog import stop_lookups
 from .reader import Reader
@@ -92,6 +94,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self._wire()
+        self._keyboard()
         self._restore_geometry()
         self.refresh_library()
         if self.profile_warning:
@@ -133,7 +136,9 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.model_label)
         self.update_model_label()
 
-    def _action(self, text: str, slot: Any, shortcut: QKeySequence | str | None = None) -> QAction:
+    def _action(
+        self, text: str, slot: Any, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None
+    ) -> QAction:
         act = QAction(text, self)
         if shortcut is not None:
             act.setShortcut(QKeySequence(shortcut))
@@ -195,7 +200,38 @@ class MainWindow(QMainWindow):
         help_menu = mb.addMenu(tr("&Help"))
         self.check_library_action = self._action(tr("&Check Library…"), self.on_check_library_triggered)
         help_menu.addAction(self.check_library_action)
+        self.shortcuts_action = self._action(
+            tr("&Keyboard Shortcuts"), self.on_shortcuts_triggered, QKeySequence.StandardKey.HelpContents
+        )
+        help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self._action(tr("&About PaperPilot"), self.on_about_triggered))
+
+    def _keyboard(self) -> None:
+        """Filter boxes hand the arrow keys to their results; Tab walks the panes left to right."""
+        lib, conv, chat, insp = self.library_pane, self.conversations_pane, self.chat_pane, self.inspector
+        lib.table.setObjectName("libraryTable")
+        self.library_filter_keys = FilterKeys(lib.filter_edit, lib.table, lib.on_open_action_triggered)
+        self.conversation_filter_keys = FilterKeys(conv.search_edit, conv.list, self.on_conversation_filter_open)
+        chat._stop_shortcut.setProperty("description", tr("Stop the run"))
+        chain: list[QWidget] = [
+            lib.filter_edit, lib.table, conv.search_edit, conv.list, chat.input, chat.mode_combo,
+            chat.send_button, chat.conversation, insp.tabs,
+        ]
+        for first, second in pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    @Slot()
+    def on_conversation_filter_open(self) -> None:
+        item = self.conversations_pane.list.currentItem()
+        if item is not None:
+            self.conversations_pane.list.itemActivated.emit(item)
+
+    @Slot()
+    def on_shortcuts_triggered(self) -> None:
+        dlg = ShortcutsDialog(self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.shortcuts_dialog = dlg
+        dlg.show()
 
     def _wire(self) -> None:
         self.library_pane.import_requested.connect(self.start_import)
