@@ -22,6 +22,7 @@ from ..core.settings.paths import app_paths
 from .i18n import set_language, tr
 from .main_window import MainWindow
 from .resources import app_icon
+from .theme import apply_theme
 
 SCREENSHOT_SIZE = (1400, 860)
 VIEWER_SIZE = (900, 1000)
@@ -120,6 +121,7 @@ def run_gui(
         else:
             QMessageBox.warning(None, "PaperPilot", warning)
     set_language(settings.ui.ui_language)  # before any widget is built: widgets read tr() once
+    apply_theme(settings.ui.theme)
     try:
         library = Library(paths, settings.imports, allow_damaged=not headless)
         if library.damaged and not _repair_at_startup(library):

@@ -41,6 +41,7 @@ from .keyboard import FilterKeys, ShortcutsDialog
 from .library_pane import LibraryPane
 from .metadata_dialog import stop_lookups
 from .reader import Reader
+from .theme import apply_theme
 from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
 
 
@@ -629,6 +630,7 @@ class MainWindow(QMainWindow):
         dlg = SettingsDialog(self.settings, self.paths, self)
         if dlg.exec():
             self.session.save_settings(dlg.result_settings())  # new chunk sizes apply to the next import
+            apply_theme(self.settings.ui.theme)
             self.library_pane.set_citation_style(self.session.citation_style)
             self.update_model_label()
 

@@ -54,6 +54,7 @@ from ..core.settings.keystore import (
 from ..core.settings.paths import AppPaths
 from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
+from .theme import THEMES, error_colour, ok_colour
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
 
 CITATION_STYLES: tuple[tuple[str, str], ...] = (
@@ -65,8 +66,6 @@ CITATION_STYLES: tuple[tuple[str, str], ...] = (
     ("chicago-author-date", "Chicago (author-date)"),
 )
 
-OK_COLOUR = "#1b7f3b"
-ERROR_COLOUR = "#b3261e"
 TEST_TIMEOUT_S = 20.0
 # Saving checks the model quickly: a server that lists it is taken at its word.
 SAVE_CHECK_TIMEOUT_S = 5.0
@@ -179,7 +178,7 @@ class SettingsDialog(QDialog):
         self.error_label = QLabel(self)
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setStyleSheet(f"color: {error_colour()};")
         self.error_label.setVisible(False)
         layout.addWidget(self.error_label)
         self.buttons = QDialogButtonBox(
@@ -311,7 +310,7 @@ class SettingsDialog(QDialog):
         self.chunk_error = QLabel(box)
         self.chunk_error.setObjectName("chunkError")
         self.chunk_error.setWordWrap(True)
-        self.chunk_error.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.chunk_error.setStyleSheet(f"color: {error_colour()};")
         self.chunk_error.setVisible(False)
         note = QLabel(tr("Applies to papers imported from now on."), box)
         note.setEnabled(False)  # greyed: a remark, not a control
@@ -332,8 +331,13 @@ class SettingsDialog(QDialog):
             self.language_combo.addItem(name, code)
         note = QLabel(tr("Takes effect after a restart."), box)
         note.setEnabled(False)
+        self.theme_combo = QComboBox(box)
+        self.theme_combo.setObjectName("themeCombo")
+        for code, name in THEMES.items():
+            self.theme_combo.addItem(tr(name), code)
         form.addRow(tr("Interface language"), self.language_combo)
         form.addRow("", note)
+        form.addRow(tr("Theme"), self.theme_combo)
         return box
 
     def _load(self, s: Settings) -> None:
@@ -353,6 +357,7 @@ class SettingsDialog(QDialog):
         self.chunk_min_spin.setValue(s.imports.chunk_min_chars)
         _select_data(self.citation_combo, s.ui.citation_style)
         _select_data(self.language_combo, s.ui.ui_language)
+        _select_data(self.theme_combo, s.ui.theme)
         self.llm_fields.setEnabled(s.llm.enabled)
 
     # --- results ---------------------------------------------------------------------------------
@@ -370,6 +375,7 @@ class SettingsDialog(QDialog):
         s.imports.chunk_min_chars = self.chunk_min_spin.value()
         s.ui.citation_style = str(self.citation_combo.currentData())
         s.ui.ui_language = str(self.language_combo.currentData())
+        s.ui.theme = self.theme_combo.currentData()
         # Round-trip through validation so a bad value fails here, not when the file is read back.
         return Settings.model_validate(s.model_dump())
 
@@ -531,7 +537,7 @@ class SettingsDialog(QDialog):
         return self._check_thread is not None
 
     def _set_test_message(self, ok: bool, message: str) -> None:
-        self.test_label.setStyleSheet(f"color: {OK_COLOUR if ok else ERROR_COLOUR};")
+        self.test_label.setStyleSheet(f"color: {ok_colour() if ok else error_colour()};")
         self.test_label.setText(message)
 
     def _chunk_problem(self) -> str | None:
