@@ -10,7 +10,7 @@ from typing import Any
 
 import shiboken6
 from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -105,6 +105,9 @@ def remove_documents(library: Library, docs: list[DocumentInfo]) -> list[str]:
         except (LibraryError, LibraryBusy) as e:
             errors.append(f"{doc.title}: {e}")
     return errors
+
+
+AUTHORS_MIN_WIDTH = 64
 
 
 class LibraryPane(QWidget):
@@ -238,6 +241,7 @@ class LibraryPane(QWidget):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, w)
         header.setMinimumSectionSize(36)
+        self._authors_width = widths[Column.AUTHORS]
         view.doubleClicked.connect(self.on_table_double_clicked)
         view.customContextMenuRequested.connect(self.on_table_context_menu_requested)
         open_action = QAction(tr("Open"), view)
@@ -333,6 +337,23 @@ class LibraryPane(QWidget):
                 sel.select(index, flags)
 
     @Slot()
+    def fit_columns(self) -> None:
+        """In a narrow pane the authors column gives way (elided) before the title does, so the
+        year, pages and status always stay in view without a horizontal scroll bar."""
+        header = self.table.horizontalHeader()
+        others = sum(
+            header.sectionSize(c)
+            for c in range(header.count())
+            if c not in (Column.TITLE, Column.AUTHORS) and not header.isSectionHidden(c)
+        )
+        room = self.table.viewport().width() - others
+        # Up to twice its usual width in a wide pane: "Okafor & Hartmann" whole, not elided.
+        header.resizeSection(Column.AUTHORS, max(AUTHORS_MIN_WIDTH, min(2 * self._authors_width, room * 2 // 5)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self.fit_columns()
+
     def focus_filter(self) -> None:
         if self.is_welcome_shown():
             return
@@ -351,7 +372,7 @@ class LibraryPane(QWidget):
             self,
             tr("Import papers"),
             str(Path.home()),
-            "Papers (*.pdf *.txt *.md *.markdown *.jsonl);;All files (*)",
+            tr("Papers") + " (*.pdf *.txt *.md *.markdown *.jsonl);;" + tr("All files") + " (*)",
         )
         if files:
             self.import_requested.emit(files)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
@@ -20,10 +20,12 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QToolButton,
     QWidget,
 )
 
 from .. import __version__
+from ..core.agent import answer_status
 from ..core.agent.events import EVENT_ADAPTER
 from ..core.app import AskRun, ConversationNotFound, Session
 from ..core.citations.styles import Rendered
@@ -35,14 +37,22 @@ from ..core.settings.config import Settings, atomic_write_text
 from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
+from .core_text import translate_phrase
 from .i18n import tr
 from .inspector import InspectorPane
 from .keyboard import FilterKeys, ShortcutsDialog
-from .library_pane import LibraryPane
+from .library_pane import AUTHORS_MIN_WIDTH, LibraryPane
 from .metadata_dialog import stop_lookups
 from .reader import Reader
 from .theme import apply_theme
 from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
+
+# Below this width the conversation list folds away into a drawer (View ▸ Show Conversations,
+# or the button beside the Chat tab), so the library, the chat and the inspector keep their room.
+NARROW_WIDTH = 1280
+TITLE_MIN_WIDTH = 110  # the library's title column, the one people scan (two lines a row)
+CHAT_MIN_WIDTH = 300
+CONVERSATIONS_MIN_WIDTH = 160
 
 
 class MainWindow(QMainWindow):
@@ -92,10 +102,13 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([400, 620, 380])
         self.setCentralWidget(self.splitter)
 
+        self._drawer_folded = False  # the window folded the conversation list because it is narrow
         self._build_status_bar()
         self._build_menus()
+        self._build_drawer_button()
         self._wire()
         self._keyboard()
+        self.apply_minimum_sizes()
         self._restore_geometry()
         self.refresh_library()
         if self.profile_warning:
@@ -124,7 +137,7 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(220)
         self.progress.setVisible(False)
-        self.cancel_import_button = QPushButton("Cancel", self)
+        self.cancel_import_button = QPushButton(tr("Cancel"), self)
         self.cancel_import_button.setVisible(False)
         self.failures_button = QPushButton(self)
         self.failures_button.setFlat(True)
@@ -177,8 +190,8 @@ class MainWindow(QMainWindow):
         edit.addAction(self._action(tr("&Settings…"), self.on_settings_triggered, QKeySequence.StandardKey.Preferences))
 
         view = mb.addMenu(tr("&View"))
-        for i, name in enumerate((tr("&Library"), "&Chat", "&Inspector")):
-            act = self._action(tr(f"Show {name}"), lambda checked=False, i=i: self.toggle_pane(i), f"Ctrl+{i + 1}")
+        for i, name in enumerate((tr("Show &Library"), tr("Show &Chat"), tr("Show &Inspector"))):
+            act = self._action(name, lambda checked=False, i=i: self.toggle_pane(i), f"Ctrl+{i + 1}")
             act.setCheckable(True)
             act.setChecked(True)
             view.addAction(act)
@@ -206,6 +219,50 @@ class MainWindow(QMainWindow):
         )
         help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self._action(tr("&About PaperPilot"), self.on_about_triggered))
+
+    def _build_drawer_button(self) -> None:
+        button = QToolButton(self.reader)
+        button.setObjectName("conversationsDrawerButton")
+        button.setText(tr("Conversations"))
+        button.setCheckable(True)
+        button.setChecked(self.show_conversations_action.isChecked())
+        button.clicked.connect(self.show_conversations_action.trigger)
+        self.show_conversations_action.toggled.connect(button.setChecked)
+        button.setToolTip(tr("Show or hide the conversation list") + " (Ctrl+4)")
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setAutoRaise(True)
+        self.drawer_button = button
+        self.reader.setCornerWidget(button, Qt.Corner.TopLeftCorner)
+
+    def apply_minimum_sizes(self) -> None:
+        """Panes never get narrower than what shows their essentials: the library's fixed
+        columns beside a readable title, the inspector's tabs unabbreviated, a usable chat."""
+        header = self.library_pane.table.horizontalHeader()
+        # The authors column elides down to its minimum (LibraryPane.fit_columns); the rest are fixed.
+        fixed = sum(header.sectionSize(c) for c in range(2, header.count()) if not header.isSectionHidden(c))
+        fixed += AUTHORS_MIN_WIDTH
+        scroll = self.library_pane.table.verticalScrollBar().sizeHint().width()
+        self.library_pane.setMinimumWidth(fixed + TITLE_MIN_WIDTH + scroll + 2 * self.library_pane.table.frameWidth() + 12)
+        tabs = self.inspector.tabs
+        corner = self.inspector.export_button.sizeHint().width()
+        self.inspector.setMinimumWidth(tabs.tabBar().sizeHint().width() + corner + 16)
+        self.chat_pane.setMinimumWidth(CHAT_MIN_WIDTH)
+        self.conversations_pane.setMinimumWidth(CONVERSATIONS_MIN_WIDTH)
+        self.chat_splitter.setCollapsible(0, True)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        narrow = event.size().width() < NARROW_WIDTH
+        open_now = self.show_conversations_action.isChecked()
+        if narrow and open_now and not self._drawer_folded:
+            self._drawer_folded = True
+            self.show_conversations_action.setChecked(False)
+            self.on_show_conversations_toggled(False)
+        elif not narrow and self._drawer_folded:
+            # Wide again: the list comes back, as it was before the window folded it.
+            self._drawer_folded = False
+            self.show_conversations_action.setChecked(True)
+            self.on_show_conversations_toggled(True)
 
     def _keyboard(self) -> None:
         """Filter boxes hand the arrow keys to their results; Tab walks the panes left to right."""
@@ -263,12 +320,15 @@ class MainWindow(QMainWindow):
         chat_state = self.qsettings.value("chatSplitter")
         if isinstance(chat_state, QByteArray):
             self.chat_splitter.restoreState(chat_state)
-            self.show_conversations_action.setChecked(self.chat_splitter.sizes()[0] > 0)
+            shown = self.chat_splitter.sizes()[0] > 0
+            self.show_conversations_action.setChecked(shown)
+            self.conversations_pane.setVisible(shown)
 
     def save_geometry(self) -> None:
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("splitter", self.splitter.saveState())
-        self.qsettings.setValue("chatSplitter", self.chat_splitter.saveState())
+        if not self._drawer_folded:  # folded for a narrow window: the user's choice is kept as it was
+            self.qsettings.setValue("chatSplitter", self.chat_splitter.saveState())
         self.qsettings.sync()
 
     # --- library ---------------------------------------------------------------------------
@@ -277,7 +337,7 @@ class MainWindow(QMainWindow):
     def refresh_library(self) -> None:
         self.library_pane.refresh()
         docs, chunks = self.library.counts()
-        self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+        self.docs_label.setText(tr("{docs} documents · {chunks} chunks").format(docs=docs, chunks=chunks))
 
     @Slot(int, object)
     def on_reader_popped_out(self, doc_id: int, viewer: Any) -> None:
@@ -304,28 +364,32 @@ class MainWindow(QMainWindow):
     def update_model_label(self) -> None:
         llm = self.settings.llm
         if llm.enabled and llm.model:
-            self.model_label.setText(f"Model: {llm.model}")
+            self.model_label.setText(tr("Model: {model}").format(model=llm.model))
         else:
-            self.model_label.setText("Offline (no language model)")
+            self.model_label.setText(tr("Offline (no language model)"))
 
     @Slot()
     def on_import_files_triggered(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Import papers", str(Path.home()), "Papers and bibliographies (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;All files (*)"
+            self,
+            tr("Import papers"),
+            str(Path.home()),
+            tr("Papers and bibliographies") + " (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;"
+            + tr("All files") + " (*)",
         )
         if files:
             self.start_import(files)
 
     @Slot()
     def on_import_folder_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import a folder of papers", str(Path.home()))
+        folder = QFileDialog.getExistingDirectory(self, tr("Import a folder of papers"), str(Path.home()))
         if folder:
             self.start_import([folder])
 
     @Slot(list)
     def start_import(self, paths: list[str]) -> None:
         if self.import_thread is not None:
-            self.statusBar().showMessage("An import is already running; wait for it or cancel it.", 5000)
+            self.statusBar().showMessage(tr("An import is already running; wait for it or cancel it."), 5000)
             return
         worker = ImportWorker(self.library, paths)
         worker.progress.connect(self.on_import_progress)
@@ -336,14 +400,14 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(True)
         self.cancel_import_button.setVisible(True)
         self.failures_button.setVisible(False)
-        self.task_label.setText("Importing…")
+        self.task_label.setText(tr("Importing…"))
         self.import_thread.start()
 
     @Slot(int, int, str)
     def on_import_progress(self, index: int, total: int, path: str) -> None:
         self.progress.setRange(0, total)
         self.progress.setValue(index - 1)
-        self.task_label.setText(f"Importing {index} of {total}: {Path(path).name}")
+        self.task_label.setText(tr("Importing {index} of {total}: {name}").format(index=index, total=total, name=Path(path).name))
 
     def _import_done(self) -> None:
         if self.import_thread is not None:
@@ -358,25 +422,27 @@ class MainWindow(QMainWindow):
         self._import_done()
         self.last_report = report
         summary = (
-            f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s) · {len(report.failed)} failed"
-            + (f" · {len(report.unsupported)} unsupported" if report.unsupported else "")
-            + (f" · {len(report.updated)} updated from bibliography" if report.updated else "")
-            + (" · cancelled" if report.cancelled else "")
-            + (f" · stopped, {len(report.not_imported)} not imported" if report.stopped else "")
+            tr("Imported {n} · {d} duplicate(s) · {f} failed").format(
+                n=len(report.imported), d=len(report.duplicates), f=len(report.failed)
+            )
+            + (tr(" · {n} unsupported").format(n=len(report.unsupported)) if report.unsupported else "")
+            + (tr(" · {n} updated from bibliography").format(n=len(report.updated)) if report.updated else "")
+            + (tr(" · cancelled") if report.cancelled else "")
+            + (tr(" · stopped, {n} not imported").format(n=len(report.not_imported)) if report.stopped else "")
         )
         self.task_label.setText(summary)
         skipped = len(report.failed) + len(report.unsupported)
         if skipped:
-            self.failures_button.setText(f"{skipped} not imported — show")
+            self.failures_button.setText(tr("{n} not imported — show").format(n=skipped))
             self.failures_button.setVisible(True)
         if report.stopped:
-            QMessageBox.warning(self, "Import", report.stopped)
+            QMessageBox.warning(self, tr("Import"), report.stopped)
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
         self._import_done()
-        self.task_label.setText(message)
-        QMessageBox.warning(self, "Import", message)
+        self.task_label.setText(translate_phrase(message))
+        QMessageBox.warning(self, tr("Import"), message)
 
     @Slot()
     def on_cancel_import_clicked(self) -> None:
@@ -384,7 +450,7 @@ class MainWindow(QMainWindow):
             worker = self.import_thread.worker
             if isinstance(worker, ImportWorker):
                 worker.cancel.set()
-            self.task_label.setText("Cancelling import…")
+            self.task_label.setText(tr("Cancelling import…"))
 
     @Slot()
     def on_failures_clicked(self) -> None:
@@ -392,7 +458,7 @@ class MainWindow(QMainWindow):
             return
         lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
         lines += [f"{Path(p).name}: {r}" for p, r in self.last_report.unsupported]
-        box = QMessageBox(QMessageBox.Icon.Information, "Files that could not be imported", "\n".join(lines[:40]), parent=self)
+        box = QMessageBox(QMessageBox.Icon.Information, tr("Files that could not be imported"), "\n".join(lines[:40]), parent=self)
         if len(lines) > 40:
             box.setDetailedText("\n".join(lines))
         box.exec()
@@ -426,13 +492,13 @@ class MainWindow(QMainWindow):
     def on_reindex_finished(self, n: int) -> None:
         self._reindex_done()
         self.task_label.setText("")
-        self.statusBar().showMessage(f"Rebuilt the search index: {n} chunks.", 5000)
+        self.statusBar().showMessage(tr("Rebuilt the search index: {n} chunks.").format(n=n), 5000)
         self.refresh_library()
 
     @Slot(str)
     def on_reindex_failed(self, message: str) -> None:
         self._reindex_done()
-        self.task_label.setText(message)
+        self.task_label.setText(translate_phrase(message))
         QMessageBox.warning(self, tr("Rebuild Search Index"), message)
 
     # --- chat / agent ----------------------------------------------------------------------
@@ -444,7 +510,7 @@ class MainWindow(QMainWindow):
         try:
             policy = self.session.make_policy()
         except PaperPilotError as e:
-            QMessageBox.warning(self, "Language model", str(e))
+            QMessageBox.warning(self, tr("Language model"), str(e))
             return
         try:
             run = self.session.ask(question, conversation=self.conversation_id, save=True, mode=mode, policy=policy)
@@ -459,7 +525,7 @@ class MainWindow(QMainWindow):
         worker.failed.connect(self.on_agent_failed)
         self.inspector.clear()
         self.chat_pane.set_running(True)
-        self.task_label.setText("Researching…")
+        self.task_label.setText(tr("Researching…"))
         self.agent_thread = WorkerThread(worker, self)
         self.agent_thread.start()
 
@@ -484,7 +550,9 @@ class MainWindow(QMainWindow):
         self.inspector.show_result(result)
         if result is None:
             return
-        self.task_label.setText(f"Done: {result.status.value.replace('_', ' ')} in {result.seconds:.1f} s")
+        self.task_label.setText(
+            tr("Done: {status} in {s:.1f} s").format(status=tr(answer_status.status_label(result.status)), s=result.seconds)
+        )
 
     @Slot(str, str)
     def on_agent_saved(self, conversation_id: str, error: str) -> None:
@@ -501,7 +569,7 @@ class MainWindow(QMainWindow):
     def on_agent_failed(self, message: str) -> None:
         self._agent_done()
         self.chat_pane.show_error(message)
-        self.task_label.setText(message)
+        self.task_label.setText(translate_phrase(message))
 
     @Slot()
     def on_chat_stop_requested(self) -> None:
@@ -590,10 +658,24 @@ class MainWindow(QMainWindow):
 
     @Slot(bool)
     def on_show_conversations_toggled(self, checked: bool) -> None:
-        sizes = self.chat_splitter.sizes()
-        total = sum(sizes)
-        left = min(190, total // 3) if checked else 0
-        self.chat_splitter.setSizes([left, total - left])
+        # Hidden, not dragged to zero: a splitter counts the minimum width of every visible
+        # pane, and the folded list must not keep the window from getting narrow.
+        pane = self.conversations_pane
+        if not checked:
+            pane.setVisible(False)
+            return
+        total = sum(self.chat_splitter.sizes())
+        if total - CONVERSATIONS_MIN_WIDTH < CHAT_MIN_WIDTH:
+            # No room beside the chat: take it from the library and the inspector.
+            main = self.splitter.sizes()
+            need = CONVERSATIONS_MIN_WIDTH + CHAT_MIN_WIDTH - total
+            take_left = min(need // 2, max(0, main[0] - self.library_pane.minimumWidth()))
+            take_right = min(need - take_left, max(0, main[2] - self.inspector.minimumWidth()))
+            self.splitter.setSizes([main[0] - take_left, main[1] + take_left + take_right, main[2] - take_right])
+            total = sum(self.chat_splitter.sizes())
+        pane.setVisible(True)
+        left = max(CONVERSATIONS_MIN_WIDTH, min(190, total // 3))
+        self.chat_splitter.setSizes([left, max(0, total - left)])
 
     @Slot()
     def on_profile_triggered(self) -> None:
@@ -659,9 +741,13 @@ class MainWindow(QMainWindow):
     def on_about_triggered(self) -> None:
         QMessageBox.about(
             self,
-            "About PaperPilot",
-            f"<b>PaperPilot {__version__}</b><p>A local research assistant: every claim in an answer "
-            "points to a passage of your own papers that the program has checked.</p>",
+            tr("About PaperPilot"),
+            f"<b>PaperPilot {__version__}</b><p>"
+            + tr(
+                "A local research assistant: every claim in an answer points to a passage of your own papers "
+                "that the program has checked."
+            )
+            + "</p>",
         )
 
     # --- drag and drop ----------------------------------------------------------------------
