@@ -19,7 +19,7 @@ from ..core.library import Library, LibraryBusy, LibraryError
 from ..core.settings import keystore
 from ..core.settings.config import load_settings
 from ..core.settings.paths import app_paths
-from .i18n import set_language, tr
+from .i18n import install_qt_translations, set_language, tr
 from .main_window import MainWindow
 from .resources import app_icon
 from .theme import apply_theme
@@ -121,6 +121,7 @@ def run_gui(
         else:
             QMessageBox.warning(None, "PaperPilot", warning)
     set_language(settings.ui.ui_language)  # before any widget is built: widgets read tr() once
+    install_qt_translations()  # Qt's own buttons and dialogs in the same language
     apply_theme(settings.ui.theme)
     try:
         library = Library(paths, settings.imports, allow_damaged=not headless)

@@ -76,15 +76,15 @@ def explain_connection_error(message: str) -> str:
     """A one-line headline for the client's message, so the user sees what kind of failure it is."""
     low = message.lower()
     if "refused" in low:
-        head = "Connection refused: nothing is listening at that address. Is the server running?"
+        head = tr("Connection refused: nothing is listening at that address. Is the server running?")
     elif "timed out" in low:
-        head = "No answer in time: the server is unreachable or too slow."
+        head = tr("No answer in time: the server is unreachable or too slow.")
     elif "api key was rejected" in low or "401" in low or "403" in low:
-        head = "The server rejected the API key (401/403). Check the key."
+        head = tr("The server rejected the API key (401/403). Check the key.")
     elif "404" in low or "not found" in low or "has no model" in low:
-        head = "Not found (404): check the server URL (it usually ends in /v1) and the model name."
+        head = tr("Not found (404): check the server URL (it usually ends in /v1) and the model name.")
     elif "cannot reach" in low:
-        head = "Cannot reach the server: check the URL and your network."
+        head = tr("Cannot reach the server: check the URL and your network.")
     else:
         return message
     return f"{head}\n{message}"
@@ -107,7 +107,8 @@ def test_connection(
     except Exception as e:
         if cancel.is_set():
             return False, CANCELLED_MESSAGE, []
-        return False, redact(f"The test failed: {type(e).__name__}: {e}", [secret] if secret else []), []
+        failed = tr("The test failed: {error}").format(error=f"{type(e).__name__}: {e}")
+        return False, redact(failed, [secret] if secret else []), []
 
 
 def _test(
@@ -138,13 +139,15 @@ def _test(
                     return False, explain_connection_error(str(e)), []
             if not model:
                 if models:
-                    msg = f"Connected to {base_url}: the server offers {len(models)} model(s). Choose one in the Model box."
+                    msg = tr("Connected to {url}: the server offers {n} model(s). Choose one in the Model box.").format(
+                        url=base_url, n=len(models)
+                    )
                     return True, msg, models
-                return False, "Connected, but the server lists no models: type the model name.", []
+                return False, tr("Connected, but the server lists no models: type the model name."), []
             ok, message = client.test_connection(cancel, chat=not quick)
             if ok:
-                count = f" The server offers {len(models)} model(s)." if models else ""
-                return True, f"OK. {message}{count}", models
+                count = tr(" The server offers {n} model(s).").format(n=len(models)) if models else ""
+                return True, f"{tr('OK.')} {message}{count}", models
             return False, explain_connection_error(message), models
         except LLMCancelled:
             return False, CANCELLED_MESSAGE, []
@@ -222,7 +225,7 @@ class SettingsDialog(QDialog):
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         model_edit = self.model_combo.lineEdit()
         if model_edit is not None:
-            model_edit.setPlaceholderText("e.g. qwen2.5:7b-instruct")
+            model_edit.setPlaceholderText(tr("e.g. {example}").format(example="qwen2.5:7b-instruct"))
         self.key_edit = QLineEdit(self.llm_fields)
         self.key_edit.setObjectName("apiKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -239,7 +242,7 @@ class SettingsDialog(QDialog):
         self.key_store_label.setEnabled(False)  # greyed: a remark, not a control
         self.key_env_edit = QLineEdit(self.llm_fields)
         self.key_env_edit.setObjectName("apiKeyEnvEdit")
-        self.key_env_edit.setPlaceholderText("e.g. OPENAI_API_KEY (optional)")
+        self.key_env_edit.setPlaceholderText(tr("e.g. {example} (optional)").format(example="OPENAI_API_KEY"))
         self.test_button = QPushButton(tr("Test connection"), self.llm_fields)
         self.test_button.setObjectName("testConnectionButton")
         self.cancel_test_button = QPushButton(tr("Cancel test"), self.llm_fields)
@@ -394,7 +397,7 @@ class SettingsDialog(QDialog):
         try:
             self.result_settings()
         except ValidationError as e:  # a value the settings model refuses: said plainly, not saved
-            self._show_error(f"These settings cannot be saved: {describe_invalid(e)}.")
+            self._show_error(tr("These settings cannot be saved: {reason}.").format(reason=describe_invalid(e)))
             return
         if not self.offline_check.isChecked():
             try:
@@ -538,7 +541,7 @@ class SettingsDialog(QDialog):
 
     def _set_test_message(self, ok: bool, message: str) -> None:
         self.test_label.setStyleSheet(f"color: {ok_colour() if ok else error_colour()};")
-        self.test_label.setText(message)
+        self.test_label.setText(tr(message) if message == CANCELLED_MESSAGE else message)
 
     def _chunk_problem(self) -> str | None:
         return chunk_range_problem(self.chunk_min_spin.value(), self.chunk_spin.value())
