@@ -73,6 +73,8 @@ THUMB_WIDTH = 96
 # hundreds of renders ahead of the page the reader is looking at.
 THUMB_BATCH = 4
 MAX_THUMBNAILS = 2000
+# Narrower than this, the thumbnail strip steps aside so the page itself keeps the room.
+THUMBS_MIN_VIEWER_WIDTH = 560
 
 
 def search_phrase(text: str) -> str:
@@ -379,7 +381,7 @@ class DocumentViewer(QWidget):
         if not (is_pdf and self.file_path is not None and self._load_pdf(self.file_path)):
             self._load_text()
         self.thumbnails_action.setEnabled(self.pdf_doc is not None)
-        self.thumbnails.setVisible(self.pdf_doc is not None)
+        self._update_thumbnails_visible()
         self.show_location(page, text)
 
     # --- construction -------------------------------------------------------------------------
@@ -694,7 +696,15 @@ class DocumentViewer(QWidget):
 
     @Slot(bool)
     def on_thumbnails_action_toggled(self, checked: bool) -> None:
-        self.thumbnails.setVisible(checked and self.pdf_doc is not None)
+        self._update_thumbnails_visible()
+
+    def _update_thumbnails_visible(self) -> None:
+        roomy = self.width() >= THUMBS_MIN_VIEWER_WIDTH
+        self.thumbnails.setVisible(self.thumbnails_action.isChecked() and self.pdf_doc is not None and roomy)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._update_thumbnails_visible()
 
     @Slot()
     def on_pop_out_action_triggered(self) -> None:

@@ -247,12 +247,20 @@ class MainWindow(QMainWindow):
         corner = self.inspector.export_button.sizeHint().width()
         self.inspector.setMinimumWidth(tabs.tabBar().sizeHint().width() + corner + 16)
         self.chat_pane.setMinimumWidth(CHAT_MIN_WIDTH)
-        self.conversations_pane.setMinimumWidth(CONVERSATIONS_MIN_WIDTH)
+        # Not its natural minimum: an open list must not stop the window from being made narrow
+        # (it folds away below NARROW_WIDTH instead).
+        self.conversations_pane.setMinimumWidth(1)
         self.chat_splitter.setCollapsible(0, True)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
         narrow = event.size().width() < NARROW_WIDTH
+        if self.drawer_open():
+            if narrow:
+                self._place_drawer()
+                return
+            self.on_show_conversations_toggled(True)  # wide again: the drawer becomes a pane
+            return
         open_now = self.show_conversations_action.isChecked()
         if narrow and open_now and not self._drawer_folded:
             self._drawer_folded = True
@@ -592,6 +600,9 @@ class MainWindow(QMainWindow):
 
     def open_conversation(self, conv_id: Any) -> None:
         """Show a saved conversation: its turns in the chat, its last run in the inspector."""
+        if self.drawer_open():
+            self.show_conversations_action.setChecked(False)
+            self.on_show_conversations_toggled(False)
         try:
             turns = list(self.conversations.turns(conv_id))
         except Exception as e:
@@ -663,19 +674,45 @@ class MainWindow(QMainWindow):
         pane = self.conversations_pane
         if not checked:
             pane.setVisible(False)
+            self._dock_conversations()
             return
-        total = sum(self.chat_splitter.sizes())
-        if total - CONVERSATIONS_MIN_WIDTH < CHAT_MIN_WIDTH:
-            # No room beside the chat: take it from the library and the inspector.
-            main = self.splitter.sizes()
-            need = CONVERSATIONS_MIN_WIDTH + CHAT_MIN_WIDTH - total
-            take_left = min(need // 2, max(0, main[0] - self.library_pane.minimumWidth()))
-            take_right = min(need - take_left, max(0, main[2] - self.inspector.minimumWidth()))
-            self.splitter.setSizes([main[0] - take_left, main[1] + take_left + take_right, main[2] - take_right])
-            total = sum(self.chat_splitter.sizes())
+        if self.width() < NARROW_WIDTH:
+            # A narrow window has no room for a fourth pane: the list opens as a drawer over
+            # the chat's left side, and closes again once a conversation is chosen.
+            self._open_drawer()
+            return
+        self._dock_conversations()
         pane.setVisible(True)
+        total = sum(self.chat_splitter.sizes())
         left = max(CONVERSATIONS_MIN_WIDTH, min(190, total // 3))
         self.chat_splitter.setSizes([left, max(0, total - left)])
+
+    def drawer_open(self) -> bool:
+        return self.conversations_pane.parentWidget() is self.reader and self.conversations_pane.isVisible()
+
+    def _open_drawer(self) -> None:
+        pane = self.conversations_pane
+        if pane.parentWidget() is not self.reader:
+            pane.setParent(self.reader)
+            pane.setAutoFillBackground(True)
+        self._place_drawer()
+        pane.show()
+        pane.raise_()
+
+    def _place_drawer(self) -> None:
+        top = self.reader.tabBar().height()
+        width = min(max(CONVERSATIONS_MIN_WIDTH + 60, self.reader.width() // 2), self.reader.width())
+        self.conversations_pane.setGeometry(0, top, width, max(0, self.reader.height() - top))
+
+    def _dock_conversations(self) -> None:
+        pane = self.conversations_pane
+        if pane.parentWidget() is self.chat_splitter:
+            return
+        visible = pane.isVisible()
+        pane.setAutoFillBackground(False)
+        self.chat_splitter.insertWidget(0, pane)
+        self.chat_splitter.setCollapsible(0, True)
+        pane.setVisible(visible)
 
     @Slot()
     def on_profile_triggered(self) -> None:
