@@ -31,7 +31,9 @@ def test_a_document_opens_as_a_tab_beside_the_chat_and_closes_with_ctrl_w(
     assert viewer.docked and not viewer.isWindow()
     assert viewer.window() is window
     assert reader.currentWidget() is viewer and reader.count() == 2
-    assert reader.tabText(1) == viewer.doc.title
+    assert reader.tabToolTip(1) == viewer.doc.title
+    assert viewer.doc.title.startswith(reader.tabText(1).rstrip("…"))
+    assert len(reader.tabText(1)) <= 29 and reader.tabText(0) == "Chat"
     # The inspector stays beside the document: the citations can be clicked through.
     assert window.inspector.isVisible() and window.inspector.width() > 0
     # Opening the same document again goes to its tab, at the new page.

@@ -40,6 +40,7 @@ from PySide6.QtPdf import QPdfDocument, QPdfDocumentRenderOptions, QPdfPageRende
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListView,
@@ -47,7 +48,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QSizePolicy,
     QSpinBox,
-    QSplitter,
     QStackedWidget,
     QTextBrowser,
     QToolBar,
@@ -370,11 +370,13 @@ class DocumentViewer(QWidget):
         self.thumbnails.itemActivated.connect(self.on_thumbnails_item_clicked)
         self.thumbnails.verticalScrollBar().valueChanged.connect(self.on_thumbnails_scrolled)
         self.stack = QStackedWidget(self)
-        self.body = QSplitter(Qt.Orientation.Horizontal, self)
-        self.body.setChildrenCollapsible(False)
-        self.body.addWidget(self.thumbnails)
-        self.body.addWidget(self.stack)
-        self.body.setStretchFactor(1, 1)
+        # A fixed strip beside the page (a splitter would hand the strip's spare width to nobody).
+        self.body = QWidget(self)
+        row = QHBoxLayout(self.body)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.thumbnails)
+        row.addWidget(self.stack, 1)
         layout.addWidget(self.body, 1)
         is_pdf = self.file_path is not None and self.file_path.suffix.lower() == ".pdf"
         # A PDF whose copy is missing or unreadable still has its indexed text: show that.
@@ -544,6 +546,9 @@ class DocumentViewer(QWidget):
             canvas.fill(QColor("white"))
             painter = QPainter(canvas)
             painter.drawImage(0, 0, image)
+            # A hairline edge, so a white page reads as a page on a light list too.
+            painter.setPen(QColor(150, 150, 150))
+            painter.drawRect(0, 0, canvas.width() - 1, canvas.height() - 1)
             painter.end()
             item.setIcon(QIcon(QPixmap.fromImage(canvas)))
             item.setData(Qt.ItemDataRole.UserRole + 1, True)

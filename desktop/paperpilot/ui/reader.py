@@ -14,6 +14,19 @@ from .document_viewer import DocumentViewer
 from .i18n import tr
 
 
+TAB_TITLE_CHARS = 28
+
+
+def tab_title(title: str) -> str:
+    """A document tab's text: the title's first words, the whole title is the tab's tooltip."""
+    flat = " ".join(title.split())
+    if len(flat) <= TAB_TITLE_CHARS:
+        return flat
+    cut = flat[:TAB_TITLE_CHARS]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > TAB_TITLE_CHARS // 2 else cut).rstrip(" ,;:–-") + "…"
+
+
 class Reader(QTabWidget):
     """A tab widget holding the chat (tab 0) and the docked document viewers."""
 
@@ -25,7 +38,8 @@ class Reader(QTabWidget):
         self.setDocumentMode(True)
         self.setTabsClosable(True)
         self.setMovable(True)
-        self.setElideMode(Qt.TextElideMode.ElideRight)
+        # Titles are shortened by hand (tab_title) so Qt never elides the Chat tab to "Ch…".
+        self.setElideMode(Qt.TextElideMode.ElideNone)
         self.setUsesScrollButtons(True)
         self.chat = chat
         self.addTab(chat, tr("Chat"))
@@ -51,7 +65,7 @@ class Reader(QTabWidget):
         index = self.indexOf(viewer)
         if index < 0:
             title = viewer.doc.title or tr("Untitled")
-            index = self.addTab(viewer, title)
+            index = self.addTab(viewer, tab_title(title))
             self.setTabToolTip(index, title)
             viewer.closed.connect(self.on_viewer_closed)
             viewer.pop_out_requested.connect(self.on_viewer_pop_out_requested)
@@ -61,7 +75,7 @@ class Reader(QTabWidget):
     def retitle(self, viewer: DocumentViewer, title: str) -> None:
         index = self.indexOf(viewer)
         if index >= 0:
-            self.setTabText(index, title)
+            self.setTabText(index, tab_title(title))
             self.setTabToolTip(index, title)
 
     def show_chat(self) -> None:
