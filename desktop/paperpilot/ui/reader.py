@@ -13,7 +13,6 @@ from PySide6.QtWidgets import QTabBar, QTabWidget, QWidget
 from .document_viewer import DocumentViewer
 from .i18n import tr
 
-
 TAB_TITLE_CHARS = 28
 
 
