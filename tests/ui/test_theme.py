@@ -106,3 +106,11 @@ def test_dark_answer_and_badges_are_readable(dark: None, window: Any) -> None:
     for colour in chat_pane.STATUS_COLOURS.values():
         # Badges are white on their colour, in both themes.
         assert contrast(QColor(colour), QColor("#ffffff")) >= 4.5, colour
+
+
+def test_back_to_system_uses_the_styles_own_palette(qapp: QApplication) -> None:
+    apply_theme("dark")
+    assert is_dark()
+    apply_theme("system")
+    standard = qapp.style().standardPalette()
+    assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == standard.color(QPalette.ColorRole.Base)

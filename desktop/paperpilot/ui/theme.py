@@ -72,22 +72,42 @@ def palette_for(theme: str) -> QPalette:
     return pal
 
 
+_state = {"theme": "system", "palette_set": False, "watching": False}
+
+
 def apply_theme(theme: str) -> None:
     """Use ``theme`` ("system", "light" or "dark") from now on; open windows repaint."""
     app = QGuiApplication.instance()
     if not isinstance(app, QGuiApplication):
         return
     hints = app.styleHints()
+    _state["theme"] = theme
     if theme in ("light", "dark"):
         hints.setColorScheme(Qt.ColorScheme.Dark if theme == "dark" else Qt.ColorScheme.Light)
         app.setPalette(palette_for(theme))
+        _state["palette_set"] = True
         return
     hints.unsetColorScheme()
-    # Back to the style's own palette, which follows the platform's scheme.
+    # Untouched, Fusion follows the platform's scheme by itself. Once a theme set a palette,
+    # the style's own palette is set back, and set again whenever the platform switches.
+    if _state["palette_set"]:
+        _system_palette()
+        if not _state["watching"]:
+            hints.colorSchemeChanged.connect(_on_color_scheme_changed)
+            _state["watching"] = True
+
+
+def _system_palette() -> None:
     from PySide6.QtWidgets import QApplication
 
-    style = QApplication.style() if isinstance(app, QApplication) else None
-    app.setPalette(style.standardPalette() if style is not None else QPalette())
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.setPalette(app.style().standardPalette())
+
+
+def _on_color_scheme_changed(_scheme: Qt.ColorScheme) -> None:
+    if _state["theme"] == "system":
+        _system_palette()
 
 
 def is_dark(palette: QPalette | None = None) -> bool:
