@@ -24,6 +24,7 @@ from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.ui import i18n
 from paperpilot.ui.core_text import knows, translate_phrase
+from paperpilot.ui.reader import tab_title
 from tests.fixtures.pdfs import make_paper_pdf
 
 from .ui_text import english_left, interface_texts, untranslated
@@ -146,7 +147,7 @@ def test_main_window_with_an_answer_and_a_document_is_all_chinese(
         left = in_both_languages(
             lambda: _answered_window(lib, "What does the zebra crossing experiment show about gulls?", narrow=narrow, open_pdf=True),
             main_window_data,
-            tuple(d.title for d in lib.all_documents()),
+            tuple(t for d in lib.all_documents() for t in (d.title, tab_title(d.title).rstrip("…"))),
         )
     finally:
         lib.close()
