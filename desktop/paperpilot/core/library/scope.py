@@ -49,11 +49,12 @@ class ScopedLibrary:
         doc_ids: Sequence[int] | None = None,
         year_from: int | None = None,
         year_to: int | None = None,
+        kinds: Sequence[str] | None = None,
     ) -> list[Hit]:
         ids = self.doc_ids if doc_ids is None else [i for i in doc_ids if i in self._ids]
         if not ids:
             return []
-        return self.library.search(query, k, doc_ids=ids, year_from=year_from, year_to=year_to)
+        return self.library.search(query, k, doc_ids=ids, year_from=year_from, year_to=year_to, kinds=kinds)
 
     def read(self, doc_id: int, segment: int) -> Passage:
         if doc_id not in self._ids:
