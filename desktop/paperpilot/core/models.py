@@ -26,6 +26,7 @@ class Page:
 
     number: int
     text: str
+    source: str = "text"  # "ocr": the page had no usable text layer and was read by OCR
 
 
 @dataclass
@@ -57,6 +58,7 @@ class Chunk:
     text: str
     section: str = ""
     page: int = 1
+    source: str = "text"  # "ocr" when its page was read by OCR
 
 
 @dataclass
@@ -107,3 +109,4 @@ class Passage:
     text: str
     prev: int | None
     next: int | None
+    ocr: bool = False  # the text was read by OCR (a scanned page): recognition errors are possible

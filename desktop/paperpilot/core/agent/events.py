@@ -48,6 +48,7 @@ class PassageView(BaseModel):
     section: str = ""
     page: int = 1
     text: str
+    ocr: bool = False  # read by OCR from a scanned page
 
 
 class Evidence(BaseModel):
@@ -63,6 +64,7 @@ class Evidence(BaseModel):
     text: str
     quote: str = ""
     verified: bool = True
+    ocr: bool = False  # the passage's text was read by OCR (the inspector says so)
 
 
 class PartStatus(BaseModel):

@@ -409,7 +409,7 @@ class _Run:
         return [
             Evidence(
                 number=first + i, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
-                segment=p.segment, text=p.text, verified=False,
+                segment=p.segment, text=p.text, verified=False, ocr=p.ocr,
             )
             for i, p in enumerate(passages)
         ]  # fmt: skip

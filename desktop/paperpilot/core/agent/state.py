@@ -222,7 +222,8 @@ class AgentState:
             return None
         pid = f"P{len(self.passages) + 1}"
         view = PassageView(
-            id=pid, doc_id=p.doc_id, segment=p.seq, title=p.title, section=p.section, page=p.page, text=p.text
+            id=pid, doc_id=p.doc_id, segment=p.seq, title=p.title, section=p.section, page=p.page, text=p.text,
+            ocr=p.ocr,
         )
         self.passages[pid] = view
         self.read_keys[key] = pid

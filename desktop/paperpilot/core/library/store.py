@@ -16,7 +16,8 @@ from ..models import Chunk, DocumentInfo, Metadata, Passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
-SCHEMA_VERSION = 3
+# 6: chunks.source, "ocr" for text read by OCR from a page without a usable text layer.
+SCHEMA_VERSION = 6
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -63,6 +64,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT NOT NULL DEFAULT '',
     page    INTEGER NOT NULL DEFAULT 1,
     text    TEXT NOT NULL,
+    -- text: from the PDF's text layer or the file; ocr: read by OCR from the page image.
+    source  TEXT NOT NULL DEFAULT 'text',
     UNIQUE (doc_id, seq)
 );
 CREATE TABLE IF NOT EXISTS notes (
@@ -244,6 +247,10 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS notes (doc_id INTEGER PRIMARY KEY REFERENCES documents(id)"
                 " ON DELETE CASCADE, text TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL)"
             )
+            # → v6: where a chunk's text came from (independent of the steps in between).
+            chunk_cols = {r[1] for r in c.execute("PRAGMA table_info(chunks)")}
+            if "source" not in chunk_cols:
+                c.execute("ALTER TABLE chunks ADD COLUMN source TEXT NOT NULL DEFAULT 'text'")
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
                 " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
@@ -317,8 +324,8 @@ class Store:
             )  # fmt: skip
             new_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                ((new_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, source) VALUES (?,?,?,?,?,?)",
+                ((new_id, ch.seq, ch.section, ch.page, ch.text, ch.source) for ch in chunks),
             )
         return new_id
 
@@ -442,8 +449,8 @@ class Store:
             )  # fmt: skip
             doc_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, source) VALUES (?,?,?,?,?,?)",
+                ((doc_id, ch.seq, ch.section, ch.page, ch.text, ch.source) for ch in chunks),
             )
         return doc_id
 
@@ -477,8 +484,8 @@ class Store:
             if replace_chunks is not None:
                 c.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
                 c.executemany(
-                    "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                    ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in replace_chunks),
+                    "INSERT INTO chunks (doc_id, seq, section, page, text, source) VALUES (?,?,?,?,?,?)",
+                    ((doc_id, ch.seq, ch.section, ch.page, ch.text, ch.source) for ch in replace_chunks),
                 )
                 c.execute("UPDATE documents SET chunk_count=? WHERE id=?", (len(replace_chunks), doc_id))
         return True
@@ -620,7 +627,7 @@ class Store:
 
     def passage(self, doc_id: int, seq: int) -> Passage | None:
         r = self.conn.execute(
-            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count FROM chunks c"
+            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count, c.source FROM chunks c"
             " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'",
             (doc_id, seq),
         ).fetchone()
@@ -636,4 +643,5 @@ class Store:
             text=r[3],
             prev=seq - 1 if seq > 0 else None,
             next=seq + 1 if seq + 1 < r[5] else None,
+            ocr=r[6] == "ocr",
         )
