@@ -114,7 +114,8 @@ def text_layer_problem(text: str) -> str:
     if top not in _REPEAT_OK and top_n > 0.3 * n and n >= 40:
         return "garbage"
     alnum = sum(k for c, k in counts.items() if c.isalnum())
-    if alnum < 0.45 * n:
+    glyphs = n - sum(counts[c] for c in _REPEAT_OK)  # leader dots are not text, nor junk
+    if alnum < 0.45 * glyphs:
         return "garbage"
     if len(_CJK.findall(chars)) > 0.3 * n:
         return ""  # Chinese or Japanese text: the Latin checks below do not apply
