@@ -61,7 +61,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         def progress(p: ImportProgress) -> None:
             if tty:
                 name = os.path.basename(p.path)
-                print(f"\r\x1b[K[{p.index}/{p.total}] {name[:70]}", end="", file=sys.stderr, flush=True)
+                step = f" · {p.detail}" if p.detail else ""  # "OCR page 3 of 12"
+                print(f"\r\x1b[K[{p.index}/{p.total}] {name[:60]}{step}", end="", file=sys.stderr, flush=True)
 
         report = s.import_paths(args.paths, progress=progress)
         if tty:

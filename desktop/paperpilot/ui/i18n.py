@@ -406,6 +406,8 @@ _ZH: dict[str, str] = {
     "Status: {status} · confidence {confidence}": "状态：{status} · 置信度 {confidence}",
     "Finding the passage…": "正在定位段落…",
     "Part of the passage highlighted": "已高亮段落的一部分",
+    "text from OCR": "文字来自 OCR 识别",
+    "Read scanned pages by OCR (Chinese and English, offline)": "用 OCR 识别扫描页（中英文，离线）",
 }
 
 _TABLES: dict[str, dict[str, str]] = {"zh": _ZH}

@@ -446,6 +446,8 @@ class InspectorPane(QWidget):
                 html.escape(tr("Your note on this paper")) if is_note(e) else "",
                 f"{tr('Section')}: {html.escape(one_line(e.section))}" if e.section and not is_note(e) else "",
                 tr("Page {n}").format(n=e.page),
+                # A scanned page: its words were recognised, so a misread letter is possible.
+                html.escape(tr("text from OCR")) if e.ocr else "",
                 f"doc {e.doc_id} / seg {e.segment}",
             )
             if x

@@ -322,8 +322,11 @@ class SettingsDialog(QDialog):
         self.chunk_error.setWordWrap(True)
         self.chunk_error.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.chunk_error.setVisible(False)
+        self.ocr_check = QCheckBox(tr("Read scanned pages by OCR (Chinese and English, offline)"), box)
+        self.ocr_check.setObjectName("ocrCheck")
         note = QLabel(tr("Applies to papers imported from now on."), box)
         note.setEnabled(False)  # greyed: a remark, not a control
+        form.addRow("", self.ocr_check)
         form.addRow(tr("Chunk size (characters)"), self.chunk_spin)
         form.addRow(tr("Smallest chunk (characters)"), self.chunk_min_spin)
         form.addRow("", self.chunk_error)
@@ -357,6 +360,7 @@ class SettingsDialog(QDialog):
         self.quote_check.setChecked(s.llm.quote_check)
         self.chunk_spin.setValue(s.imports.chunk_max_chars)
         self.chunk_min_spin.setValue(s.imports.chunk_min_chars)
+        self.ocr_check.setChecked(s.imports.ocr)
         _select_data(self.citation_combo, s.ui.citation_style)
         _select_data(self.language_combo, s.ui.ui_language)
         self.llm_fields.setEnabled(s.llm.enabled)
@@ -374,6 +378,7 @@ class SettingsDialog(QDialog):
         s.agent.max_rounds = self.rounds_spin.value()
         s.imports.chunk_max_chars = self.chunk_spin.value()
         s.imports.chunk_min_chars = self.chunk_min_spin.value()
+        s.imports.ocr = self.ocr_check.isChecked()
         s.ui.citation_style = str(self.citation_combo.currentData())
         s.ui.ui_language = str(self.language_combo.currentData())
         # Round-trip through validation so a bad value fails here, not when the file is read back.
