@@ -43,6 +43,7 @@ def _separator(left: str, right: str) -> str:
 class _Piece:
     text: str
     page: int
+    ocr: bool = False  # from a page read by OCR
 
 
 def chunk_text(text: str, min_chars: int = 300, max_chars: int = 800) -> list[Chunk]:
@@ -71,10 +72,11 @@ def chunk_pages(pages: list[Page], min_chars: int = 300, max_chars: int = 800) -
             text = normalise_whitespace(block)
             if not text:
                 continue
+            ocr = page.source == "ocr"
             if len(text) <= max_chars:
-                pieces.append(_Piece(text, page.number))
+                pieces.append(_Piece(text, page.number, ocr))
             else:
-                pieces.extend(_Piece(t, page.number) for t in split_paragraph(text, max_chars))
+                pieces.extend(_Piece(t, page.number, ocr) for t in split_paragraph(text, max_chars))
     _emit_section(pieces, section, min_chars, max_chars, chunks)
     return chunks
 
@@ -85,10 +87,11 @@ def _emit_section(
     """Merge one section's pieces into chunks and append them to ``out``."""
     if not pieces:
         return
-    merged: list[tuple[list[str], int, int]] = []  # (parts, length, page)
+    merged: list[tuple[list[str], int, int, bool]] = []  # (parts, length, page, any part from OCR)
     parts: list[str] = []
     length = 0
     page = pieces[0].page
+    ocr = False
     for piece in pieces:
         if parts:
             sep = _separator(parts[-1], piece.text)
@@ -99,23 +102,33 @@ def _emit_section(
                     parts.append(sep)
                 parts.append(piece.text)
                 length += len(sep) + len(piece.text)
+                ocr = ocr or piece.ocr
                 continue
-            merged.append((parts, length, page))
+            merged.append((parts, length, page, ocr))
         parts = [piece.text]
         length = len(piece.text)
         page = piece.page
-    merged.append((parts, length, page))
+        ocr = piece.ocr
+    merged.append((parts, length, page, ocr))
 
     if len(merged) >= 2:
-        tail_parts, tail_length, _ = merged[-1]
-        prev_parts, prev_length, prev_page = merged[-2]
+        tail_parts, tail_length, _, tail_ocr = merged[-1]
+        prev_parts, prev_length, prev_page, prev_ocr = merged[-2]
         sep = _separator(prev_parts[-1], tail_parts[0])
         joined = prev_length + len(sep) + tail_length
         if tail_length < min_chars / 3 and joined <= max_chars * 1.25:
-            merged[-2:] = [([*prev_parts, sep, *tail_parts], joined, prev_page)]
+            merged[-2:] = [([*prev_parts, sep, *tail_parts], joined, prev_page, prev_ocr or tail_ocr)]
 
-    for chunk_parts, _length, chunk_page in merged:
-        out.append(Chunk(seq=len(out), text="".join(chunk_parts), section=section, page=chunk_page))
+    for chunk_parts, _length, chunk_page, chunk_ocr in merged:
+        out.append(
+            Chunk(
+                seq=len(out),
+                text="".join(chunk_parts),
+                section=section,
+                page=chunk_page,
+                source="ocr" if chunk_ocr else "text",
+            )
+        )
 
 
 def split_paragraph(text: str, max_chars: int) -> list[str]:

@@ -1141,11 +1141,6 @@ class Library:
         )
         if not chunks:
             raise ImportFailure("The file contains no text.", "empty")
-        ocr_pages = {p.number for p in extracted.pages if p.source == "ocr"}
-        if ocr_pages:
-            for ch in chunks:
-                if ch.page in ocr_pages:
-                    ch.source = "ocr"
         meta = extracted.metadata
         # Extractors title a text file by its name, which may hold undecodable bytes.
         meta.title = text_path(meta.title)

@@ -304,3 +304,13 @@ def test_cancel_during_ocr_ends_the_workers_and_stores_nothing(fixture_dir: Path
                 os.waitpid(pid, os.WNOHANG)
     finally:
         lib.close()
+
+
+def test_a_chunk_with_any_text_from_an_ocr_page_is_marked_ocr() -> None:
+    from paperpilot.core.extract.chunker import chunk_pages
+    from paperpilot.core.models import Page
+
+    pages = [Page(1, "Short text-layer words.", "text"), Page(2, "Words read by OCR on the next page.", "ocr"),
+             Page(3, "# Later\n\n" + "A long text-layer paragraph of its own. " * 12, "text")]  # fmt: skip
+    chunks = chunk_pages(pages, min_chars=100, max_chars=800)
+    assert [(c.page, c.source) for c in chunks] == [(1, "ocr"), (3, "text")]
