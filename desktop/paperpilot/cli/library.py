@@ -195,10 +195,12 @@ def cmd_read(args: argparse.Namespace) -> int:
                 "text": p.text,
                 "prev": p.prev,
                 "next": p.next,
+                "ocr": p.ocr,
             }
         )
         return EXIT_OK
-    print(f"{p.title}\nsegment {p.seq} · page {p.page}" + (f" · {p.section}" if p.section else ""))
+    ocr = " · text from OCR" if p.ocr else ""
+    print(f"{p.title}\nsegment {p.seq} · page {p.page}" + (f" · {p.section}" if p.section else "") + ocr)
     print()
     print(textwrap.fill(p.text, width()))
     nav = []
