@@ -1398,16 +1398,18 @@ def _use_ocr_lines(pages: Sequence[_RawPage], ocr: dict[int, list[OcrLine]]) -> 
         found = ocr.get(p.number)
         if not p.ocr or found is None:
             continue
-        heights = [ln.y1 - ln.y0 for ln in found if len(ln.text) >= 10] or [ln.y1 - ln.y0 for ln in found]
-        typical = statistics.median(heights) if heights else 1.0
+        long_lines = [ln for ln in found if len(ln.text) >= 10] or list(found)
+        typical_w = statistics.median((ln.x1 - ln.x0) / len(ln.text) for ln in long_lines) if long_lines else 1.0
         lines = []
         for ln in found:
-            # A box's height varies by a fifth with its letters (capitals, descenders): only a
-            # clearly taller line (a heading) gets a larger size.
-            h = ln.y1 - ln.y0
-            size = ref if h < 1.4 * typical else round(ref * h / typical, 1)
-            if ln.text:
-                lines.append(_Line(ln.text, ln.x0, ln.y0, ln.x1, ln.y1, size, False, False))
+            if not ln.text:
+                continue
+            # Not the box height: it varies by a fifth with the letters (capitals, descenders),
+            # and the detector sometimes boxes two lines as one. Characters clearly wider than
+            # the page's usual ones are a larger font (a title, a heading).
+            w = (ln.x1 - ln.x0) / len(ln.text)
+            size = round(ref * w / typical_w, 1) if w >= 1.2 * typical_w else ref
+            lines.append(_Line(ln.text, ln.x0, ln.y0, ln.x1, ln.y1, size, False, False))
         p.lines = lines
         p.source = "ocr"
 
