@@ -86,8 +86,8 @@ _VOWELS = frozenset("aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿæ�
 # Leader dots of a table of contents and rules drawn with dashes repeat one glyph legitimately.
 _REPEAT_OK = frozenset(".-_·…=*⋅•．。")
 _SPACE = frozenset(" \n\r\t\u3000")
-_SAMPLE = 2500
-_WORD_SAMPLE = 1200
+_SAMPLE = 1000
+_WORD_SAMPLE = 600
 
 
 def _junk(c: str) -> bool:
