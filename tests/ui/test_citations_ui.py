@@ -24,6 +24,7 @@ from paperpilot.ui import metadata_dialog
 from paperpilot.ui.chat_pane import bracket_marker, number_by_document, renumber_citations
 from paperpilot.ui.library_pane import EXPORT_FORMATS, export_format_for
 from paperpilot.ui.metadata_dialog import LookupEndpoints, MetadataDialog
+from tests.timing import bound
 
 from .conftest import LagMeter
 
@@ -274,8 +275,10 @@ def test_edit_metadata_from_the_context_menu_uses_the_editor(
     pane.select_ids([ids[0]])
     menu = pane.build_context_menu()
     assert [a.text() for a in menu.actions() if a.text()] == [
-        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
-        "Copy Reference", "Copy In-text Citation", "Export Selection…", "Remove",
+        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…", "Papers in My Library That Cite This",
+        "Copy Reference", "Copy In-text Citation", "Export Selection…",
+        "Re-read Metadata from File", "Retrieve Metadata Online", "Add Tag…", "Add to Collection",
+        "Move to Trash",
     ]  # fmt: skip
     next(a for a in menu.actions() if a.text() == "Edit Metadata…").trigger()
     assert seen == ["gbt7714-2015-numeric"]
@@ -311,7 +314,8 @@ def test_doi_lookup_fills_empty_fields_without_blocking(
     lag_meter.stop()
 
     assert crossref.requests == [f"/works/{DOI}"]
-    assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 100, lag_meter.max_gap_ms
+    # The fake server answers after 0.6 s: a lookup on the GUI thread would stall it that long.
+    assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < bound(250), lag_meter.max_gap_ms
     assert done.args[0] is True
     assert not dlg.is_looking_up() and dlg.lookup_spinner.isHidden()
     assert dlg.title_edit.text() == "Sparrows in the old town"  # not empty: not replaced

@@ -16,6 +16,7 @@ from paperpilot.core.models import DocumentInfo, Passage
 from paperpilot.ui.document_viewer import DocumentViewer
 from tests.fixtures import pdfs
 from tests.fixtures.pdfs import MM, PlacedLine
+from tests.timing import bound
 
 PAGE_HEIGHT = 297 * MM
 
@@ -100,9 +101,11 @@ def test_whole_span_across_the_gutter_is_painted_on_the_page(
     assert loc is not None and loc.coverage == 1.0
     cited = [ln for ln in pdfs.span_pdf_lines() if ln.page == 1 and ln.text.split()[0] in passage.text]
     rects = point_rects(viewer)
-    # One rectangle per printed line of the passage (its title line included), each spanning it.
+    # One rectangle per printed line of the passage, each spanning it (the title above it is a
+    # passage of its own, of kind "title").
     block = [ln for ln in pdfs.span_pdf_lines() if ln.page == 1][:8]
-    assert len(rects) == len(block) + 1 == len(cited) + 1
+    assert passage.kind == "body" and pdfs.SPAN_TITLE not in passage.text
+    assert len(rects) == len(block) == len(cited)
     for placed in block:
         assert covering(rects, placed) is not None, placed.text
 
@@ -229,6 +232,6 @@ def test_gui_keeps_running_while_pdfium_is_busy_elsewhere(
         qtbot.wait(600)
         assert viewer.is_locating() and viewer.span_location is None
         assert viewer.result_label.text() == "Finding the passage…"
-        assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < 250
+        assert lag_meter.ticks > 20 and lag_meter.max_gap_ms < bound(250)
     qtbot.waitUntil(lambda: viewer.span_location is not None, timeout=10_000)
     assert viewer.span_location is not None and viewer.span_location.found

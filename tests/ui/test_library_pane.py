@@ -16,6 +16,7 @@ from paperpilot.core.library import Library
 from paperpilot.core.models import DocumentInfo
 from paperpilot.ui.library_model import (
     DOC_ID_ROLE,
+    HEADERS,
     Column,
     DocumentFilterProxy,
     DocumentTableModel,
@@ -24,6 +25,7 @@ from paperpilot.ui.library_model import (
 from paperpilot.ui.library_pane import LibraryPane, MetadataDialog, plain_citation
 from paperpilot.ui.resources import sample_library_dir, sample_questions
 from tests.fixtures.pdfs import make_paper_pdf
+from tests.timing import bound
 
 from .conftest import LagMeter, SignalRecorder
 
@@ -121,7 +123,7 @@ def test_model_passes_qtmodeltester(qtmodeltester: Any) -> None:
 def test_model_roles_tooltips_and_failed_rows(qapp: QApplication) -> None:
     model = DocumentTableModel()
     model.set_documents(sample_docs())
-    assert model.rowCount() == 5 and model.columnCount() == 5
+    assert model.rowCount() == 5 and model.columnCount() == len(HEADERS) == 7
     assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(5)] == [
         "Title", "Authors", "Year", "Pages", "Status",
     ]  # fmt: skip
@@ -201,7 +203,7 @@ def test_reset_with_thousands_of_documents_is_fast(qapp: QApplication) -> None:
     proxy.set_filter_text("author 12")
     elapsed = time.perf_counter() - t
     assert proxy.rowCount() > 0
-    assert elapsed < 1.0, f"reset + sort + filter of 5,000 rows took {elapsed:.2f} s"
+    assert elapsed < bound(1.0), f"reset + sort + filter of 5,000 rows took {elapsed:.2f} s"
 
 
 # --- welcome view and drag and drop ---------------------------------------------------------------
@@ -235,7 +237,7 @@ def test_welcome_view_then_drop_imports_in_background(
     assert len(failed) == 1 and "empty" in failed[0].error.lower()
     row = pane.model.row_of(failed[0].doc_id)
     assert pane.model.index(row, Column.STATUS).data().startswith("Failed: ")
-    assert lag_meter.ticks > 0 and lag_meter.max_gap_ms < 250
+    assert lag_meter.ticks > 0 and lag_meter.max_gap_ms < bound(250)
 
 
 def test_cancel_stops_the_import(
@@ -481,8 +483,10 @@ def test_edit_metadata_changes_title_and_search_finds_it(
     menu = pane.build_context_menu()
     assert menu is not None
     assert [a.text() for a in menu.actions() if a.text()] == [
-        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…",
-        "Copy Reference", "Copy In-text Citation", "Export Selection…", "Remove",
+        "Open", "Open File", "Show in Folder", "Edit Metadata…", "Notes…", "Papers in My Library That Cite This",
+        "Copy Reference", "Copy In-text Citation", "Export Selection…",
+        "Re-read Metadata from File", "Retrieve Metadata Online", "Add Tag…", "Add to Collection",
+        "Move to Trash",
     ]  # fmt: skip
     next(a for a in menu.actions() if a.text() == "Edit Metadata…").trigger()
 

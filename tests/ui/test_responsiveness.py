@@ -9,11 +9,12 @@ from typing import Any
 from paperpilot.ui.app import freeze_startup_objects
 from paperpilot.ui.workers import ImportWorker
 from tests.fixtures.pdfs import make_paper_pdf
+from tests.timing import bound
 
 from .conftest import LagMeter, SignalRecorder
 from .test_library_pane import drop_files, wait_import
 
-MAX_STALL_MS = 100
+MAX_STALL_MS = bound(100)
 
 
 def make_distinct_pdfs(directory: Path, n: int) -> list[Path]:

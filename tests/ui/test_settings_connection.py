@@ -21,11 +21,12 @@ from paperpilot.core.settings.keystore import load_api_key
 from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.settings_dialog import CANCELLED_MESSAGE, SettingsDialog
 from tests.fakes.openai_server import Reply, ScriptedServer, hang, headers_then_hang, trickle
+from tests.timing import bound
 
 from .test_chat_inspector import LagProbe
 
-STOP_BOUND_S = 2.0
-MAX_STALL_MS = 100
+STOP_BOUND_S = bound(2.0)
+MAX_STALL_MS = bound(100)
 HANGS: dict[str, Callable[[], Reply]] = {
     "accept-and-hang": hang,
     "headers-then-hang": headers_then_hang,

@@ -24,11 +24,12 @@ from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import AppPaths, app_paths
 from paperpilot.ui.main_window import MainWindow
 from tests.fakes.openai_server import ScriptedServer, hang, headers_then_hang, trickle
+from tests.timing import bound
 
 from .test_chat_inspector import PAPERS, QUESTION, LagProbe, build_window
 
-STOP_BOUND_S = 2.0  # the requirement; the mechanism takes about 0.1 s
-MAX_STALL_MS = 100
+STOP_BOUND_S = bound(2.0)  # the requirement; the mechanism takes about 0.1 s
+MAX_STALL_MS = bound(100)
 HANGS = {"accept-and-hang": hang, "headers-then-hang": headers_then_hang, "slow-trickle": lambda: trickle(interval=0.3)}
 
 

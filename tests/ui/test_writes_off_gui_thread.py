@@ -20,12 +20,13 @@ from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.ui.metadata_dialog import MetadataDialog
 from paperpilot.ui.notes_editor import NotesDialog
+from tests.timing import bound
 
 from .conftest import LagMeter
 
 # A write blocked on the GUI thread stalls it for the whole wait (a second here, up to the
 # 15 s lock timeout for a user); a worker keeps every gap far below this.
-MAX_GAP_MS = 500
+MAX_GAP_MS = bound(500)
 HOLD_MS = 1000
 
 

@@ -16,6 +16,7 @@ from ..core.agent.actions import question_too_long
 from ..core.agent.events import Warning as TraceWarning
 from ..core.agent.events import event_to_json
 from ..core.app import FOLLOWUP_WARNING, ConversationNotFound
+from ..core.library.scope import Scope
 from ..core.settings.config import MAX_ROUNDS, MIN_ROUNDS
 from .args import (
     EXIT_ERROR,
@@ -53,6 +54,9 @@ def add_ask_parser(add: AddParser) -> None:
         metavar="ID|new",
         help="continue conversation ID (follow-up questions are understood in its context) or start a new one",
     )
+    scope = sp.add_mutually_exclusive_group()
+    scope.add_argument("--collection", metavar="NAME", help="only the documents of this collection (and its sub-collections)")
+    scope.add_argument("--tag", metavar="TAG", help="only the documents with this tag")
     _llm_options(sp)
 
 
@@ -78,6 +82,7 @@ def _model_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 _STATUS_WORDS = {
     "answered": "Answered",
+    "partial": "Partly answered (see what is not covered below)",
     "insufficient_evidence": "Not enough evidence in your library",
     "truncated": "Answered with what was found before the round limit",
     "cancelled": "Cancelled",
@@ -170,6 +175,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 max_rounds=args.max_rounds,
                 policy=policy,
                 cancel=cancel,
+                scope=Scope("collection", args.collection) if args.collection
+                else Scope("tag", args.tag) if args.tag else None,
             )
         except ConversationNotFound as unknown:
             raise CliError(f"{unknown} (see: paperpilot conversations)") from None

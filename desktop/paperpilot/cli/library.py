@@ -1,4 +1,4 @@
-"""Library commands: import, list, search, read, remove, reindex."""
+"""Library commands: import, list, search, read, refs, remove, reindex."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import textwrap
 from ..core.errors import PaperPilotError
 from ..core.library import ImportProgress
 from ..core.models import DocumentInfo
+from ..core.text.kinds import ALL_KINDS, parse_kinds
 from .args import (
     EXIT_ERROR,
     EXIT_OK,
@@ -36,19 +37,43 @@ def add_parsers(add: AddParser) -> None:
         "import PDF, text, Markdown and JSONL corpus files or folders, and .bib / .ris / CSL-JSON bibliographies",
     )
     sp.add_argument("paths", nargs="+", metavar="PATH")
-    add("list", "list the documents in the library")
+    sp = add("list", "list the documents in the library (or in the trash)")
+    sp.add_argument("--tag", metavar="TAG", help="only documents with this tag")
+    sp.add_argument("--collection", metavar="NAME", help="only documents in this collection (or its sub-collections)")
+    sp.add_argument("--trash", action="store_true", help="list the trash instead")
     sp = add("search", "full-text search over the library")
     sp.add_argument("query", nargs="+")
     sp.add_argument("-k", type=hits_type, default=5, help=f"number of hits, 1 to {MAX_HITS} (default 5)")
     sp.add_argument(
-        "--doc", type=doc_id_type, action="append", dest="doc_ids", metavar="DOC_ID", help="only these documents"
+        "--doc",
+        type=doc_id_type,
+        action="append",
+        dest="doc_ids",
+        metavar="DOC_ID",
+        help="only these documents",
     )
     sp.add_argument("--year-from", type=year_type)
     sp.add_argument("--year-to", type=year_type)
+    sp.add_argument(
+        "--kind",
+        type=kinds_type,
+        action="append",
+        dest="kinds",
+        metavar="KIND",
+        help=f"only passages of these kinds (repeat or comma-separate): {', '.join(k.value for k in ALL_KINDS)}",
+    )
+    sp = add("refs", "the reference list of a document, entries linked to documents in the library")
+    sp.add_argument("doc_id", type=doc_id_type)
+    sp.add_argument(
+        "--cited-by", action="store_true", help="instead: the documents in the library that cite it"
+    )
     sp = add("read", "print one segment (chunk) of a document")
     sp.add_argument("doc_id", type=doc_id_type)
     sp.add_argument("segment", type=segment_type)
-    sp = add("remove", "remove documents from the library (all of them, or none when an id is wrong)")
+    sp = add(
+        "remove",
+        "move documents to the trash (all of them, or none when an id is wrong; see restore and trash --empty)",
+    )
     sp.add_argument("doc_ids", type=doc_id_type, nargs="+", metavar="DOC_ID")
     add("reindex", "rebuild the search index from the library database")
 
@@ -96,8 +121,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    with library(args) as lib:
-        docs = lib.all_documents()
+    with session(args) as s:
+        docs = s.documents(tag=args.tag, collection=args.collection, trash=args.trash)
+        tree = s.collections()
     if args.json:
         emit_json(
             {
@@ -110,6 +136,11 @@ def cmd_list(args: argparse.Namespace) -> int:
                         "pages": d.pages,
                         "chunks": d.chunks,
                         "status": d.status,
+                        "tags": d.tags,
+                        "collections": tree.paths_of(d.doc_id),
+                        **({"trashed": d.trashed} if d.trashed else {}),
+                        "metadata_confidence": d.metadata_confidence,
+                        "check_metadata": d.check_metadata,
                         **({"error": d.error} if d.error else {}),
                     }
                     for d in docs
@@ -118,7 +149,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if not docs:
-        print("The library is empty. Add papers with: paperpilot import FILE_OR_FOLDER")
+        if args.trash:
+            print("The trash is empty.")
+        elif args.tag or args.collection:
+            print("No documents match.")
+        else:
+            print("The library is empty. Add papers with: paperpilot import FILE_OR_FOLDER")
         return EXIT_OK
     rows = [
         [
@@ -148,7 +184,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     if not query.strip():
         raise UsageError("the search query is empty; give one or more words")
     with library(args) as lib:
-        hits = lib.search(query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to)
+        kinds = [k for group in args.kinds for k in group] if args.kinds else None
+        hits = lib.search(
+            query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to, kinds=kinds
+        )
     if args.json:
         emit_json(
             {
@@ -162,6 +201,8 @@ def cmd_search(args: argparse.Namespace) -> int:
                         "page": h.page,
                         "score": h.score,
                         "snippet": h.snippet,
+                        "kind": h.kind,
+                        "section_path": h.section_path,
                     }
                     for h in hits
                 ]
@@ -173,7 +214,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         return EXIT_OK
     w = width()
     for i, h in enumerate(hits, 1):
-        where = f"p. {h.page}" + (f" · {h.section}" if h.section else "")
+        where = f"p. {h.page}" + (f" · {h.section_path or h.section}" if h.section_path or h.section else "")
+        where += f" · {h.kind}" if h.kind else ""
         print(f"{i}. {h.title}  [doc {h.doc_id}, segment {h.seq}, {where}]  score {h.score:.2f}")
         print(textwrap.fill(h.snippet, w, initial_indent="   ", subsequent_indent="   "))
         print()
@@ -196,6 +238,8 @@ def cmd_read(args: argparse.Namespace) -> int:
                 "prev": p.prev,
                 "next": p.next,
                 "ocr": p.ocr,
+                "kind": p.kind,
+                "section_path": p.section_path,
             }
         )
         return EXIT_OK
@@ -215,24 +259,34 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_remove(args: argparse.Namespace) -> int:
     # Every id is checked before anything goes: `remove 5 999 4` removes nothing, rather than
-    # #5 and then an error. A repeated id is removed once.
+    # #5 and then an error. A repeated id is removed once. Documents go to the trash
+    # ("trashed"); "removed" lists every document gone from the library's list, the trashed
+    # ones and failed imports (which are deleted: they hold nothing but their reason).
     removed: list[dict[str, object]] = []
+    trashed: list[dict[str, object]] = []
 
     def on_removed(d: DocumentInfo) -> None:
         removed.append({"doc_id": d.doc_id, "title": d.title})
+        if d.status == "ready":
+            trashed.append({"doc_id": d.doc_id, "title": d.title})
 
     try:
         with session(args) as s:
             s.remove(args.doc_ids, on_removed)
     except PaperPilotError as e:
         if args.json:
-            emit_json({"removed": removed, "error": str(e)})
+            emit_json({"trashed": trashed, "removed": removed, "error": str(e)})
         raise
     if args.json:
-        emit_json({"removed": removed})
+        emit_json({"trashed": trashed, "removed": removed})
     else:
+        moved = {int(str(r["doc_id"])) for r in trashed}
         for r in removed:
-            print(f"removed #{r['doc_id']}  {r['title']}")
+            what = "moved to the trash" if r["doc_id"] in moved else "removed"
+            print(f"{what} #{r['doc_id']}  {r['title']}")
+        if trashed:
+            ids = " ".join(str(r["doc_id"]) for r in trashed)
+            print(f"\nRestore with: paperpilot restore {ids}")
     return EXIT_OK
 
 
@@ -247,7 +301,53 @@ def cmd_reindex(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def kinds_type(text: str) -> list[str]:
+    try:
+        return [k.value for k in parse_kinds(text)]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def cmd_refs(args: argparse.Namespace) -> int:
+    with session(args) as s:
+        if args.cited_by:
+            doc = s.ready_document(args.doc_id)
+            citing = s.cited_by(args.doc_id)
+            if args.json:
+                emit_json(
+                    {
+                        "doc_id": doc.doc_id,
+                        "cited_by": [{"doc_id": d.doc_id, "title": d.title, "year": d.year} for d in citing],
+                    }
+                )
+                return EXIT_OK
+            if not citing:
+                print(f"No document in the library cites #{doc.doc_id} {doc.title!r}.")
+                return EXIT_OK
+            print(f"Cited by {len(citing)} document(s) in the library:")
+            for d in citing:
+                print(f"  #{d.doc_id}  {d.title}" + (f" ({d.year})" if d.year else ""))
+            return EXIT_OK
+        doc = s.ready_document(args.doc_id)
+        refs = s.reference_list(args.doc_id)
+    if args.json:
+        emit_json({"doc_id": doc.doc_id, "references": [r.to_json() for r in refs]})
+        return EXIT_OK
+    if not refs:
+        print(f"No reference list was found in #{doc.doc_id} {doc.title!r}.")
+        return EXIT_OK
+    w = width()
+    print(f"{len(refs)} references in #{doc.doc_id} {doc.title}:")
+    for i, lr in enumerate(refs, 1):
+        r = lr.reference
+        label = f"[{r.label}]" if r.label else f"{i}."
+        link = f"  → in library: #{lr.doc_id}" if lr.doc_id is not None else ""
+        print(textwrap.fill(f"{label} {r.text}", w, subsequent_indent="    ") + link)
+    return EXIT_OK
+
+
 COMMANDS = {
+    "refs": cmd_refs,
     "import": cmd_import,
     "list": cmd_list,
     "search": cmd_search,

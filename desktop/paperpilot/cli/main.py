@@ -15,7 +15,8 @@ from ..core.errors import PaperPilotError
 from ..core.settings.logsetup import configure_logging, log_crash, reset_logging
 from ..core.settings.paths import HOME_ENV, AppPaths, app_paths
 from ..core.text.redaction import RedactingStream
-from . import ask, check, cite, gui, library, memory
+from . import ask, check, cite, gui, library, memory, organize
+from . import metadata as metadata_cli
 from .args import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -45,7 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     # In the order `paperpilot --help` lists them.
     library.add_parsers(add)
+    organize.add_parsers(add)
     check.add_parsers(add)
+    metadata_cli.add_parsers(add)
     ask.add_ask_parser(add)
     memory.add_conversations_parser(add)
     memory.add_profile_parser(add)
@@ -63,7 +66,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **memory.COMMANDS,
     **gui.COMMANDS,
     **library.COMMANDS,
+    **organize.COMMANDS,
     **check.COMMANDS,
+    **metadata_cli.COMMANDS,
 }
 
 
@@ -80,7 +85,9 @@ _PATH_ARGS = {"paths": "file", "home": "--home", "trace": "--trace", "output": "
 _TEXT_ARGS = {"question": "question", "query": "search query", "set_text": "note", "search": "search text",
               "rename": "title", "value": "value", "key": "profile key", "ask": "question", "model": "model name",
               "base_url": "base URL", "api_key_env": "variable name", "conversation": "conversation id",
-              "export": "conversation id", "delete": "conversation id", "style": "style"}  # fmt: skip
+              "export": "conversation id", "delete": "conversation id", "style": "style", "add": "tag",
+              "remove": "tag", "name": "collection name", "new_name": "collection name", "tag": "tag",
+              "collection": "collection name"}  # fmt: skip
 
 
 def _check_text(args: argparse.Namespace) -> None:

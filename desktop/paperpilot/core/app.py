@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .agent.events import Event, Finished, Result
+from .agent.events import Event, Finished, Info, Result
 from .agent.events import Warning as TraceWarning
 from .agent.followup import rewrite_followup
 from .agent.loop import AgentOptions, run_agent
@@ -28,9 +28,21 @@ from .citations.formats import export_text
 from .citations.model import CslItem
 from .citations.styles import STYLE_NAMES, Rendered
 from .errors import InvalidInput, NotFound
-from .library import ImportProgress, ImportReport, Library
+from .library import ImportProgress, ImportReport, Library, LinkedReference
 from .library.integrity import IntegrityReport, check_library
-from .library.metadata import format_references, in_text, item_for_document, items_for_documents, save_item
+from .library.metadata import (
+    MetadataUpdate,
+    format_references,
+    in_text,
+    item_for_document,
+    items_for_documents,
+    reread_metadata,
+    retrieve_metadata,
+    save_item,
+)
+from .library.organize import CollectionTree, merge_tags, normalize_tag
+from .library.scope import Scope, ScopedLibrary
+from .library.undo import UndoStack
 from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
 from .models import DocumentInfo
@@ -68,6 +80,9 @@ class AskRun:
     options: AgentOptions
     policy: Policy
     cancel: threading.Event
+    # The documents the agent may use (a collection or a tag), None for the whole library.
+    scope: Scope | None = None
+    scope_ids: list[int] | None = None
     standalone: str = ""
     rewritten: bool = False
     result: Result | None = None
@@ -104,7 +119,17 @@ class AskRun:
                     # The loop reports the rewrite in its trace (an Info with code "followup").
                     self.options.rewritten_from = self.question
         self.options.profile_terms = expansion_terms(s.profile, self.standalone)
-        for ev in run_agent(self.standalone, s.library, self.policy, self.options, self.cancel):
+        pool: Any = s.library
+        if self.scope is not None and self.scope_ids is not None:
+            pool = ScopedLibrary(s.library, self.scope_ids, self.scope)
+            info = Info(
+                code="scope",
+                message=f"only the {len(self.scope_ids)} document(s) of {self.scope.label()}",
+                data={"kind": self.scope.kind, "name": self.scope.name, "doc_ids": list(self.scope_ids)},
+            )
+            self.events.append(info)
+            yield info
+        for ev in run_agent(self.standalone, pool, self.policy, self.options, self.cancel):
             self.events.append(ev)
             if isinstance(ev, Finished):
                 self.result = ev.result
@@ -151,6 +176,8 @@ class Session:
         self._library = library
         self._conversations: ConversationStore | None = None
         self._lock = threading.Lock()
+        # Ctrl+Z: this session's removals, tag, collection and metadata edits (see library.undo).
+        self.undo_stack = UndoStack()
 
     # --- what the home holds ---------------------------------------------------------------
 
@@ -316,16 +343,20 @@ class Session:
         max_rounds: int | None = None,
         policy: Policy | None = None,
         cancel: threading.Event | None = None,
+        scope: Scope | None = None,
     ) -> AskRun:
         """Answer ``question``; iterate the returned run for the loop's events.
 
         ``conversation``: continue that saved conversation (the question is rewritten against
         its turns when it is a follow-up); ``save``: keep the turn there, or in a new
         conversation when ``conversation`` is None. ``policy`` defaults to ``make_policy()``.
-        Raises ConversationNotFound for an unknown conversation, before anything runs.
+        ``scope``: only the documents of that collection or tag (the agent's searches get their
+        ids; the run's first event says so). Raises ConversationNotFound for an unknown
+        conversation, NotFound for an unknown collection, before anything runs.
         """
         if conversation is not None and self.conversations.get(conversation) is None:
             raise ConversationNotFound(f"no conversation with id {conversation!r}")
+        scope_ids = self.scope_doc_ids(scope) if scope is not None else None
         options = AgentOptions(
             max_rounds=max_rounds or self.settings.agent.max_rounds, mode=mode or self.settings.agent.mode
         )
@@ -337,6 +368,8 @@ class Session:
             options=options,
             policy=policy if policy is not None else self.make_policy(),
             cancel=cancel if cancel is not None else threading.Event(),
+            scope=scope,
+            scope_ids=scope_ids,
         )
 
     def evaluate(
@@ -398,23 +431,173 @@ class Session:
     def remove(
         self, doc_ids: Sequence[int], on_removed: Callable[[DocumentInfo], None] | None = None
     ) -> list[DocumentInfo]:
-        """Remove documents: all of them, or none when an id is wrong (NotFound names them).
-        ``on_removed`` hears of each one gone (a later one may still fail: busy, disk full)."""
+        """Remove documents from the library: all of them, or none when an id is wrong (NotFound
+        names them). Documents go to the trash (``restore`` brings them back, ``undo`` too); a
+        failed import, which holds nothing but its reason, is deleted. ``on_removed`` hears of
+        each one gone, with its status as it was ('ready' or 'failed')."""
+        wanted = self._known_ids(doc_ids, "removed", {"ready", "failed"})
+        docs = [d for d in (self.library.document(i) for i in wanted) if d is not None]
+        removed: list[DocumentInfo] = []
+        ready = [d.doc_id for d in docs if d.status == "ready"]
+        if ready:
+            trashed = {d.doc_id for d in self.library.trash(ready)}
+            for d in docs:
+                if d.doc_id in trashed:
+                    removed.append(d)
+                    if on_removed is not None:
+                        on_removed(d)
+            if trashed:
+                ids = sorted(trashed)
+                self.undo_stack.push(_plural_label("Remove", len(ids)), lambda: self._restore_quietly(ids))
+        for d in docs:
+            if d.status == "failed":
+                removed.append(self.library.remove(d.doc_id))
+                if on_removed is not None:
+                    on_removed(d)
+        return removed
+
+    def _known_ids(self, doc_ids: Sequence[int], verb: str, statuses: set[str]) -> list[int]:
+        """``doc_ids`` without repeats, once every one is a document with one of ``statuses``;
+        else NotFound naming the others (nothing is changed)."""
         wanted = list(dict.fromkeys(doc_ids))
-        missing = [i for i in wanted if self.library.document(i) is None]
+        missing = []
+        for i in wanted:
+            d = self.library.document(i)
+            if d is None or d.status not in statuses:
+                missing.append(i)
         if missing:
             ids = ", ".join(str(i) for i in missing)
+            where = "in the trash" if statuses == {"trashed"} else "in the library"
+            see = "paperpilot list --trash" if statuses == {"trashed"} else "paperpilot list"
             raise NotFound(
-                f"no document with id {ids}; nothing was removed (see: paperpilot list)"
+                f"no document with id {ids} {where}; nothing was {verb} (see: {see})"
                 if len(missing) == 1
-                else f"no documents with ids {ids}; nothing was removed (see: paperpilot list)"
+                else f"no documents with ids {ids} {where}; nothing was {verb} (see: {see})"
             )
-        removed = []
+        return wanted
+
+    def _restore_quietly(self, doc_ids: list[int]) -> None:
+        self.library.restore(doc_ids)
+
+    def restore(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Take documents out of the trash (all of them, or none when an id is not there); they
+        are searchable again when this returns."""
+        wanted = self._known_ids(doc_ids, "restored", {"trashed"})
+        return self.library.restore(wanted)
+
+    def empty_trash(self, doc_ids: Sequence[int] | None = None) -> list[DocumentInfo]:
+        """Delete what is in the trash for good (or only ``doc_ids``, which must all be there)."""
+        wanted = None if doc_ids is None else self._known_ids(doc_ids, "deleted", {"trashed"})
+        return self.library.empty_trash(wanted)
+
+    def documents(
+        self, *, tag: str | None = None, collection: str | None = None, trash: bool = False
+    ) -> list[DocumentInfo]:
+        """The documents ``paperpilot list`` shows: the library (ready and failed imports) or the
+        trash, narrowed to a tag and / or a collection (with its sub-collections)."""
+        docs = self.library.trashed_documents() if trash else self.library.all_documents()
+        if tag is not None:
+            want = normalize_tag(tag).casefold()
+            docs = [d for d in docs if want in {t.casefold() for t in d.tags}]
+        if collection is not None:
+            ids = self.collections().get(collection).all_doc_ids()
+            docs = [d for d in docs if d.doc_id in ids]
+        return docs
+
+    def tag(
+        self, doc_ids: Sequence[int], add: Sequence[str] = (), remove: Sequence[str] = ()
+    ) -> list[DocumentInfo]:
+        """Add and / or remove tags on documents (all of them, or none when an id is wrong);
+        returns the documents whose tags changed. Undoable."""
+        plus = [normalize_tag(t) for t in add]
+        minus = [normalize_tag(t) for t in remove]
+        wanted = self._known_ids(doc_ids, "tagged", {"ready", "trashed"})
+        before: dict[int, list[str]] = {}
+        changes: dict[int, list[str]] = {}
         for doc_id in wanted:
-            removed.append(self.library.remove(doc_id))
-            if on_removed is not None:
-                on_removed(removed[-1])
-        return removed
+            doc = self.library.document(doc_id)
+            if doc is None:
+                continue
+            new = merge_tags(doc.tags, plus, minus)
+            if new != doc.tags:
+                before[doc_id], changes[doc_id] = list(doc.tags), new
+        if not changes:
+            return []
+        done = self.library.set_tags(changes)
+        old = {i: before[i] for i in done}
+        if old:
+            self.undo_stack.push(f"Tag {len(old)} document(s)", lambda: self._set_tags_quietly(old))
+        return [d for d in (self.library.document(i) for i in done) if d is not None]
+
+    def _set_tags_quietly(self, tags: dict[int, list[str]]) -> None:
+        self.library.set_tags(tags)
+
+    def set_tag_color(self, tag: str, color: str) -> None:
+        """Give a tag one of organize.TAG_COLORS (by name or hex), or none with ''."""
+        from .library.organize import TAG_COLORS
+
+        name = normalize_tag(tag)
+        value = TAG_COLORS.get(color.casefold(), color) if color else ""
+        if value and not (value.startswith("#") and len(value) == 7):
+            raise InvalidInput(f"unknown colour {color!r}; choose one of: {', '.join(TAG_COLORS)}")
+        self.library.set_tag_color(name, value)
+
+    def collections(self) -> CollectionTree:
+        return self.library.collection_tree()
+
+    def collection_add(self, path: str, doc_ids: Sequence[int]) -> tuple[int, list[int]]:
+        """Put documents into the collection at ``path`` (made, with its parents, when missing):
+        all of them, or none when an id is wrong. Returns (collection id, ids newly filed)."""
+        wanted = self._known_ids(doc_ids, "filed", {"ready", "trashed"}) if doc_ids else []
+        cid = self.library.create_collection(path)
+        added = self.library.file_documents(cid, wanted, True) if wanted else []
+        if added:
+            self.undo_stack.push(
+                f"Add {len(added)} document(s) to {path}", lambda: self._file_quietly(cid, added, False)
+            )
+        return cid, added
+
+    def collection_remove(self, path: str, doc_ids: Sequence[int]) -> list[int]:
+        """Take documents out of a collection (they stay in the library); the ids taken out."""
+        c = self.collections().get(path)
+        gone = self.library.file_documents(c.collection_id, list(dict.fromkeys(doc_ids)), False)
+        if gone:
+            self.undo_stack.push(
+                f"Remove {len(gone)} document(s) from {c.path}",
+                lambda: self._file_quietly(c.collection_id, gone, True),
+            )
+        return gone
+
+    def _file_quietly(self, collection_id: int, doc_ids: list[int], member: bool) -> None:
+        self.library.file_documents(collection_id, doc_ids, member)
+
+    def collection_delete(self, path: str) -> int:
+        """Delete a collection and its sub-collections (the documents stay); its id."""
+        c = self.collections().get(path)
+        self.library.delete_collection(c.collection_id)
+        return c.collection_id
+
+    def collection_rename(self, path: str, new_name: str) -> int:
+        c = self.collections().get(path)
+        self.library.rename_collection(c.collection_id, new_name)
+        return c.collection_id
+
+    def scope_doc_ids(self, scope: Scope) -> list[int]:
+        """The live documents of a scope (NotFound for an unknown collection)."""
+        if scope.kind == "collection":
+            ids = self.collections().get(scope.name).all_doc_ids()
+        elif scope.kind == "tag":
+            want = normalize_tag(scope.name).casefold()
+            ids = {d.doc_id for d in self.library.list_documents() if want in {t.casefold() for t in d.tags}}
+        else:
+            raise InvalidInput(f"unknown scope {scope.kind!r} (collection or tag)")
+        live = {d.doc_id for d in self.library.list_documents()}
+        return sorted(ids & live)
+
+    def undo(self) -> str:
+        """Undo this session's last removal, tag, collection or metadata edit; what was undone
+        ("" when nothing was left to undo)."""
+        return self.undo_stack.undo()
 
     def check(
         self, *, repair: bool = False, progress: Callable[[str], None] | None = None, cancel: threading.Event | None = None
@@ -431,11 +614,85 @@ class Session:
     def set_note(self, doc_id: int, text: str) -> None:
         self.library.set_note(doc_id, text)
 
+    # --- the structure of papers --------------------------------------------------------------
+
+    def reference_list(self, doc_id: int) -> list[LinkedReference]:
+        """The parsed reference list of a document, entries linked to library documents."""
+        self.ready_document(doc_id)
+        return self.library.references(doc_id)
+
+    def cited_by(self, doc_id: int) -> list[DocumentInfo]:
+        """Documents in the library whose reference list names this one."""
+        self.ready_document(doc_id)
+        return self.library.cited_by(doc_id)
+
     def save_metadata(self, doc_id: int, item: CslItem) -> DocumentInfo:
-        return save_item(self.library, doc_id, item)
+        before = item_for_document(self.library, doc_id)
+        doc = save_item(self.library, doc_id, item)
+        self.record_metadata_edit(doc_id, before)
+        return doc
+
+    def record_metadata_edit(self, doc_id: int, before: CslItem) -> None:
+        """Let ``undo`` put a document's metadata back as ``before`` (the window's editor saves
+        on its own and tells the session here)."""
+        self.undo_stack.push("Edit metadata", lambda: self._save_quietly(doc_id, before))
+
+    def _save_quietly(self, doc_id: int, item: CslItem) -> None:
+        save_item(self.library, doc_id, item)
 
     def metadata_item(self, doc_id: int) -> CslItem:
         return item_for_document(self.library, doc_id)
+
+    def reread_metadata(self, doc_ids: Sequence[int]) -> list[MetadataUpdate]:
+        """Read metadata again from each document's file; fields a person chose are kept."""
+        for doc_id in doc_ids:
+            self.ready_document(doc_id)
+        return [reread_metadata(self.library, doc_id) for doc_id in doc_ids]
+
+    @property
+    def online_lookups_allowed(self) -> bool:
+        return self.settings.metadata.allow_online_lookups
+
+    def retrieve_metadata(
+        self, doc_ids: Sequence[int], cancel: threading.Event | None = None
+    ) -> list[MetadataUpdate]:
+        """Fill each document's metadata from Crossref (by DOI) or arXiv, when the user allows
+        online lookups (Settings ▸ metadata.allow_online_lookups; off by default). A lookup that
+        fails is reported for its document and the others go on.
+
+        Raises InvalidInput, before any network access, when lookups are not allowed.
+        """
+        if not self.online_lookups_allowed:
+            raise InvalidInput(
+                "Online metadata lookups are off; allow them first "
+                "(Settings ▸ Allow online metadata lookups, or: paperpilot metadata --allow-lookups on)."
+            )
+        for doc_id in doc_ids:
+            self.ready_document(doc_id)
+        # Here, not at the top: httpx takes a noticeable moment to import, and most runs never look up.
+        from .citations.lookup import ARXIV_URL, CROSSREF_URL, LookupFailed, lookup_arxiv, lookup_doi
+
+        cfg = self.settings.metadata
+
+        def lookup(kind: str, key: str) -> CslItem:
+            if kind == "doi":
+                return lookup_doi(key, base_url=cfg.crossref_url or CROSSREF_URL, timeout=cfg.timeout_s)
+            return lookup_arxiv(key, base_url=cfg.arxiv_url or ARXIV_URL, timeout=cfg.timeout_s)
+
+        out = []
+        for doc_id in doc_ids:
+            if cancel is not None and cancel.is_set():
+                break
+            try:
+                out.append(retrieve_metadata(self.library, doc_id, lookup))
+            except LookupFailed as e:
+                out.append(MetadataUpdate(doc_id, skipped=str(e)))
+        return out
+
+    def set_online_lookups(self, allowed: bool) -> None:
+        settings = self.settings.model_copy(deep=True)
+        settings.metadata.allow_online_lookups = allowed
+        self.save_settings(settings)
 
     # --- citations --------------------------------------------------------------------------
 
@@ -457,6 +714,10 @@ class Session:
     def export_conversation(self, conversation_id: str, style: str | None = None) -> str:
         """A saved conversation as Markdown, its references in ``style`` (default: the style)."""
         return self.conversations.export_markdown(conversation_id, self.library, self.style(style))
+
+
+def _plural_label(verb: str, n: int) -> str:
+    return f"{verb} {n} document" + ("" if n == 1 else "s")
 
 
 def eval_library(home: Path) -> Library:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from .errors import ImportFailed
 
@@ -27,6 +28,11 @@ class Page:
     number: int
     text: str
     source: str = "text"  # "ocr": the page had no usable text layer and was read by OCR
+    # What the layout says each paragraph of ``text`` is (paragraphs are separated by a blank
+    # line): (hint, font size), the hint one of "body", "heading", "title", "caption",
+    # "footnote", "table". Empty when the extractor knows no layout (text files); the
+    # chunker then reads the structure from the text alone.
+    layout: list[tuple[str, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -39,6 +45,54 @@ class Metadata:
     arxiv_id: str = ""
     abstract: str = ""
     language: str = ""
+    # The full citation as a CSL-JSON item (names split, volume, issue, page, type) when the
+    # extractor knows more than the columns hold; {} otherwise.
+    csl: dict[str, Any] = field(default_factory=dict)
+    # Where each field came from ("xmp", "layout", "masthead", "info", "text", "user" …), the
+    # document's metadata confidence (0–1) and whether a person should check it.
+    sources: dict[str, str] = field(default_factory=dict)
+    confidence: float | None = None
+    check: bool = False
+
+
+@dataclass
+class Block:
+    """One paragraph of a document with what the structure reader decided about it (see
+    ``extract.structure.read_blocks``): its kind, heading and section path."""
+
+    text: str
+    page: int
+    kind: str
+    section: str = ""
+    path: str = ""
+    early: bool = False  # before the document's first heading
+    ocr: bool = False  # its page was read by OCR
+
+
+@dataclass
+class Reference:
+    """One entry of a paper's reference list (``citations.references`` reads them)."""
+
+    text: str
+    label: str = ""  # the printed number ("12" for "[12]"), "" in author-year lists
+    authors: list[str] = field(default_factory=list)
+    title: str = ""
+    year: int | None = None
+    venue: str = ""
+    doi: str = ""
+    arxiv_id: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass
+class Structure:
+    """A document's paragraphs with their kinds, and its parsed reference list; computed where
+    the file is extracted (a worker process), so the library's writer only merges chunks."""
+
+    blocks: list[Block]
+    references: list[Reference]
 
 
 @dataclass
@@ -50,15 +104,18 @@ class Extracted:
     kind: str = "text"  # "pdf" | "text" | "markdown" | "corpus"
     # Pages in the file, including pages without text (which are not in ``pages``).
     page_count: int = 0
+    structure: Structure | None = None
 
 
 @dataclass
 class Chunk:
     seq: int
     text: str
-    section: str = ""
+    section: str = ""  # the nearest heading
     page: int = 1
     source: str = "text"  # "ocr" when its page was read by OCR
+    kind: str = ""  # a text.kinds.Kind value; "" when not known
+    section_path: str = ""  # the headings above it, outermost first: "3 Method > 3.2 Training"
 
 
 @dataclass
@@ -83,6 +140,13 @@ class DocumentInfo:
     added: str = ""
     error: str = ""
     external_id: str = ""
+    # When the document went to the trash (ISO 8601 UTC; its status then reads 'trashed').
+    trashed: str = ""
+    # Where each metadata field came from ({} when unknown: imported before provenance was kept),
+    # the metadata confidence (0–1, None when unknown) and the "check metadata" flag.
+    metadata_sources: dict[str, str] = field(default_factory=dict)
+    metadata_confidence: float | None = None
+    check_metadata: bool = False
 
 
 @dataclass
@@ -96,6 +160,8 @@ class Hit:
     score: float
     snippet: str
     terms: list[str] = field(default_factory=list)
+    kind: str = ""
+    section_path: str = ""
 
 
 @dataclass
@@ -110,3 +176,5 @@ class Passage:
     prev: int | None
     next: int | None
     ocr: bool = False  # the text was read by OCR (a scanned page): recognition errors are possible
+    kind: str = ""
+    section_path: str = ""

@@ -264,6 +264,7 @@ class _Exchange:
     result: Result | None = None
     error: str = ""
     understood: str = ""  # the standalone question a follow-up was rewritten into
+    scope: str = ""  # "collection: Thesis" when the question was asked of part of the library
 
 
 class ChatPane(QWidget):
@@ -398,6 +399,11 @@ class ChatPane(QWidget):
 
     def on_event(self, ev: Any) -> None:
         """Show live progress ("Round 2 · searching 'x'…") for one trace event."""
+        if isinstance(ev, Info) and ev.code == "scope":
+            pending = self._pending()
+            if pending is not None:
+                pending.scope = f"{ev.data.get('kind', '')}: {ev.data.get('name', '')}"
+                self._render()
         if isinstance(ev, Info) and ev.code == FOLLOWUP_INFO_CODE:
             pending = self._pending()
             standalone = str(ev.data.get("standalone", "")).strip()
@@ -662,6 +668,12 @@ class ChatPane(QWidget):
                 f'<p style="color:{muted}; margin-top:4px"><i>'
                 + html.escape(tr("Understood as: {q}").format(q=ex.understood), quote=False)
                 + "</i></p>"
+            )
+        if ex.scope:
+            out.append(
+                f'<p style="color:{muted}; margin-top:4px">'
+                + html.escape(tr("Asked of {scope} only").format(scope=ex.scope), quote=False)
+                + "</p>"
             )
         if ex.result is not None:
             out.append(self._result_html(ex.result, muted))

@@ -7,9 +7,33 @@ they are built, so a change applies after a restart.
 
 from __future__ import annotations
 
+from .i18n_library import LIBRARY_ZH
+
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
 
 _ZH: dict[str, str] = {
+    # the structure of papers: references, kinds of passage
+    "Kind": "类型",
+    "in your library": "在文献库中",
+    "Select a paper in the library to see its references.": "在文献库中选择一篇论文以查看其参考文献。",
+    "No reference list was found in “{title}”.": "未在《{title}》中找到参考文献列表。",
+    "References of “{title}”: {n}, {k} in your library.": "《{title}》的参考文献：{n} 条，其中 {k} 条在文献库中。",
+    "Papers in My Library That Cite This": "文献库中引用本文的论文",
+    "{n} document(s) in your library cite “{title}”.": "文献库中有 {n} 篇文献引用了《{title}》。",
+    "No document in your library cites “{title}”.": "文献库中没有文献引用《{title}》。",
+    "body": "正文",
+    "abstract": "摘要",
+    "caption": "图表标题",
+    "table": "表格",
+    "equation": "公式",
+    "code": "代码",
+    "footnote": "脚注",
+    "acknowledgements": "致谢",
+    "references": "参考文献",
+    "appendix": "附录",
+    "boilerplate": "版权与页面信息",
+    "title": "标题与作者",
+    "figure": "图片残留文字",
     # menus and main window
     "&File": "文件(&F)",
     "&Edit": "编辑(&E)",
@@ -410,6 +434,7 @@ _ZH: dict[str, str] = {
     "Read scanned pages by OCR (Chinese and English, offline)": "用 OCR 识别扫描页（中英文，离线）",
 }
 
+_ZH.update({k: v for k, v in LIBRARY_ZH.items() if k not in _ZH})
 _TABLES: dict[str, dict[str, str]] = {"zh": _ZH}
 _language = "en"
 

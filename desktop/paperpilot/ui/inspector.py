@@ -53,6 +53,7 @@ from ..core.agent.events import (
 )
 from ..core.agent.report import describe_action, one_line, trace_to_jsonl, trace_to_markdown
 from ..core.clock import file_stamp
+from ..core.library import LinkedReference
 from ..core.settings.config import atomic_write_text
 from ..core.text.language import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
@@ -107,6 +108,11 @@ def confidence_notes(result: Result) -> list[str]:
     return notes
 
 
+def kind_label(kind: str) -> str:
+    """A passage's stored kind as the inspector names it ("" for a passage stored without one)."""
+    return tr(kind.replace("_", " ")) if kind else ""
+
+
 def is_note(e: Evidence) -> bool:
     """Evidence from the user's notes (the notes tool cites them with section "Notes")."""
     return e.section.strip().casefold() == "notes"
@@ -138,6 +144,7 @@ class InspectorPane(QWidget):
         self._build_evidence_tab()
         self._build_trace_tab()
         self._build_result_tab()
+        self._build_references_tab()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 6, 6, 6)
@@ -195,6 +202,42 @@ class InspectorPane(QWidget):
         layout.addWidget(self.evidence_split, 1)
         self.tabs.addTab(page, tr("Evidence"))
         self.evidence_tab = page
+
+    def _build_references_tab(self) -> None:
+        page = QWidget(self)
+        self.references_label = QLabel(tr("Select a paper in the library to see its references."), page)
+        self.references_label.setWordWrap(True)
+        self.references_list = QListWidget(page)
+        self.references_list.setObjectName("referencesList")
+        self.references_list.setWordWrap(True)
+        self.references_list.setAlternatingRowColors(True)
+        lay = QVBoxLayout(page)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.references_label)
+        lay.addWidget(self.references_list, 1)
+        self.tabs.addTab(page, tr("References"))
+
+    def show_references(self, title: str, refs: list[LinkedReference]) -> None:
+        """The reference list of the paper selected in the library; entries that are papers in
+        the library say so."""
+        self.references_list.clear()
+        if not refs:
+            self.references_label.setText(tr("No reference list was found in “{title}”.").format(title=one_line(title, 80)))
+            return
+        linked = sum(1 for r in refs if r.doc_id is not None)
+        self.references_label.setText(
+            tr("References of “{title}”: {n}, {k} in your library.").format(title=one_line(title, 80), n=len(refs), k=linked)
+        )
+        for i, lr in enumerate(refs, 1):
+            r = lr.reference
+            label = f"[{r.label}]" if r.label else f"{i}."
+            text = f"{label} {r.text}"
+            if lr.doc_id is not None:
+                text += "\n→ " + tr("in your library") + f" (doc {lr.doc_id})"
+            item = QListWidgetItem(text)
+            fields = [x for x in (", ".join(r.authors[:3]), r.title, str(r.year or ""), r.venue, r.doi) if x]
+            item.setToolTip(" · ".join(fields))
+            self.references_list.addItem(item)
 
     def _build_trace_tab(self) -> None:
         self.trace_tree = QTreeWidget(self)
@@ -401,7 +444,10 @@ class InspectorPane(QWidget):
                 # The user's own notes, not the paper's text: say so where it is cited.
                 where = " · ".join((tr("Your note on this paper"), state))
             else:
-                where = " · ".join(x for x in (f"§ {one_line(e.section)}" if e.section else "", f"p. {e.page}", state) if x)
+                section = e.section_path or e.section
+                where = " · ".join(
+                    x for x in (f"§ {one_line(section)}" if section else "", f"p. {e.page}", kind_label(e.kind), state) if x
+                )
             item = QListWidgetItem(f"[{e.number}] {one_line(e.title) or 'Untitled'}\n{where}")
             item.setData(NUMBER_ROLE, e.number)
             item.setToolTip(
@@ -444,7 +490,10 @@ class InspectorPane(QWidget):
             x
             for x in (
                 html.escape(tr("Your note on this paper")) if is_note(e) else "",
-                f"{tr('Section')}: {html.escape(one_line(e.section))}" if e.section and not is_note(e) else "",
+                f"{tr('Section')}: {html.escape(one_line(e.section_path or e.section))}"
+                if (e.section_path or e.section) and not is_note(e)
+                else "",
+                f"{tr('Kind')}: {html.escape(kind_label(e.kind))}" if e.kind and not is_note(e) else "",
                 tr("Page {n}").format(n=e.page),
                 # A scanned page: its words were recognised, so a misread letter is possible.
                 html.escape(tr("text from OCR")) if e.ocr else "",

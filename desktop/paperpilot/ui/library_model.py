@@ -2,23 +2,31 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QByteArray,
+    QMimeData,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
 from ..core.models import DocumentInfo
 from ..core.text.language import has_cjk
 from .i18n import tr
+from .qtcompat import new_mime_data
+
+# What a drag of table rows carries: a JSON list of document ids.
+DOC_IDS_MIME = "application/x-paperpilot-doc-ids"
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 
@@ -29,9 +37,23 @@ class Column(IntEnum):
     YEAR = 2
     PAGES = 3
     STATUS = 4
+    MARKS = 5  # note, metadata to check, OCR'd, coloured tags
+    HITS = 6  # passages matching the full-text filter (shown in that mode only)
 
 
-HEADERS = ("Title", "Authors", "Year", "Pages", "Status")
+HEADERS = ("Title", "Authors", "Year", "Pages", "Status", "Marks", "Hits")
+# Computed once: flags() runs for every painted cell, and or-ing Python enums is slow.
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+    | Qt.ItemFlag.ItemIsDragEnabled
+)  # fmt: skip
+NOTE_MARK = "✎"
+CHECK_MARK = "⚑"
+OCR_MARK = "OCR"
+# Field names other helpers give DocumentInfo (the metadata-confidence flag, the OCR flag):
+# shown when present, so the table needs no change when they land.
+_CHECK_FIELDS = ("check_metadata", "metadata_check", "needs_check", "metadata_flag")
+_OCR_FIELDS = ("ocr", "ocrd", "is_ocr", "ocr_done")
 DOC_ID_ROLE = Qt.ItemDataRole.UserRole
 # Typed sort keys (ints for year/pages) so the proxy compares numbers, not their strings.
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -58,6 +80,18 @@ def short_authors(authors: list[str]) -> str:
     return tr("{name} et al.").format(name=surname(authors[0]))
 
 
+def metadata_tip(doc: DocumentInfo) -> str:
+    """Why a document is flagged: its confidence and the weak or missing key fields."""
+    weak = [
+        f"{field} ({doc.metadata_sources[field]})" if field in doc.metadata_sources else tr("{field} (missing)").format(field=field)
+        for field in ("title", "authors", "year")
+        if doc.metadata_sources.get(field) in (None, "info", "page", "filename")
+    ]
+    conf = "?" if doc.metadata_confidence is None else f"{doc.metadata_confidence:.2f}"
+    text = tr("Check metadata: confidence {conf}").format(conf=conf)
+    return text + (" — " + ", ".join(weak) if weak else "")
+
+
 def warning_colour(palette: QPalette) -> QColor:
     """A red that stays readable on the current palette's base colour (light or dark)."""
     dark = palette.color(QPalette.ColorRole.Base).lightness() < 128
@@ -69,44 +103,79 @@ class _Row:
     """Everything data() needs for one document, computed once per reset, not per paint."""
 
     doc: DocumentInfo
-    cells: tuple[str, str, str, str, str]
-    sort_keys: tuple[str, str, int, int, str]
+    cells: tuple[str, str, str, str, str, str]
+    sort_keys: tuple[str, str, int, int, str, str]
     tooltip: str
     haystack: str
     failed: bool
+    marks_tip: str
+    tag_colors: tuple[str, ...]
 
 
-def _make_row(doc: DocumentInfo) -> _Row:
-    failed = doc.status != "ready"
+def _flag(doc: DocumentInfo, names: tuple[str, ...]) -> bool:
+    return any(bool(getattr(doc, n, False)) for n in names)
+
+
+def _make_row(
+    doc: DocumentInfo, has_note: bool = False, colors: dict[str, str] | None = None
+) -> _Row:
+    failed = doc.status == "failed"
     authors = short_authors(doc.authors)
     year = str(doc.year) if doc.year else ""
     pages = str(doc.pages) if not failed and doc.pages else ""
     if failed:
         status = tr("Failed: {reason}").format(reason=doc.error) if doc.error else tr("Failed")
+    elif doc.status == "trashed":
+        status = tr("In the trash since {date}").format(date=doc.trashed[:10])
     else:
         status = tr("Ready")
+    marks: list[str] = []
+    marks_tip: list[str] = []
+    if has_note:
+        marks.append(NOTE_MARK)
+        marks_tip.append(tr("Has notes"))
+    if _flag(doc, _CHECK_FIELDS):
+        marks.append(CHECK_MARK)
+        marks_tip.append(metadata_tip(doc))
+    if _flag(doc, _OCR_FIELDS):
+        marks.append(OCR_MARK)
+        marks_tip.append(tr("Text read by OCR (a scanned document)"))
+    if doc.tags:
+        marks_tip.append(tr("Tags: {tags}").format(tags=", ".join(doc.tags)))
+    lowered = {k.casefold(): v for k, v in (colors or {}).items()}
+    tag_colors = tuple(lowered[t.casefold()] for t in doc.tags if t.casefold() in lowered)
     tip = [doc.title]
     if doc.authors:
         tip.append(", ".join(doc.authors))
     if doc.file_name:
         tip.append(tr("File: {name}").format(name=doc.file_name))
+    if doc.status == "trashed":
+        tip.append(tr("In the trash since {date}: restore it to search and cite it again").format(date=doc.trashed[:10]))
     if failed:
         tip.append(tr("Import failed: {reason}").format(reason=doc.error or tr("unknown reason")))
         if doc.source_path:
             tip.append(tr("Source: {path}").format(path=doc.source_path))
+    check = doc.check_metadata and not failed
+    if check:
+        tip.append(metadata_tip(doc))
+    conf = doc.metadata_confidence
     return _Row(
         doc=doc,
-        cells=(doc.title, authors, year, pages, status),
+        cells=(doc.title, authors, year, pages, status, " ".join(marks)),
         sort_keys=(
             doc.title.casefold(),
             surname(doc.authors[0]).casefold() if doc.authors else "",
             doc.year or 0,
             doc.pages if not failed else -1,
             status.casefold(),
+            # Least sure metadata first when sorted ascending (failed imports before all).
+            f"{-1.0 if failed else (conf if conf is not None else 1.0):.3f} {' '.join(marks)}",
         ),
         tooltip="\n".join(tip),
         haystack=" ".join([doc.title, *doc.authors, year]).casefold(),
         failed=failed,
+        marks_tip="\n".join(marks_tip),
+        tag_colors=tag_colors,
     )
 
 
@@ -115,18 +184,71 @@ class DocumentTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        # Every document (sorted), and the ones the filter shows: filtering happens here, as
+        # a reset of the visible list, so the proxy never calls back into Python per row.
+        self._all: list[_Row] = []
         self._rows: list[_Row] = []
+        self._visible: set[int] | None = None
+        self._where: dict[int, int] | None = None
+        self._failed = 0
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
+        # The full-text filter's passage counts and snippets (doc_id → …), {} outside that mode.
+        self._hits: dict[int, int] = {}
+        self._snippets: dict[int, str] = {}
+        self._icons: dict[tuple[str, ...], QIcon] = {}
+        self.snippet_provider: Callable[[int], str] | None = None
 
     # --- filling ------------------------------------------------------------------------------
 
-    def set_documents(self, docs: list[DocumentInfo]) -> None:
-        rows = [_make_row(d) for d in docs]
+    def set_documents(
+        self,
+        docs: list[DocumentInfo],
+        notes: set[int] | None = None,
+        colors: dict[str, str] | None = None,
+    ) -> None:
+        """Show ``docs``; ``notes``: the ids with a note, ``colors``: tag → colour (the marks)."""
+        have = notes or set()
+        rows = [_make_row(d, d.doc_id in have, colors) for d in docs]
         self._sort_rows(rows)
         self.beginResetModel()
-        self._rows = rows
+        self._all = rows
+        self._failed = sum(1 for r in rows if r.failed)
+        self._rows = self._shown(rows)
+        self._where = None
         self.endResetModel()
+
+    def _shown(self, rows: list[_Row]) -> list[_Row]:
+        v = self._visible
+        return list(rows) if v is None else [r for r in rows if r.doc.doc_id in v]
+
+    def set_visible(self, ids: set[int] | None) -> None:
+        """Show only these documents (None: all of them)."""
+        if ids == self._visible:
+            return
+        self.beginResetModel()
+        self._visible = None if ids is None else set(ids)
+        self._rows = self._shown(self._all)
+        self._where = None
+        self.endResetModel()
+
+    def ids_matching(self, needles: list[str]) -> set[int]:
+        """Documents whose title, authors or year hold every (casefolded) needle."""
+        return {r.doc.doc_id for r in self._all if all(n in r.haystack for n in needles)}
+
+    def visible_ids(self) -> set[int] | None:
+        return None if self._visible is None else set(self._visible)
+
+    def is_showing(self, ids: set[int] | None) -> bool:
+        """Whether exactly these documents are shown already (no copy of the set)."""
+        return ids == self._visible
+
+    def total(self) -> int:
+        """Documents held, shown or not."""
+        return len(self._all)
+
+    def failed_count(self) -> int:
+        return self._failed
 
     # --- sorting ------------------------------------------------------------------------------
     # Sorting happens here, on precomputed keys with list.sort, rather than in the proxy: the
@@ -135,7 +257,13 @@ class DocumentTableModel(QAbstractTableModel):
 
     def _sort_rows(self, rows: list[_Row]) -> None:
         col = self._sort_column
-        if 0 <= col < len(HEADERS):
+        if col == Column.HITS:
+            hits = self._hits
+            rows.sort(
+                key=lambda r: (hits.get(r.doc.doc_id, 0), r.doc.doc_id),
+                reverse=self._sort_order == Qt.SortOrder.DescendingOrder,
+            )
+        elif 0 <= col < len(HEADERS):
             rows.sort(
                 key=lambda r: (r.sort_keys[col], r.doc.doc_id),
                 reverse=self._sort_order == Qt.SortOrder.DescendingOrder,
@@ -148,7 +276,9 @@ class DocumentTableModel(QAbstractTableModel):
         self.layoutAboutToBeChanged.emit()
         old = self.persistentIndexList()
         old_ids = [self._rows[i.row()].doc.doc_id if 0 <= i.row() < len(self._rows) else -1 for i in old]
-        self._sort_rows(self._rows)
+        self._sort_rows(self._all)
+        self._rows = self._shown(self._all)
+        self._where = None
         where = {r.doc.doc_id: n for n, r in enumerate(self._rows)}
         new = [
             self.index(where[doc_id], i.column()) if doc_id in where else QModelIndex()
@@ -164,19 +294,53 @@ class DocumentTableModel(QAbstractTableModel):
         return self._sort_order
 
     def documents(self) -> list[DocumentInfo]:
-        return [r.doc for r in self._rows]
+        return [r.doc for r in self._all]
 
     def document_at(self, row: int) -> DocumentInfo:
         return self._rows[row].doc
 
     def row_of(self, doc_id: int) -> int:
-        for i, r in enumerate(self._rows):
-            if r.doc.doc_id == doc_id:
-                return i
-        return -1
+        if self._where is None:
+            self._where = {r.doc.doc_id: n for n, r in enumerate(self._rows)}
+        return self._where.get(doc_id, -1)
 
     def haystack(self, row: int) -> str:
         return self._rows[row].haystack
+
+    def doc_id_at(self, row: int) -> int:
+        return self._rows[row].doc.doc_id
+
+    def set_hits(self, hits: dict[int, int], snippets: dict[int, str]) -> None:
+        """The full-text filter's counts per document (an empty dict leaves that mode)."""
+        self._hits, self._snippets = dict(hits), dict(snippets)
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, len(HEADERS) - 1))
+
+    def hits(self) -> dict[int, int]:
+        return dict(self._hits)
+
+    def _tag_icon(self, colors: tuple[str, ...]) -> QIcon:
+        icon = self._icons.get(colors)
+        if icon is None:
+            size = 10
+            pix = QPixmap(size * min(len(colors), 4) + 2, size + 2)
+            pix.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pix)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            for i, c in enumerate(colors[:4]):
+                painter.setBrush(QColor(c))
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.drawEllipse(1 + i * size, 1, size - 1, size - 1)
+            painter.end()
+            icon = self._icons[colors] = QIcon(pix)
+        return icon
+
+    def needs_check(self, row: int) -> bool:
+        return bool(getattr(self._rows[row].doc, "check_metadata", False))
+
+    def flagged_ids(self) -> set[int]:
+        """The documents flagged "check metadata"."""
+        return {r.doc.doc_id for r in self._rows if getattr(r.doc, "check_metadata", False)}
 
     # --- QAbstractTableModel ------------------------------------------------------------------
 
@@ -193,13 +357,31 @@ class DocumentTableModel(QAbstractTableModel):
         if not (0 <= row < len(self._rows) and 0 <= col < len(HEADERS)):
             return None
         r = self._rows[row]
+        if col == Column.HITS:
+            n = self._hits.get(r.doc.doc_id)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return str(n) if n else ""
+            if role == SORT_ROLE:
+                return n or 0
         if role == Qt.ItemDataRole.DisplayRole:
             return r.cells[col]
         if role == SORT_ROLE:
             return r.sort_keys[col]
         if role == DOC_ID_ROLE:
             return r.doc.doc_id
+        if role == Qt.ItemDataRole.DecorationRole and col == Column.MARKS and r.tag_colors:
+            return self._tag_icon(r.tag_colors)
         if role == Qt.ItemDataRole.ToolTipRole:
+            snippet = self._snippets.get(r.doc.doc_id)
+            if snippet is None and self._hits and r.doc.doc_id in self._hits and self.snippet_provider is not None:
+                # Only the best documents' snippets come with the search; the rest on hover.
+                snippet = self._snippets[r.doc.doc_id] = self.snippet_provider(r.doc.doc_id)
+            if snippet and self._hits:
+                n = self._hits.get(r.doc.doc_id, 0)
+                head = tr("{n} matching passage(s)").format(n=n)
+                return f"{head}\n\n{snippet.replace('**', '')}"
+            if col == Column.MARKS and r.marks_tip:
+                return r.marks_tip
             if col == Column.AUTHORS and r.doc.authors:
                 return "\n".join(r.doc.authors)
             return r.tooltip
@@ -208,7 +390,7 @@ class DocumentTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             horizontal = (
                 Qt.AlignmentFlag.AlignRight
-                if col in (Column.YEAR, Column.PAGES)
+                if col in (Column.YEAR, Column.PAGES, Column.HITS)
                 else Qt.AlignmentFlag.AlignLeft
             )
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
@@ -226,15 +408,34 @@ class DocumentTableModel(QAbstractTableModel):
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        return _ROW_FLAGS
+
+    def mimeTypes(self) -> list[str]:
+        return [DOC_IDS_MIME]
+
+    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # type: ignore[override]
+        """The dragged rows' document ids (dropped onto a collection in the sources pane)."""
+        rows = sorted({i.row() for i in indexes if i.isValid()})
+        ids = [self._rows[r].doc.doc_id for r in rows if 0 <= r < len(self._rows)]
+        mime = new_mime_data()
+        mime.setData(DOC_IDS_MIME, QByteArray(json.dumps(ids).encode()))
+        return mime
+
+    def supportedDragActions(self) -> Qt.DropAction:
+        return Qt.DropAction.CopyAction | Qt.DropAction.LinkAction
 
 
 class DocumentFilterProxy(QSortFilterProxyModel):
-    """Keeps the rows whose title, authors or year contain every typed word; sorts via the model."""
+    """The view's model: filtering and sorting are delegated to the source model (its visible
+    rows and its sort), so neither calls back into Python per row."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._needles: list[str] = []
+        # The ids the library pane's filter (fields, source view, full text) lets through;
+        # None: all. Computed once per change in core, so a row costs one set lookup.
+        self._accepted: set[int] | None = None
+        self._needs_checking = False
         self.setSortRole(SORT_ROLE)
         self.setDynamicSortFilter(True)
 
@@ -250,23 +451,44 @@ class DocumentFilterProxy(QSortFilterProxyModel):
         needles = text.casefold().split()
         if needles == self._needles:
             return
-        # beginFilterChange (Qt 6.10+) keeps the proxy's mapping when only rows change.
-        if hasattr(self, "beginFilterChange"):
-            self.beginFilterChange()
-            self._needles = needles
-            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-        else:
-            self._needles = needles
-            self.invalidateRowsFilter()
+        self._needles = needles
+        self._filter_by_needles()
 
     def filter_text(self) -> str:
         return " ".join(self._needles)
 
-    def filterAcceptsRow(self, source_row: int, source_parent: AnyIndex) -> bool:
-        if not self._needles:
-            return True
+    def set_accepted(self, ids: set[int] | None) -> None:
+        """Show only these documents (None: every one); replaces the typed-words filter. The
+        source model hides the others (see DocumentTableModel.set_visible)."""
+        self._accepted, self._needles = ids, []
+        self._show(ids)
+
+    def _show(self, ids: set[int] | None) -> None:
         model = self.sourceModel()
         if not isinstance(model, DocumentTableModel):
-            return True
-        hay = model.haystack(source_row)
-        return all(n in hay for n in self._needles)
+            return
+        if self._needs_checking:
+            flagged = model.flagged_ids()
+            ids = flagged if ids is None else ids & flagged
+        model.set_visible(ids)
+
+    def set_needs_checking(self, on: bool) -> None:
+        """Show only the documents flagged "check metadata" (on top of the other filters)."""
+        if on == self._needs_checking:
+            return
+        self._needs_checking = on
+        model = self.sourceModel()
+        if self._needles and isinstance(model, DocumentTableModel):
+            self._show(model.ids_matching(self._needles))
+        else:
+            self._show(self._accepted)
+
+    def needs_checking(self) -> bool:
+        return self._needs_checking
+
+    def _filter_by_needles(self) -> None:
+        model = self.sourceModel()
+        if not isinstance(model, DocumentTableModel):
+            return
+        self._show(model.ids_matching(self._needles) if self._needles else None)
+

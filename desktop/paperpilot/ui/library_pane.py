@@ -5,33 +5,53 @@ citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import shiboken6
-from PySide6.QtCore import QItemSelectionModel, QMimeData, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QByteArray,
+    QItemSelectionModel,
+    QMimeData,
+    QModelIndex,
+    QPoint,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QDialog,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
     QMessageBox,
     QPushButton,
     QSizePolicy,
+    QSplitter,
     QStackedWidget,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
+from ..core.agent.report import one_line
+from ..core.app import Session
 from ..core.citations.formats import ExportFormat
 from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
 from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.library.metadata import export_items, format_references, in_text
+from ..core.library.metadata import MetadataUpdate, export_items, format_references, in_text, reread_metadata
+from ..core.library.organize import CollectionTree, all_tags, recently_added
+from ..core.library.query import DocumentFilter, parse_query
+from ..core.library.scope import Scope
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .document_viewer import DocumentViewer
@@ -40,9 +60,15 @@ from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTab
 from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
+from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
 from .workers import FunctionWorker, WorkerThread
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
+# The full-text filter waits this long after the last keystroke before it searches.
+FULLTEXT_DEBOUNCE_MS = 250
+# Snippets made with a full-text search (for the best documents); the others are made on hover.
+SNIPPETS_AHEAD = 20
+WARM_UP_QUERY = "the"  # searched (and its result dropped) when the Full text box is ticked
 MAX_SUGGESTIONS = 3
 DEFAULT_STYLE = "apa"
 
@@ -95,15 +121,27 @@ def plain_citation(doc: DocumentInfo) -> str:
     return text
 
 
-def remove_documents(library: Library, docs: list[DocumentInfo]) -> list[str]:
-    """Remove ``docs`` one by one (in a worker); the lines of those that could not be removed."""
-    errors: list[str] = []
-    for doc in docs:
-        try:
-            library.remove(doc.doc_id)
-        except (LibraryError, LibraryBusy) as e:
-            errors.append(f"{doc.title}: {e}")
-    return errors
+def reread_documents(library: Library, doc_ids: list[int]) -> list[MetadataUpdate]:
+    """Re-read each document's metadata from its file (runs in a worker); fields a person chose stay."""
+    return [reread_metadata(library, i) for i in doc_ids]
+
+
+def remove_documents(session: Session, docs: list[DocumentInfo]) -> list[str]:
+    """Move ``docs`` to the trash (in a worker; Ctrl+Z brings them back); the lines of what
+    could not be removed."""
+    try:
+        session.remove([d.doc_id for d in docs])
+    except (LibraryError, LibraryBusy) as e:
+        return [str(e)]
+    return []
+
+
+def fulltext_filter(library: Library, text: str) -> tuple[str, dict[int, int], dict[int, str]]:
+    """(text, passages matching per document, a snippet of the best of the first 200): the
+    full-text filter's work, done in a worker."""
+    counts = library.fulltext_counts(text)
+    best = sorted(counts, key=lambda d: -counts[d])[:SNIPPETS_AHEAD]
+    return text, counts, library.fulltext_snippets(text, best)
 
 
 class LibraryPane(QWidget):
@@ -112,16 +150,39 @@ class LibraryPane(QWidget):
     library_changed = Signal()
     example_question = Signal(str)
     message = Signal(str)  # a short note for the status bar ("Copied 2 references …")
+    document_selected = Signal(int)  # the one ready document now selected (its references show)
 
-    def __init__(self, library: Library, parent: QWidget | None = None) -> None:
+    def __init__(self, library: Library, parent: QWidget | None = None, session: Session | None = None) -> None:
         super().__init__(parent)
         self.library = library
+        # The application layer: removals to the trash, tags, collections, the undo stack.
+        self.session = session if session is not None else Session(paths=library.paths, library=library)
+        self.write_thread: WorkerThread | None = None
+        self.fulltext_thread: WorkerThread | None = None
+        self._fulltext_due = ""  # a query typed while a search ran: searched when it ends
+        self._tree = CollectionTree([], {})
+        self._docs: list[DocumentInfo] = []
+        self._trash: list[DocumentInfo] = []
+        self._colors: dict[str, str] = {}
+        self._notes: set[int] = set()
+        self._problems: list[str] = []
+        self.fulltext_timer = QTimer(self)
+        self.fulltext_timer.setSingleShot(True)
+        self.fulltext_timer.setInterval(FULLTEXT_DEBOUNCE_MS)
+        self.fulltext_timer.timeout.connect(self.on_fulltext_timer_timeout)
         self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}
         self.remove_thread: WorkerThread | None = None
+        self.metadata_thread: WorkerThread | None = None
+        # Set by the main window: whether online lookups are allowed (a setting) and the
+        # Session's retrieval, which reads the lookup endpoints from the settings.
+        self.lookups_allowed: Callable[[], bool] = lambda: False
+        self.retrieve: Callable[[list[int]], list[MetadataUpdate]] | None = None
         self._questions = sample_questions()
         self._pending_question = ""
         self.model = DocumentTableModel(self)
+        self.model.snippet_provider = self._snippet_for
+        self._filter = DocumentFilter([])
         self.proxy = DocumentFilterProxy(self)
         self.proxy.setSourceModel(self.model)
 
@@ -194,13 +255,27 @@ class LibraryPane(QWidget):
         page = QWidget(self)
         self.filter_edit = QLineEdit(page)
         self.filter_edit.setPlaceholderText(tr("Filter by title, author, year"))
+        self.filter_edit.setToolTip(
+            tr(
+                "Words match title, authors and year (with Full text: the documents' text). "
+                "Prefixes narrow further: author:smith year:2020-2023 tag:name collection:Parent/Child"
+            )
+        )
         self.filter_edit.setClearButtonEnabled(True)
         # Files dropped here must reach the window's import, not become text in the box.
         self.filter_edit.setAcceptDrops(False)
         self.filter_edit.textChanged.connect(self.on_filter_edit_text_changed)
+        self.fulltext_check = QCheckBox(tr("Full text"), page)
+        self.fulltext_check.setToolTip(tr("Filter by the documents' full text, with the number of matching passages"))
+        self.fulltext_check.toggled.connect(self.on_fulltext_check_toggled)
         self.count_label = QLabel(page)
+        self.needs_checking_box = QCheckBox(tr("Needs checking"), page)
+        self.needs_checking_box.setToolTip(tr("Only documents whose metadata came from weak sources (⚑)"))
+        self.needs_checking_box.toggled.connect(self.on_needs_checking_box_toggled)
         top = QHBoxLayout()
         top.addWidget(self.filter_edit, 1)
+        top.addWidget(self.fulltext_check)
+        top.addWidget(self.needs_checking_box)
         top.addWidget(self.count_label)
 
         view = QTableView(page)
@@ -216,6 +291,9 @@ class LibraryPane(QWidget):
         view.setTextElideMode(Qt.TextElideMode.ElideRight)
         view.setShowGrid(False)
         view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        # Rows are dragged onto a collection in the sources pane.
+        view.setDragEnabled(True)
+        view.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         view.verticalHeader().setVisible(False)
         # Fixed row heights: the view never measures 1,000 rows to lay itself out.
         view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
@@ -230,13 +308,17 @@ class LibraryPane(QWidget):
             Column.YEAR: fm.horizontalAdvance("Year") + 20,
             Column.PAGES: fm.horizontalAdvance("Pages") + 14,
             Column.STATUS: fm.horizontalAdvance("Status") + 20,
+            Column.MARKS: fm.horizontalAdvance("✎⚑OCR") + 10,
+            Column.HITS: fm.horizontalAdvance("Hits") + 20,
         }
         for col, w in widths.items():
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Interactive)
             header.resizeSection(col, w)
         header.setMinimumSectionSize(36)
+        header.setSectionHidden(Column.HITS, True)  # shown in full-text mode
         view.doubleClicked.connect(self.on_table_double_clicked)
         view.customContextMenuRequested.connect(self.on_table_context_menu_requested)
+        view.selectionModel().selectionChanged.connect(self.on_table_selection_changed)
         open_action = QAction(tr("Open"), view)
         open_action.setShortcuts([QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)])
         open_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
@@ -251,12 +333,43 @@ class LibraryPane(QWidget):
         self.suggestions.linkActivated.connect(self.on_question_link_activated)
         self.suggestions.setVisible(False)
 
+        self.sources = SourcesPane(page)
+        self.sources.source_selected.connect(self.on_sources_source_selected)
+        self.sources.documents_dropped.connect(self.on_sources_documents_dropped)
+        self.sources.new_collection_requested.connect(self.on_sources_new_collection_requested)
+        self.sources.rename_collection_requested.connect(self.on_sources_rename_collection_requested)
+        self.sources.delete_collection_requested.connect(self.on_sources_delete_collection_requested)
+        self.sources.empty_trash_requested.connect(self.empty_trash)
+        self.sources.tag_color_requested.connect(self.on_sources_tag_color_requested)
+        right = QWidget(page)
+        rlay = QVBoxLayout(right)
+        rlay.setContentsMargins(0, 0, 0, 0)
+        rlay.addLayout(top)
+        rlay.addWidget(view, 1)
+        rlay.addWidget(self.suggestions)
+        self.table_splitter = QSplitter(Qt.Orientation.Horizontal, page)
+        self.table_splitter.setObjectName("librarySplitter")
+        self.table_splitter.addWidget(self.sources)
+        self.table_splitter.addWidget(right)
+        self.table_splitter.setCollapsible(1, False)
+        self.table_splitter.setStretchFactor(0, 0)
+        self.table_splitter.setStretchFactor(1, 1)
+        self.table_splitter.setSizes([150, 450])
+
         lay = QVBoxLayout(page)
         lay.setContentsMargins(6, 6, 0, 6)
-        lay.addLayout(top)
-        lay.addWidget(view, 1)
-        lay.addWidget(self.suggestions)
+        lay.addWidget(self.table_splitter, 1)
         return page
+
+    def restore_header(self, state: QByteArray) -> None:
+        """Put back the table's saved column widths and sort order (and sort by it)."""
+        header = self.table.horizontalHeader()
+        if not header.restoreState(state):
+            return
+        header.setSectionHidden(Column.HITS, not self.fulltext_check.isChecked())
+        col = header.sortIndicatorSection()
+        if 0 <= col < self.model.columnCount():
+            self.model.sort(col, header.sortIndicatorOrder())
 
     # --- state --------------------------------------------------------------------------------
 
@@ -265,8 +378,19 @@ class LibraryPane(QWidget):
         """Re-read the library (a fast SQLite read) and keep the user's selection."""
         keep = set(self.selected_ids())
         docs = self.library.all_documents()
-        self.model.set_documents(docs)
-        self.stack.setCurrentIndex(TABLE_PAGE if docs else WELCOME_PAGE)
+        trash = self.library.trashed_documents()
+        self._docs = docs
+        self._tree = self.library.collection_tree()
+        colors = self.library.tag_colors()
+        live = [d for d in docs if d.status == "ready"]
+        counts = {ALL: len(docs), RECENT: len(recently_added(docs)), TRASH: len(trash)}
+        filed = self._tree.filed()
+        counts[UNFILED] = sum(1 for d in docs if d.doc_id not in filed)
+        self.sources.fill(self._tree, all_tags(live + trash), colors, counts)
+        self._trash, self._colors, self._notes = trash, colors, self.library.note_doc_ids()
+        self._fill_model()
+        self.stack.setCurrentIndex(TABLE_PAGE if docs or trash else WELCOME_PAGE)
+        self.apply_filter()
         if keep:
             self.select_ids(keep)
         self._update_count()
@@ -278,17 +402,52 @@ class LibraryPane(QWidget):
     def is_welcome_shown(self) -> bool:
         return self.stack.currentIndex() == WELCOME_PAGE
 
+    def _fill_model(self) -> None:
+        """The table holds the library, or in the Trash view the trash (from the last refresh)."""
+        in_trash = self.sources.current()[0] == TRASH
+        docs = self._trash if in_trash else self._docs
+        self.model.set_documents(docs, self._notes, self._colors)
+        self._filter = DocumentFilter(docs)
+
+    def _snippet_for(self, doc_id: int) -> str:
+        """The best matching passage of a document for the current full-text filter (a read)."""
+        text = getattr(self, "_hits_text", "")
+        if not text:
+            return ""
+        try:
+            return self.library.fulltext_snippets(text, [doc_id]).get(doc_id, "")
+        except (LibraryError, ValueError):
+            return ""
+
+    def ready_count(self) -> tuple[int, int]:
+        """(documents, chunks) of the ready documents the pane holds: what the status bar shows,
+        from the same list as the pane's own count."""
+        ready = [d for d in self._docs if d.status == "ready"]
+        return len(ready), sum(d.chunks for d in ready)
+
     def _update_count(self) -> None:
-        total = self.model.rowCount()
+        total = self.model.total()
         shown = self.proxy.rowCount()
-        failed = sum(1 for d in self.model.documents() if d.status != "ready")
+        failed = self.model.failed_count()
         if shown != total:
             text = tr("{shown} of {total}").format(shown=shown, total=total)
+        elif self.sources.current()[0] == TRASH:
+            text = tr("{n} in the trash").format(n=total)
         else:
-            text = tr("1 document") if total == 1 else tr("{n} documents").format(n=total)
+            # Failed imports are counted apart, so this agrees with the status bar's count.
+            n = total - failed
+            text = tr("1 document") if n == 1 else tr("{n} documents").format(n=n)
         if failed:
             text += " · " + tr("{n} failed").format(n=failed)
+        if self.fulltext_thread is not None or self.fulltext_timer.isActive():
+            text += " · " + tr("searching…")
+        if self._problems:
+            text += " ⚠"  # the tooltip says what in the filter was not understood
+        to_check = sum(1 for d in self.model.documents() if d.check_metadata and d.status == "ready")
+        if to_check:
+            text += " · " + tr("{n} to check").format(n=to_check)
         self.count_label.setText(text)
+        self.count_label.setToolTip("\n".join(self._problems))
 
     def _update_suggestions(self, docs: list[DocumentInfo]) -> None:
         has_samples = bool(self._questions) and any(
@@ -375,7 +534,121 @@ class LibraryPane(QWidget):
 
     @Slot(str)
     def on_filter_edit_text_changed(self, text: str) -> None:
-        self.proxy.set_filter_text(text)
+        self.apply_filter()
+
+    @Slot(bool)
+    def on_fulltext_check_toggled(self, on: bool) -> None:
+        self.table.horizontalHeader().setSectionHidden(Column.HITS, not on)
+        if not on:
+            self.model.set_hits({}, {})
+        elif not parse_query(self.filter_edit.text()).words and self.fulltext_thread is None:
+            # Warm the index's searcher and fast fields in the worker while the user types: the
+            # first search on a cold searcher costs several times a warm one.
+            worker = FunctionWorker(fulltext_filter, self.library, WARM_UP_QUERY, doing="Full-text filter")
+            worker.finished.connect(self.on_fulltext_worker_finished)
+            worker.failed.connect(self.on_fulltext_worker_failed)
+            self.fulltext_thread = WorkerThread(worker, self)
+            self.fulltext_thread.start()
+        self.apply_filter()
+
+    def _source_ids(self) -> set[int] | None:
+        """The documents of the current source view (None: every one the model holds)."""
+        kind, value = self.sources.current()
+        if kind == RECENT:
+            return set(recently_added(self._docs))
+        if kind == UNFILED:
+            filed = self._tree.filed()
+            return {d.doc_id for d in self._docs if d.doc_id not in filed}
+        if kind == COLLECTION:
+            found = self._tree.find(value)
+            return found.all_doc_ids() if found is not None else set()
+        if kind == TAG:
+            want = value.casefold()
+            return {d.doc_id for d in self.model.documents() if want in {t.casefold() for t in d.tags}}
+        return None
+
+    def apply_filter(self) -> None:
+        """Narrow the table to the source view and the typed filter. The fields and plain words
+        are matched here (in memory, fast); full-text words go to the index in a worker,
+        after a pause in typing."""
+        q = parse_query(self.filter_edit.text())
+        fulltext = self.fulltext_check.isChecked() and bool(q.words)
+        base = self._source_ids()
+        if base is None and q.empty:
+            self._problems = list(q.problems)
+            self._set_shown(None)
+            self._update_count()
+            return
+        ids = set(self._filter.ids(q, self._tree, words=not fulltext))
+        if base is not None:
+            ids &= base
+        self._problems = list(q.problems)
+        if fulltext:
+            hits = self.model.hits()
+            if hits and getattr(self, "_hits_text", None) == q.text():
+                ids &= set(hits)
+            else:
+                self._fulltext_due = q.text()
+                self.fulltext_timer.start()
+        self._set_shown(ids)
+        self._update_count()
+
+    def _set_shown(self, ids: set[int] | None) -> None:
+        """Show these documents, keeping the selection of those that stay."""
+        if self.model.is_showing(ids):
+            return
+        keep = self.selected_ids()
+        self.proxy.set_accepted(ids)
+        if keep:
+            self.select_ids(keep)
+
+    @Slot()
+    def on_fulltext_timer_timeout(self) -> None:
+        text = self._fulltext_due
+        if not text:
+            return
+        if self.fulltext_thread is not None:
+            return  # searched when the running one ends
+        self._fulltext_due = ""
+        worker = FunctionWorker(fulltext_filter, self.library, text, doing="Full-text filter")
+        worker.finished.connect(self.on_fulltext_worker_finished)
+        worker.failed.connect(self.on_fulltext_worker_failed)
+        self.fulltext_thread = WorkerThread(worker, self)
+        self.fulltext_thread.start()
+        self._update_count()
+
+    def is_searching(self) -> bool:
+        return self.fulltext_thread is not None or self.fulltext_timer.isActive() or bool(self._fulltext_due)
+
+    def _fulltext_done(self) -> None:
+        if self.fulltext_thread is not None:
+            self.fulltext_thread.finish()
+            self.fulltext_thread = None
+        if self._fulltext_due:
+            self.fulltext_timer.start()
+
+    @Slot(object)
+    def on_fulltext_worker_finished(self, result: tuple[str, dict[int, int], dict[int, str]]) -> None:
+        self._fulltext_done()
+        text, counts, snippets = result
+        q = parse_query(self.filter_edit.text())
+        if not self.fulltext_check.isChecked() or q.text() != text:
+            self._update_count()
+            return  # typed on meanwhile: the newer search is due
+        self._hits_text = text
+        self.model.set_hits(counts, snippets)
+        self.apply_filter()
+
+    @Slot(str)
+    def on_fulltext_worker_failed(self, message: str) -> None:
+        self._fulltext_done()
+        self._problems = [message]
+        self._update_count()
+        self.message.emit(message)
+
+    @Slot(bool)
+    def on_needs_checking_box_toggled(self, on: bool) -> None:
+        self.proxy.set_needs_checking(on)
         self._update_count()
 
     def _doc_at(self, proxy_index: QModelIndex) -> DocumentInfo | None:
@@ -432,8 +705,12 @@ class LibraryPane(QWidget):
         if not docs:
             return None
         ready = [d for d in docs if d.status == "ready"]
-        failed = [d for d in docs if d.status != "ready"]
+        failed = [d for d in docs if d.status == "failed"]
         menu = QMenu(self)
+        if any(d.status == "trashed" for d in docs):
+            menu.addAction(tr("Restore"), self.restore_selected)
+            menu.addAction(tr("Delete for Good…"), self.delete_selected_for_good)
+            return menu
         if len(ready) == 1 and not failed:
             doc = ready[0]
             menu.addAction(tr("Open"), self.on_menu_open_triggered)
@@ -444,6 +721,7 @@ class LibraryPane(QWidget):
             act.setEnabled(has_file or Path(doc.source_path).exists())
             menu.addAction(tr("Edit Metadata…"), self.on_menu_edit_metadata_triggered)
             menu.addAction(tr("Notes…"), self.on_menu_notes_triggered)
+            menu.addAction(tr("Papers in My Library That Cite This"), self.on_menu_cited_by_triggered)
             menu.addSeparator()
         if ready:
             one = len(ready) == 1
@@ -452,18 +730,69 @@ class LibraryPane(QWidget):
                 tr("Copy In-text Citation") if one else tr("Copy In-text Citations"), self.copy_in_text
             )
             menu.addAction(tr("Export Selection…"), self.export_selection)
+            menu.addSeparator()
+            busy = self.metadata_thread is not None
+            act = menu.addAction(tr("Re-read Metadata from File"), self.reread_selected)
+            act.setEnabled(not busy)
+            act = menu.addAction(tr("Retrieve Metadata Online"), self.retrieve_selected)
+            allowed = self.lookups_allowed() and self.retrieve is not None
+            act.setEnabled(allowed and not busy)
+            if not allowed:
+                act.setToolTip(tr("Allow online metadata lookups in Settings first"))
         if failed:
             menu.addAction(tr("Retry Import"), self.on_menu_retry_triggered)
+        if ready:
+            menu.addSeparator()
+            menu.addAction(tr("Add Tag…"), self.add_tag_to_selected)
+            tags = sorted({t for d in ready for t in d.tags}, key=str.casefold)
+            if tags:
+                sub = menu.addMenu(tr("Remove Tag"))
+                for t in tags:
+                    sub.addAction(t, lambda t=t: self.remove_tag_from_selected(t))
+            coll = menu.addMenu(tr("Add to Collection"))
+            for c in self._tree.walk():
+                coll.addAction("    " * c.path.count("/") + c.name, lambda p=c.path: self.add_selected_to_collection(p))
+            coll.addAction(tr("New Collection…"), self.add_selected_to_new_collection)
+            kind, value = self.sources.current()
+            if kind == COLLECTION:
+                menu.addAction(
+                    tr("Remove from {name}").format(name=value), lambda: self.remove_selected_from_collection(value)
+                )
         menu.addSeparator()
-        menu.addAction(
-            tr("Remove") if len(docs) == 1 else tr("Remove {n} Documents").format(n=len(docs)),
-            self.remove_selected,
-        )
+        if not ready:  # failed imports hold nothing but their reason: they are removed
+            label = tr("Remove") if len(docs) == 1 else tr("Remove {n} Documents").format(n=len(docs))
+        else:
+            label = tr("Move to Trash") if len(docs) == 1 else tr("Move {n} Documents to Trash").format(n=len(docs))
+        menu.addAction(label, self.remove_selected)
         return menu
 
     def _single_ready(self) -> DocumentInfo | None:
         docs = [d for d in self.selected_documents() if d.status == "ready"]
         return docs[0] if len(docs) == 1 else None
+
+    def on_table_selection_changed(self, *_selection: object) -> None:
+        doc = self._single_ready()
+        if doc is not None:
+            self.document_selected.emit(doc.doc_id)
+
+    @Slot()
+    def on_menu_cited_by_triggered(self) -> None:
+        doc = self._single_ready()
+        if doc is not None:
+            self.show_cited_by(doc.doc_id)
+
+    def show_cited_by(self, doc_id: int) -> list[int]:
+        """Select the documents whose reference lists cite ``doc_id`` (a read: their stored
+        reference lists); returns their ids."""
+        doc = self.library.document(doc_id)
+        citing = [d.doc_id for d in self.library.cited_by(doc_id)]
+        title = one_line(doc.title, 60) if doc is not None else f"#{doc_id}"
+        if citing:
+            self.select_ids(citing)
+            self.message.emit(tr("{n} document(s) in your library cite “{title}”.").format(n=len(citing), title=title))
+        else:
+            self.message.emit(tr("No document in your library cites “{title}”.").format(title=title))
+        return citing
 
     @Slot()
     def on_menu_open_triggered(self) -> None:
@@ -515,7 +844,7 @@ class LibraryPane(QWidget):
 
     @Slot()
     def on_menu_retry_triggered(self) -> None:
-        self.retry_documents([d for d in self.selected_documents() if d.status != "ready"])
+        self.retry_documents([d for d in self.selected_documents() if d.status == "failed"])
 
     def retry_documents(self, docs: list[DocumentInfo]) -> None:
         paths = [d.source_path for d in docs if d.source_path]
@@ -534,10 +863,16 @@ class LibraryPane(QWidget):
             QMessageBox.warning(self, tr("Edit Metadata"), str(e))
             return False
         try:
+            before = self.session.metadata_item(doc_id)
+        except (LibraryError, LibraryBusy, ValueError):
+            before = None
+        try:
             if dlg.exec() != QDialog.DialogCode.Accepted:
                 return False
         finally:
             dlg.deleteLater()
+        if before is not None:
+            self.session.record_metadata_edit(doc_id, before)  # Ctrl+Z puts it back
         doc = self.library.document(doc_id)
         viewer = self.viewers.get(doc_id)
         if doc is not None and viewer is not None and shiboken6.isValid(viewer):
@@ -641,13 +976,16 @@ class LibraryPane(QWidget):
         docs = self.selected_documents()
         if not docs or self.remove_thread is not None:
             return
+        if any(d.status == "trashed" for d in docs):
+            self.delete_selected_for_good()
+            return
         what = f"“{docs[0].title}”" if len(docs) == 1 else tr("these {n} documents").format(n=len(docs))
         answer = QMessageBox.question(
             self,
             tr("Remove from library"),
             tr(
-                "Remove {what} from the library?\n\nThe library's copy and its search entries are "
-                "deleted; your original files are not touched."
+                "Move {what} to the trash?\n\nIt is no longer searched or used in answers; Edit ▸ Undo "
+                "(Ctrl+Z) or Restore in the Trash brings it back. Your original files are not touched."
             ).format(what=what),
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
             QMessageBox.StandardButton.No,
@@ -659,13 +997,57 @@ class LibraryPane(QWidget):
             if viewer is not None and shiboken6.isValid(viewer):
                 viewer.close()
         # A write: in a worker, because another process may hold the writer lock for a while.
-        worker = FunctionWorker(remove_documents, self.library, docs, doing="Remove")
+        worker = FunctionWorker(remove_documents, self.session, docs, doing="Remove")
         worker.finished.connect(self.on_remove_worker_finished)
         worker.failed.connect(self.on_remove_worker_failed)
         self.remove_thread = WorkerThread(worker, self)
         self.table.setEnabled(False)
         self.message.emit(tr("Removing {n} document(s)…").format(n=len(docs)))
         self.remove_thread.start()
+
+    # --- metadata: re-read from the file, retrieve online (in a worker: both write) ------------
+
+    @Slot()
+    def reread_selected(self) -> None:
+        ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
+        if ids:
+            self._run_metadata(reread_documents, (self.library, ids), tr("Re-reading metadata of {n} document(s)…"), len(ids))
+
+    @Slot()
+    def retrieve_selected(self) -> None:
+        ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
+        if ids and self.retrieve is not None and self.lookups_allowed():
+            self._run_metadata(self.retrieve, (ids,), tr("Retrieving metadata of {n} document(s)…"), len(ids))
+
+    def _run_metadata(self, fn: Callable[..., list[MetadataUpdate]], args: tuple[object, ...], note: str, n: int) -> None:
+        if self.metadata_thread is not None:
+            return
+        worker = FunctionWorker(fn, *args, doing="Metadata")
+        worker.finished.connect(self.on_metadata_worker_finished)
+        worker.failed.connect(self.on_metadata_worker_failed)
+        self.metadata_thread = WorkerThread(worker, self)
+        self.message.emit(note.format(n=n))
+        self.metadata_thread.start()
+
+    def _metadata_done(self) -> None:
+        if self.metadata_thread is not None:
+            self.metadata_thread.finish()
+            self.metadata_thread = None
+        self.library_changed.emit()
+
+    @Slot(object)
+    def on_metadata_worker_finished(self, updates: list[MetadataUpdate]) -> None:
+        self._metadata_done()
+        changed = sum(1 for u in updates if u.changed)
+        skipped = [f"#{u.doc_id}: {u.skipped}" for u in updates if u.skipped]
+        self.message.emit(tr("Metadata updated for {n} document(s).").format(n=changed))
+        if skipped:
+            QMessageBox.information(self, tr("Metadata"), "\n".join(skipped))
+
+    @Slot(str)
+    def on_metadata_worker_failed(self, message: str) -> None:
+        self._metadata_done()
+        QMessageBox.warning(self, tr("Metadata"), message)
 
     def is_removing(self) -> bool:
         return self.remove_thread is not None
@@ -682,6 +1064,8 @@ class LibraryPane(QWidget):
         self.library_changed.emit()
         if errors:
             QMessageBox.warning(self, tr("Remove from library"), "\n".join(errors))
+        else:
+            self.message.emit(tr("Moved to the trash. Edit ▸ Undo (Ctrl+Z) brings it back."))
 
     @Slot(str)
     def on_remove_worker_failed(self, message: str) -> None:
@@ -691,9 +1075,191 @@ class LibraryPane(QWidget):
 
     def shutdown_workers(self) -> None:
         """The window is closing: let a removal finish (a write is never abandoned half-way)."""
-        if self.remove_thread is not None:
-            self.remove_thread.stop(20_000)
-            self.remove_thread = None
+        self.fulltext_timer.stop()
+        for name in ("remove_thread", "write_thread", "fulltext_thread", "metadata_thread"):
+            thread = getattr(self, name)
+            if thread is not None:
+                thread.stop(20_000)
+                setattr(self, name, None)
+
+    # --- organizing: tags, collections, the trash, undo (writes run in a worker) ---------------
+
+    def is_writing(self) -> bool:
+        return self.write_thread is not None
+
+    def run_write(self, fn: object, *args: object, done: str = "") -> bool:
+        """Run one organizing write in a worker; False (and a note) while another runs."""
+        if self.write_thread is not None:
+            self.message.emit(tr("Wait for the last change to finish."))
+            return False
+        worker = FunctionWorker(fn, *args, doing=done or "Change")  # type: ignore[arg-type]
+        worker.finished.connect(self.on_write_worker_finished)
+        worker.failed.connect(self.on_write_worker_failed)
+        self._write_done_message = done
+        self.write_thread = WorkerThread(worker, self)
+        self.write_thread.start()
+        return True
+
+    def _write_done(self) -> None:
+        if self.write_thread is not None:
+            self.write_thread.finish()
+            self.write_thread = None
+
+    @Slot(object)
+    def on_write_worker_finished(self, result: object) -> None:
+        self._write_done()
+        self.library_changed.emit()
+        text = result if isinstance(result, str) and result else self._write_done_message
+        if text:
+            self.message.emit(text)
+
+    @Slot(str)
+    def on_write_worker_failed(self, message: str) -> None:
+        self._write_done()
+        self.library_changed.emit()
+        QMessageBox.warning(self, tr("Library"), message)
+
+    def _ask_text(self, title: str, label: str, text: str = "") -> str:
+        value, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, text)
+        return value.strip() if ok else ""
+
+    @Slot()
+    def add_tag_to_selected(self) -> None:
+        ids = self.citable_ids()
+        if not ids:
+            return
+        tag = self._ask_text(tr("Add Tag"), tr("Tag for {n} document(s):").format(n=len(ids)))
+        if tag:
+            self.tag_documents(ids, add=[tag])
+
+    def tag_documents(self, doc_ids: list[int], add: Sequence[str] = (), remove: Sequence[str] = ()) -> bool:
+        return self.run_write(self.session.tag, doc_ids, list(add), list(remove), done=tr("Tags changed."))
+
+    def remove_tag_from_selected(self, tag: str) -> None:
+        ids = self.citable_ids()
+        if ids:
+            self.tag_documents(ids, remove=[tag])
+
+    def add_selected_to_collection(self, path: str) -> None:
+        ids = self.citable_ids()
+        if ids:
+            self.add_to_collection(path, ids)
+
+    def add_to_collection(self, path: str, doc_ids: list[int]) -> bool:
+        return self.run_write(
+            self.session.collection_add, path, doc_ids, done=tr("Added to {name}.").format(name=path)
+        )
+
+    @Slot()
+    def add_selected_to_new_collection(self) -> None:
+        ids = self.citable_ids()
+        name = self._ask_text(tr("New Collection"), tr("Name (Parent/Child for a sub-collection):"))
+        if name:
+            self.add_to_collection(name, ids)
+
+    def remove_selected_from_collection(self, path: str) -> None:
+        ids = self.selected_ids()
+        if ids:
+            self.run_write(self.session.collection_remove, path, ids, done=tr("Taken out of {name}.").format(name=path))
+
+    @Slot(str, list)
+    def on_sources_documents_dropped(self, path: str, doc_ids: list[int]) -> None:
+        self.add_to_collection(path, doc_ids)
+
+    @Slot(str)
+    def on_sources_new_collection_requested(self, parent: str) -> None:
+        name = self._ask_text(tr("New Collection"), tr("Name:"))
+        if name:
+            self.run_write(
+                self.session.collection_add, f"{parent}/{name}" if parent else name, [],
+                done=tr("Made the collection {name}.").format(name=name),
+            )  # fmt: skip
+
+    @Slot(str)
+    def on_sources_rename_collection_requested(self, path: str) -> None:
+        old = path.rsplit("/", 1)[-1]
+        name = self._ask_text(tr("Rename Collection"), tr("New name:"), old)
+        if name and name != old:
+            self.run_write(self.session.collection_rename, path, name, done=tr("Renamed."))
+
+    @Slot(str)
+    def on_sources_delete_collection_requested(self, path: str) -> None:
+        answer = QMessageBox.question(
+            self,
+            tr("Delete Collection"),
+            tr("Delete the collection {name} and its sub-collections? Its documents stay in the library.").format(
+                name=path
+            ),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.run_write(self.session.collection_delete, path, done=tr("Deleted the collection."))
+
+    @Slot(str, str)
+    def on_sources_tag_color_requested(self, tag: str, color: str) -> None:
+        self.run_write(self.session.set_tag_color, tag, color)
+
+    @Slot(str, str)
+    def on_sources_source_selected(self, kind: str, _value: str) -> None:
+        in_trash = kind == TRASH
+        was_trash = bool(self.model.documents()) and all(d.status == "trashed" for d in self.model.documents())
+        if in_trash != was_trash:
+            self._fill_model()  # the trash is another list
+        self.apply_filter()
+
+    def current_scope(self) -> Scope | None:
+        """The collection or tag open in the sources pane, which a question is asked of."""
+        kind, value = self.sources.current()
+        return Scope(kind, value) if kind in (COLLECTION, TAG) and value else None
+
+    def show_source(self, kind: str, value: str = "") -> None:
+        """Switch the view (All, Recently added, Unfiled, Trash, a collection, a tag)."""
+        self.sources.select(kind, value)
+        if self.sources.current() != (kind, value) and kind not in (ALL,):
+            return
+        self.on_sources_source_selected(kind, value)
+
+    @Slot()
+    def restore_selected(self) -> None:
+        ids = [d.doc_id for d in self.selected_documents() if d.status == "trashed"]
+        if ids:
+            self.run_write(self.session.restore, ids, done=tr("Restored {n} document(s).").format(n=len(ids)))
+
+    @Slot()
+    def delete_selected_for_good(self) -> None:
+        ids = [d.doc_id for d in self.selected_documents() if d.status == "trashed"]
+        if ids and self._confirm_delete(len(ids)):
+            self.run_write(self.session.empty_trash, ids, done=tr("Deleted {n} document(s) for good.").format(n=len(ids)))
+
+    @Slot()
+    def empty_trash(self) -> None:
+        n = len(self.library.trashed_documents())
+        if not n:
+            self.message.emit(tr("The trash is empty."))
+            return
+        if self._confirm_delete(n):
+            self.run_write(self.session.empty_trash, None, done=tr("Emptied the trash."))
+
+    def _confirm_delete(self, n: int) -> bool:
+        answer = QMessageBox.question(
+            self,
+            tr("Empty Trash"),
+            tr("Delete {n} document(s) for good? Their copies, notes and search entries are deleted; this cannot be undone.").format(n=n),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    @Slot()
+    def undo(self) -> None:
+        """Ctrl+Z: undo the session's last removal, tag, collection or metadata edit."""
+        label = self.session.undo_stack.label()
+        if not label:
+            self.message.emit(tr("Nothing to undo."))
+            return
+        if self.run_write(self.session.undo, done=tr("Undone: {what}").format(what=label)):
+            self.message.emit(tr("Undoing: {what}…").format(what=label))
 
     @Slot(int, int, str)
     def open_document(self, doc_id: int, page: int, text: str) -> None:

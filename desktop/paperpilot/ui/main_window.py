@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragLeaveEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
@@ -27,7 +27,7 @@ from ..core.agent.events import EVENT_ADAPTER
 from ..core.app import AskRun, ConversationNotFound, Session
 from ..core.citations.styles import Rendered
 from ..core.errors import PaperPilotError
-from ..core.library import ImportReport, Library
+from ..core.library import ImportReport, Library, LibraryError
 from ..core.memory.conversations import ConversationStore
 from ..core.memory.profile import ResearchProfile
 from ..core.settings.config import Settings, atomic_write_text
@@ -61,8 +61,12 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.resize(1400, 860)
 
-        self.library_pane = LibraryPane(library, self)
+        self.library_pane = LibraryPane(library, self, session=self.session)
+        # Past import batches (newest last): the failure list stays reachable after the next one.
+        self.import_log: list[ImportReport] = []
         self.library_pane.set_citation_style(self.session.citation_style)
+        self.library_pane.lookups_allowed = self.online_lookups_allowed
+        self.library_pane.retrieve = self.session.retrieve_metadata
         self.chat_pane = ChatPane(self)
         self.conversations_pane = ConversationsPane(self.conversations, self)
         self.inspector = InspectorPane(self)
@@ -82,8 +86,20 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 4)
         self.splitter.setStretchFactor(2, 2)
-        self.splitter.setSizes([400, 620, 380])
+        # The library pane holds the collections tree beside its table: it gets the larger share.
+        self.splitter.setSizes([540, 540, 340])
         self.setCentralWidget(self.splitter)
+
+        # A frame over the panes while files are dragged onto the window (see set_drop_highlight).
+        self.drop_highlight = QLabel(tr("Drop to import into the library"), self)
+        self.drop_highlight.setObjectName("dropHighlight")
+        self.drop_highlight.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.drop_highlight.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.drop_highlight.setStyleSheet(
+            "#dropHighlight { border: 3px dashed palette(highlight); border-radius: 8px;"
+            " background: rgba(80, 140, 255, 90); font-size: 18px; font-weight: bold; }"
+        )
+        self.drop_highlight.setVisible(False)
 
         self._build_status_bar()
         self._build_menus()
@@ -97,6 +113,9 @@ class MainWindow(QMainWindow):
     @property
     def settings(self) -> Settings:
         return self.session.settings
+
+    def online_lookups_allowed(self) -> bool:
+        return self.session.online_lookups_allowed
 
     @property
     def profile(self) -> ResearchProfile:
@@ -156,6 +175,10 @@ class MainWindow(QMainWindow):
         file_menu.addAction(self._action(tr("&Quit"), self.close, QKeySequence.StandardKey.Quit))
 
         edit = mb.addMenu(tr("&Edit"))
+        self.undo_action = self._action(tr("&Undo"), self.library_pane.undo, QKeySequence.StandardKey.Undo)
+        edit.addAction(self.undo_action)
+        edit.aboutToShow.connect(self.on_edit_menu_about_to_show)
+        edit.addSeparator()
         self.copy_references_action = self._action(tr("Copy &References"), self.library_pane.copy_references, "Ctrl+Shift+C")
         self.copy_in_text_action = self._action(tr("Copy &In-text Citations"), self.library_pane.copy_in_text, "Ctrl+Shift+A")
         self.copy_answer_action = self._action(tr("&Copy Answer with References"), self.chat_pane.copy_answer, "Ctrl+Alt+C")
@@ -185,6 +208,11 @@ class MainWindow(QMainWindow):
         lib.addAction(self.reindex_action)
         lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
+        lib.addSeparator()
+        lib.addAction(self._action(tr("Show &Trash"), self.on_show_trash_triggered))
+        lib.addAction(self._action(tr("&Empty Trash…"), self.library_pane.empty_trash))
+        self.import_log_action = self._action(tr("Import &Log…"), self.on_import_log_triggered)
+        lib.addAction(self.import_log_action)
 
         help_menu = mb.addMenu(tr("&Help"))
         self.check_library_action = self._action(tr("&Check Library…"), self.on_check_library_triggered)
@@ -197,6 +225,7 @@ class MainWindow(QMainWindow):
         self.library_pane.library_changed.connect(self.refresh_library)
         self.library_pane.example_question.connect(self.chat_pane.ask_example)
         self.library_pane.message.connect(self.on_library_pane_message)
+        self.library_pane.document_selected.connect(self.on_library_pane_document_selected)
         self.chat_pane.set_reference_formatter(self.format_references, self.format_citation)
         self.chat_pane.ask_requested.connect(self.on_chat_ask_requested)
         self.chat_pane.stop_requested.connect(self.on_chat_stop_requested)
@@ -216,6 +245,12 @@ class MainWindow(QMainWindow):
         state = self.qsettings.value("splitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)
+        lib_state = self.qsettings.value("librarySplitter")
+        if isinstance(lib_state, QByteArray):
+            self.library_pane.table_splitter.restoreState(lib_state)
+        header_state = self.qsettings.value("libraryHeader")
+        if isinstance(header_state, QByteArray):
+            self.library_pane.restore_header(header_state)
         chat_state = self.qsettings.value("chatSplitter")
         if isinstance(chat_state, QByteArray):
             self.chat_splitter.restoreState(chat_state)
@@ -225,6 +260,9 @@ class MainWindow(QMainWindow):
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("splitter", self.splitter.saveState())
         self.qsettings.setValue("chatSplitter", self.chat_splitter.saveState())
+        # The library table's sort order and column widths, like the window's geometry.
+        self.qsettings.setValue("libraryHeader", self.library_pane.table.horizontalHeader().saveState())
+        self.qsettings.setValue("librarySplitter", self.library_pane.table_splitter.saveState())
         self.qsettings.sync()
 
     # --- library ---------------------------------------------------------------------------
@@ -232,8 +270,21 @@ class MainWindow(QMainWindow):
     @Slot()
     def refresh_library(self) -> None:
         self.library_pane.refresh()
-        docs, chunks = self.library.counts()
+        # One source: the list the library pane just read (its header counts the same rows).
+        docs, chunks = self.library_pane.ready_count()
         self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+
+    @Slot(int)
+    def on_library_pane_document_selected(self, doc_id: int) -> None:
+        doc = self.library.document(doc_id)
+        if doc is None:
+            return
+        try:
+            refs = self.library.references(doc_id)
+        except LibraryError as e:
+            self.statusBar().showMessage(str(e), 5000)
+            return
+        self.inspector.show_references(doc.title, refs)
 
     @Slot(str)
     def on_library_pane_message(self, text: str) -> None:
@@ -255,19 +306,49 @@ class MainWindow(QMainWindow):
         else:
             self.model_label.setText("Offline (no language model)")
 
+    def last_import_dir(self) -> str:
+        """Where the file dialogs open: the folder of the last import, else the home folder."""
+        last = self.qsettings.value("lastImportDir")
+        return last if isinstance(last, str) and last and Path(last).is_dir() else str(Path.home())
+
+    def remember_import_dir(self, paths: list[str]) -> None:
+        if paths:
+            first = Path(paths[0])
+            self.qsettings.setValue("lastImportDir", str(first if first.is_dir() else first.parent))
+
     @Slot()
     def on_import_files_triggered(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Import papers", str(Path.home()), "Papers and bibliographies (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;All files (*)"
+            self, "Import papers", self.last_import_dir(), "Papers and bibliographies (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;All files (*)"
         )
         if files:
+            self.remember_import_dir(files)
             self.start_import(files)
 
     @Slot()
     def on_import_folder_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import a folder of papers", str(Path.home()))
+        folder = QFileDialog.getExistingDirectory(self, "Import a folder of papers", self.last_import_dir())
         if folder:
+            self.remember_import_dir([str(Path(folder) / ".")])
             self.start_import([folder])
+
+    @Slot()
+    def on_edit_menu_about_to_show(self) -> None:
+        label = self.session.undo_stack.label()
+        self.undo_action.setText(tr("&Undo {what}").format(what=label) if label else tr("&Undo"))
+        self.undo_action.setEnabled(bool(label))
+
+    @Slot()
+    def on_show_trash_triggered(self) -> None:
+        self.library_pane.show_source("trash")
+
+    @Slot()
+    def on_import_log_triggered(self) -> None:
+        from .import_log import ImportLogDialog
+
+        dlg = ImportLogDialog(self.import_log, self)
+        dlg.exec()
+        dlg.deleteLater()
 
     @Slot(list)
     def start_import(self, paths: list[str]) -> None:
@@ -312,8 +393,15 @@ class MainWindow(QMainWindow):
     def on_import_finished(self, report: ImportReport) -> None:
         self._import_done()
         self.last_report = report
+        self.import_log.append(report)
+        dups = ""
+        if report.duplicates:
+            # Name them: "already in the library as #12" says where to look.
+            named = [f"{Path(p).name} already in the library as #{i}" for p, i in report.duplicates[:2]]
+            more = len(report.duplicates) - len(named)
+            dups = " (" + "; ".join(named) + (f"; {more} more" if more > 0 else "") + ")"
         summary = (
-            f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s) · {len(report.failed)} failed"
+            f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s){dups} · {len(report.failed)} failed"
             + (f" · {len(report.unsupported)} unsupported" if report.unsupported else "")
             + (f" · {len(report.updated)} updated from bibliography" if report.updated else "")
             + (" · cancelled" if report.cancelled else "")
@@ -323,6 +411,10 @@ class MainWindow(QMainWindow):
         skipped = len(report.failed) + len(report.unsupported)
         if skipped:
             self.failures_button.setText(f"{skipped} not imported — show")
+            self.failures_button.setVisible(True)
+        elif any(r.failed or r.unsupported for r in self.import_log):
+            # An earlier batch's failures stay one click away.
+            self.failures_button.setText(tr("Import log"))
             self.failures_button.setVisible(True)
         if report.stopped:
             QMessageBox.warning(self, "Import", report.stopped)
@@ -344,6 +436,9 @@ class MainWindow(QMainWindow):
     @Slot()
     def on_failures_clicked(self) -> None:
         if self.last_report is None:
+            return
+        if not (self.last_report.failed or self.last_report.unsupported):
+            self.on_import_log_triggered()
             return
         lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
         lines += [f"{Path(p).name}: {r}" for p, r in self.last_report.unsupported]
@@ -401,12 +496,19 @@ class MainWindow(QMainWindow):
         except PaperPilotError as e:
             QMessageBox.warning(self, "Language model", str(e))
             return
+        # A collection or tag open in the library pane scopes the question to its documents.
+        scope = self.library_pane.current_scope()
         try:
-            run = self.session.ask(question, conversation=self.conversation_id, save=True, mode=mode, policy=policy)
+            run = self.session.ask(
+                question, conversation=self.conversation_id, save=True, mode=mode, policy=policy, scope=scope
+            )
         except ConversationNotFound as e:  # deleted meanwhile: answer it as a new question
             self.statusBar().showMessage(tr("Could not read the conversation: {e}").format(e=e), 6000)
             self.conversation_id = None
-            run = self.session.ask(question, save=True, mode=mode, policy=policy)
+            run = self.session.ask(question, save=True, mode=mode, policy=policy, scope=scope)
+        except PaperPilotError as e:  # the collection was deleted meanwhile
+            QMessageBox.warning(self, tr("Ask"), str(e))
+            return
         # The worker iterates the run: the follow-up rewrite, the loop, saving the turn.
         worker = GeneratorWorker(run, doing="The agent", cancel=run.cancel)
         worker.item.connect(self.on_agent_event)
@@ -620,16 +722,30 @@ class MainWindow(QMainWindow):
 
     # --- drag and drop ----------------------------------------------------------------------
 
+    def set_drop_highlight(self, on: bool) -> None:
+        """Frame the window while files are dragged over it: a drop here imports them."""
+        self.drop_highlight.setVisible(on)
+        if on:
+            self.drop_highlight.setGeometry(self.centralWidget().geometry())
+            self.drop_highlight.raise_()
+
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
+            self.set_drop_highlight(True)
         else:
             event.ignore()
 
+    def dragLeaveEvent(self, event: QDragLeaveEvent) -> None:
+        self.set_drop_highlight(False)
+        super().dragLeaveEvent(event)
+
     def dropEvent(self, event: QDropEvent) -> None:
+        self.set_drop_highlight(False)
         paths = [u.toLocalFile() for u in event.mimeData().urls() if isinstance(u, QUrl) and u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
+            self.remember_import_dir(paths)
             self.start_import(paths)
 
     # --- shutdown ---------------------------------------------------------------------------

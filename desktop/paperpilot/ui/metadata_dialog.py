@@ -336,6 +336,18 @@ class NameListEditor(QWidget):
 # --- the dialog ----------------------------------------------------------------------------------
 
 
+# How the editor names a metadata source (core.extract.metadata.merge lists them).
+SOURCE_LABELS = {
+    "user": "you", "bibliography": "imported bibliography", "online": "online record", "xmp": "PDF XMP",
+    "layout": "page 1 layout", "masthead": "masthead", "arxiv": "arXiv stamp", "page": "page (weak)",
+    "info": "PDF Info (weak)", "text": "first heading", "filename": "file name (weak)",
+}  # fmt: skip
+FIELD_LABELS = {
+    "title": "title", "authors": "authors", "year": "year", "container_title": "journal", "volume": "volume",
+    "issue": "issue", "pages": "pages", "doi": "DOI", "arxiv_id": "arXiv",
+}  # fmt: skip
+
+
 class MetadataDialog(QDialog):
     """Edit all bibliographic fields of one document; Save writes them with ``save_item``."""
 
@@ -443,6 +455,11 @@ class MetadataDialog(QDialog):
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
+        # Where each value came from (a value you save here becomes "you").
+        self.sources_label = QLabel(self)
+        self.sources_label.setObjectName("sourcesLabel")
+        self.sources_label.setWordWrap(True)
+        self.sources_label.setTextFormat(Qt.TextFormat.PlainText)
 
         # Left: what the reference says. Right: identifiers (with lookup) and the rest.
         left = QFormLayout()
@@ -493,9 +510,40 @@ class MetadataDialog(QDialog):
         lay.addLayout(columns)
         lay.addLayout(abstract)
         lay.addWidget(preview_box)
+        lay.addWidget(self.sources_label)
         lay.addWidget(self.error_label)
         lay.addWidget(self.buttons)
         self.resize(960, 640)
+        self._show_sources()
+
+    def _show_sources(self) -> None:
+        """Say per field where its value came from, in the label and in each editor's tooltip."""
+        doc = self.library.document(self.doc_id)
+        sources = doc.metadata_sources if doc is not None else {}
+        widgets: dict[str, QWidget] = {
+            "title": self.title_edit, "authors": self.authors, "year": self.year_spin,
+            "container_title": self.edits["container_title"], "volume": self.edits["volume"],
+            "issue": self.edits["issue"], "pages": self.edits["page"], "doi": self.doi_edit,
+            "arxiv_id": self.arxiv_edit,
+        }  # fmt: skip
+        self.field_sources: dict[str, str] = {}
+        parts = []
+        for field, widget in widgets.items():
+            src = sources.get(field)
+            if src is None:
+                continue
+            label = tr(SOURCE_LABELS.get(src, src))
+            self.field_sources[field] = label
+            widget.setToolTip(tr("From: {source}").format(source=label))
+            parts.append(f"{tr(FIELD_LABELS.get(field, field))}: {label}")
+        if not parts:
+            self.sources_label.setText(tr("Sources: not recorded (imported before PaperPilot kept track)."))
+            return
+        conf = doc.metadata_confidence if doc is not None else None
+        head = tr("Sources") + (f" (confidence {conf:.2f})" if conf is not None else "")
+        if doc is not None and doc.check_metadata:
+            head = "⚑ " + tr("Please check.") + " " + head
+        self.sources_label.setText(head + " — " + "; ".join(parts))
 
     def _date_spin(self, maximum: int, tip: str) -> QSpinBox:
         spin = QSpinBox(self)

@@ -331,6 +331,12 @@ class SettingsDialog(QDialog):
         form.addRow(tr("Smallest chunk (characters)"), self.chunk_min_spin)
         form.addRow("", self.chunk_error)
         form.addRow("", note)
+        # Offline by default: an online record is fetched only after the user allows it here.
+        self.lookups_check = QCheckBox(tr("Allow online metadata lookups (Crossref, arXiv)"), box)
+        self.lookups_check.setObjectName("lookupsCheck")
+        self.lookups_check.setToolTip(tr("Used only by “Retrieve Metadata Online” in the library's menu; "
+                                         "sends the document's DOI or arXiv id, nothing else."))  # fmt: skip
+        form.addRow("", self.lookups_check)
         self.chunk_spin.valueChanged.connect(self.on_chunk_spin_changed)
         self.chunk_min_spin.valueChanged.connect(self.on_chunk_spin_changed)
         return box
@@ -358,6 +364,7 @@ class SettingsDialog(QDialog):
         self.rounds_spin.setValue(s.agent.max_rounds)
         self.temperature_spin.setValue(s.llm.temperature)
         self.quote_check.setChecked(s.llm.quote_check)
+        self.lookups_check.setChecked(s.metadata.allow_online_lookups)
         self.chunk_spin.setValue(s.imports.chunk_max_chars)
         self.chunk_min_spin.setValue(s.imports.chunk_min_chars)
         self.ocr_check.setChecked(s.imports.ocr)
@@ -375,6 +382,7 @@ class SettingsDialog(QDialog):
         s.llm.api_key_env = self.key_env_edit.text().strip()
         s.llm.temperature = round(self.temperature_spin.value(), 2)
         s.llm.quote_check = self.quote_check.isChecked()
+        s.metadata.allow_online_lookups = self.lookups_check.isChecked()
         s.agent.max_rounds = self.rounds_spin.value()
         s.imports.chunk_max_chars = self.chunk_spin.value()
         s.imports.chunk_min_chars = self.chunk_min_spin.value()

@@ -133,3 +133,13 @@ def test_console_script_no_traceback(tmp_path: Path) -> None:
     )
     assert r.returncode == 2 and "must be a whole number, not 'notanumber'" in r.stderr
     assert r.stderr.count("\n") == 1  # one line, no usage block
+
+
+def test_every_status_has_words_in_the_cli() -> None:
+    """The first line of `paperpilot ask` names the status in words, never the raw enum value."""
+    from paperpilot.cli.ask import _STATUS_WORDS
+    from paperpilot.core.agent.events import Status
+
+    for status in Status:
+        words = _STATUS_WORDS.get(status.value, "")
+        assert words and words != status.value and words[0].isupper(), status

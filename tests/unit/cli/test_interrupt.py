@@ -20,8 +20,9 @@ import pytest
 from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
 from tests.fakes.openai_server import ScriptedServer, hang
+from tests.timing import bound
 
-STOP_BOUND_S = 2.0
+STOP_BOUND_S = bound(2.0)
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child process is POSIX")
 

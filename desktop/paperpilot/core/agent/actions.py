@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from ..text.kinds import parse_kinds
 from ..text.language import query_terms
 
 # A search query is keywords; the schema tells a model so, and fit_query makes any text fit.
@@ -60,6 +61,17 @@ class Search(_Action):
     year_from: int | None = None
     year_to: int | None = None
     doc_ids: list[int] | None = None
+    # Kinds of passage to search (text.kinds values). None: the body, abstract, captions and
+    # appendices; a policy asks for ["references"] when the question is about what is cited.
+    kinds: list[str] | None = None
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return None
+        known = [k.value for k in parse_kinds(v)]  # ValueError names an unknown kind
+        return known or None
 
     @field_validator("query", mode="before")
     @classmethod

@@ -36,6 +36,8 @@ class HitView(BaseModel):
     score: float = 0.0
     snippet: str = ""
     new: bool = True  # not read yet in this run
+    kind: str = ""  # text.kinds value stored at import ("" for an old chunk)
+    section_path: str = ""
 
 
 class PassageView(BaseModel):
@@ -49,6 +51,8 @@ class PassageView(BaseModel):
     page: int = 1
     text: str
     ocr: bool = False  # read by OCR from a scanned page
+    kind: str = ""
+    section_path: str = ""
 
 
 class Evidence(BaseModel):
@@ -65,6 +69,8 @@ class Evidence(BaseModel):
     quote: str = ""
     verified: bool = True
     ocr: bool = False  # the passage's text was read by OCR (the inspector says so)
+    kind: str = ""  # the passage's kind and section path, as stored at import
+    section_path: str = ""
 
 
 class PartStatus(BaseModel):
@@ -109,6 +115,8 @@ class Result(BaseModel):
                     "page": e.page,
                     "segment": e.segment,
                     "text": e.text,
+                    "kind": e.kind,
+                    "section_path": e.section_path,
                 }
                 for e in self.evidence
             ],

@@ -116,7 +116,8 @@ read passages, answer with citations. Choose ONE action per turn.
 
 Actions:
 - search {{"action":"search","query":"2-4 keywords","k":3}}: keywords, not a sentence; never repeat a \
-tried query.
+tried query. It searches body text, abstracts and captions; add "kinds":["references"] only when the \
+question is about what a paper cites.
 - read {{"action":"read","doc_id":D,"segments":[S],"also":[{{"doc_id":D2,"segment":S2}}]}}: full passages; \
 ids only from hits shown, several at once.
 - list_documents {{"action":"list_documents"}}

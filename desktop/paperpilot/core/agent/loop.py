@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from ..errors import LibraryError
+from ..text.kinds import SEARCH_KINDS
 from ..text.language import has_cjk
 from . import confidence as confidence_model
 from .actions import Answer, ListDocuments, Notes, Read, Search, question_too_long
@@ -189,7 +190,10 @@ class _Run:
             )
         t = time.perf_counter()
         st.queries_tried.append(a.query)
-        hits = self.pool.search(a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to)
+        kinds = a.kinds if a.kinds is not None else sorted(SEARCH_KINDS)
+        hits = self.pool.search(
+            a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds
+        )
         views: list[HitView] = []
         new = 0
         for h in hits:
@@ -205,6 +209,8 @@ class _Run:
                 score=h.score,
                 snippet=h.snippet,
                 new=key not in st.read_keys,
+                kind=h.kind,
+                section_path=h.section_path,
             )
             st.hits[key] = view
             views.append(view)
@@ -409,7 +415,8 @@ class _Run:
         return [
             Evidence(
                 number=first + i, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
-                segment=p.segment, text=p.text, verified=False, ocr=p.ocr,
+                segment=p.segment, text=p.text, verified=False, kind=p.kind, section_path=p.section_path,
+                ocr=p.ocr,
             )
             for i, p in enumerate(passages)
         ]  # fmt: skip

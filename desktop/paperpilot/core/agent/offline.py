@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..text.kinds import Kind, answer_sentences, answerable
@@ -126,7 +127,7 @@ def _contexts(state: AgentState) -> list[_Context]:
         w_passage = _share(terms, title_low + " " + p.text.lower())
         # Reference entries, code, tables, author blocks and text addressed to an AI stay
         # readable but never become answer sentences; a caption only when nothing else will do.
-        for i, (sent, kind) in enumerate(answer_sentences(p.text, p.section)):
+        for i, (sent, kind) in enumerate(answer_sentences(p.text, p.section, p.kind)):
             if not answerable(kind) or is_instruction(sent):
                 continue
             overlap = _share(terms, title_low + " " + sent.lower())
@@ -724,10 +725,16 @@ def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Cont
     if not subject or a.is_comparison or a.is_bridge:
         return []
     n = _norm(subject)
-    # The sentence itself names the subject (or opens the subject's own passage).
+    # The sentence itself names the subject, or opens the subject's own passage: one whose title
+    # is the subject's name ("Johnnycake, West Virginia") — not any chunk of a paper whose long
+    # title starts with it ("S2ORC: The Semantic Scholar …", whose chunks are about much else).
+    def own_passage(c: _Context) -> bool:
+        title = title_core(c.passage.title)
+        return title.startswith(n) and len(title.split()) <= len(n.split()) + 3
+
     about = [
         c for c in contexts
-        if _mentions(n, c.norm) or (has_cjk(n) and n in c.text) or (c.index == 0 and title_core(c.passage.title).startswith(n))
+        if _mentions(n, c.norm) or (has_cjk(n) and n in c.text) or (c.index == 0 and own_passage(c))
     ]  # fmt: skip
     out: list[_Context] = []
     for t in a.sub_types or (a.answer_type,):
@@ -736,7 +743,7 @@ def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Cont
             if t == "definition":
                 ok = _defines(subject, c)
             elif t in ("how_many", "how_much"):
-                ok = any(_with_counted_noun(m.group().split()[0], c.text[m.start() :], a.question)
+                ok = any(_with_counted_noun(m.group().split()[0], c.text[m.start() :], a.question, a.entities)
                          for m in _QUANTITY.finditer(c.text) if m.group().strip())  # fmt: skip
             elif t == "when":
                 ok = _DATE.search(c.text) is not None
@@ -792,10 +799,13 @@ _EARLY = frozenset(["first", "earlier", "earliest", "older", "oldest", "before",
 _LATE = frozenset(["later", "latest", "younger", "youngest", "after", "newer", "recent", "last"])
 
 
-def _with_counted_noun(number: str, text: str, question: str) -> str:
-    """"81.1M English-language academic papers": the number up to the noun the question counts."""
+def _with_counted_noun(number: str, text: str, question: str, names: Sequence[str] = ()) -> str:
+    """"81.1M English-language academic papers": the number up to the noun the question counts.
+    ``names``: the question's named entities — what is counted is never the subject itself
+    ("31k using 15% of the S2ORC" does not count S2ORCs)."""
     words = text.split()[1:6]
-    q = set(question_terms(question))
+    named = {t for n in names for t in question_terms(n)}
+    q = set(question_terms(question)) - named
     for i, w in enumerate(words):
         w = w.strip(",.;:()").lower()
         if len(w) >= 3 and any(t == w or (len(t) >= 3 and w.startswith(t[: max(3, len(t) - 2)])) for t in q):
@@ -876,13 +886,15 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
             plain = ""
             for m in _QUANTITY.finditer(c.text):
                 v = m.group().strip()
-                if v and v.split()[0] not in q_low and not re.fullmatch(r"1[0-9]{3}|20[0-9]{2}", v.split()[0]):
+                if v and v.split()[0] not in q_low and not re.fullmatch(r"(?:1[0-9]{3}|20[0-9]{2})[,.;:]?", v.split()[0]):
                     # A number with the noun the question counts beats a bare one (a footnote mark).
-                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question)
+                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question, a.entities)
                     if span:
                         break
                     plain = plain or v
-            span = span or plain
+            # A bare number leads only when the question's counted noun could have been looked
+            # for: a Chinese question over an English passage cannot name it ("31" of "31k").
+            span = span or ("" if has_cjk(a.question) and not has_cjk(c.text) else plain)
         elif t == "when":
             m = next((m for m in _DATE.finditer(c.text) if m.group() not in a.question), None)
             span = m.group() if m else ""

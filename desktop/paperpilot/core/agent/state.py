@@ -29,7 +29,10 @@ class DocumentPool(Protocol):
         doc_ids: Sequence[int] | None = None,
         year_from: int | None = None,
         year_to: int | None = None,
-    ) -> list[Hit]: ...
+        kinds: Sequence[str] | None = None,
+    ) -> list[Hit]:
+        """Best chunks for ``query``; ``kinds``: only chunks of these kinds (text.kinds values)."""
+        ...
 
     def read(self, doc_id: int, segment: int) -> Passage: ...
 
@@ -223,8 +226,8 @@ class AgentState:
         pid = f"P{len(self.passages) + 1}"
         view = PassageView(
             id=pid, doc_id=p.doc_id, segment=p.seq, title=p.title, section=p.section, page=p.page, text=p.text,
-            ocr=p.ocr,
-        )
+            kind=p.kind, section_path=p.section_path, ocr=p.ocr,
+        )  # fmt: skip
         self.passages[pid] = view
         self.read_keys[key] = pid
         if key in self.hits:

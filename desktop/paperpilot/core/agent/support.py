@@ -208,7 +208,7 @@ def citable_text(passage: PassageView) -> str:
     reference entries, code, tables, author blocks or sentences addressed to an AI."""
     keep = [
         s
-        for s, kind in answer_sentences(passage.text, passage.section)
+        for s, kind in answer_sentences(passage.text, passage.section, passage.kind)
         if answerable(kind) and not is_instruction(s)
     ]
     return passage.title + ". " + (passage.section + ". " if passage.section else "") + " ".join(keep)

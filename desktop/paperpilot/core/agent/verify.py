@@ -174,6 +174,8 @@ def verify_answer(
             text=passages[ref].text,
             quote=quotes_by_id.get(ref, ""),
             ocr=passages[ref].ocr,
+            kind=passages[ref].kind,
+            section_path=passages[ref].section_path,
         )
         for i, ref in enumerate(order)
     ]

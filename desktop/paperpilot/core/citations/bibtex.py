@@ -339,6 +339,7 @@ def _entry(item: CslItem, key: str) -> str:
     elif item.type == "article":
         add("pubstate", "prepublished")  # tells our parser (and biblatex) it is a preprint
     add("language", item.language)
+    add("keywords", item.keyword)
     add("abstract", item.abstract)
     add("note", item.note)
 
@@ -945,6 +946,7 @@ def _to_item(kind: str, key: str, fields: dict[str, str]) -> CslItem:
         "accessed": _parse_date(_field(fields, "urldate")),
         "abstract": _field(fields, "abstract"),
         "note": _field(fields, "note"),
+        "keyword": _field(fields, "keywords", "keyword"),
     }
     primary = _field(fields, "primaryclass", "eprintclass")
     if arxiv and primary:

@@ -56,3 +56,23 @@ def normalize_arxiv(arxiv_id: str) -> str:
 def is_arxiv_id(text: str) -> bool:
     """Whether ``text`` is a bare arXiv id, with or without a version."""
     return ARXIV_ID.match(text) is not None
+
+
+# A DOI inside running text: up to the first space or quote; what follows is cleaned below.
+_DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
+
+
+def doi_from_text(text: str) -> str:
+    """The first DOI printed in ``text`` ("doi:10.1186/1472-6963-14-1.", "https://doi.org/…)"),
+    without the sentence's punctuation after it; "" when there is none.
+
+    Trailing full stops, commas, semicolons and quotes are never part of a printed DOI; a closing
+    bracket is, only when the DOI opened one (10.1002/(SICI)…).
+    """
+    m = _DOI_IN_TEXT.search(text)
+    if not m:
+        return ""
+    doi = m.group(0).rstrip(".,;:'\"]}’”")
+    while doi.endswith(")") and doi.count(")") > doi.count("("):
+        doi = doi[:-1].rstrip(".,;:")
+    return doi if is_doi(doi) else ""

@@ -61,6 +61,8 @@ class CslItem(BaseModel):
     accessed: dict[str, Any] | None = None
     abstract: str = ""
     note: str = ""
+    # CSL's comma-separated keywords: the library's tags on export (BibTeX keywords, RIS KW).
+    keyword: str = ""
 
     def to_csl(self) -> dict[str, Any]:
         """CSL-JSON with CSL's own (hyphenated) names and no empty fields."""

@@ -150,6 +150,8 @@ def _record(item: CslItem) -> str:
     tag("LA", item.language)
     tag("AB", item.abstract)
     tag("N1", item.note)
+    for kw in item.keyword.replace(";", ",").split(","):
+        tag("KW", kw.strip())  # one KW line per keyword, as reference managers write them
     accessed = _date_parts(item.accessed)
     if accessed:
         tag("Y2", _ris_date(accessed))
@@ -251,6 +253,7 @@ def _to_item(ris_type: str, tags: dict[str, list[str]]) -> CslItem:
         "accessed": _parse_date(first("Y2")),
         "abstract": first("AB", "N2"),
         "note": first("N1"),
+        "keyword": ", ".join(v.strip() for v in tags.get("KW", []) if v.strip()),
     }
     return item_from_csl({k: v for k, v in data.items() if v not in ("", None, [])})
 

@@ -1,7 +1,8 @@
 """Split a document's pages into paragraph-level chunks that keep their section and page.
 
 A paragraph is text between blank lines; a paragraph starting with ``"# "`` is a section
-heading. Chunks are what the index stores and what the agent reads, so they follow the
+heading. A page may carry a layout hint per paragraph (``Page.layout``: caption, footnote,
+table, title); with ``extract.structure`` they decide each chunk's kind and section path. Chunks are what the index stores and what the agent reads, so they follow the
 author's structure: short paragraphs are merged, long ones are split between sentences.
 """
 
@@ -12,8 +13,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from paperpilot.core.models import Chunk, Page
+from paperpilot.core.models import Block, Chunk, Page
+from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
+
+from .structure import Outline, block_kind, looks_like_entry, mark_unheaded_abstract
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJKISH = re.compile(f"[{_CJKISH_CLASS}]")
@@ -43,6 +47,9 @@ def _separator(left: str, right: str) -> str:
 class _Piece:
     text: str
     page: int
+    kind: Kind = Kind.BODY
+    section: str = ""
+    path: str = ""
     ocr: bool = False  # from a page read by OCR
 
 
@@ -52,49 +59,124 @@ def chunk_text(text: str, min_chars: int = 300, max_chars: int = 800) -> list[Ch
 
 
 def chunk_pages(pages: list[Page], min_chars: int = 300, max_chars: int = 800) -> list[Chunk]:
-    """Paragraph-level chunks of about ``min_chars``..``max_chars`` characters, in order."""
+    """Paragraph-level chunks of about ``min_chars``..``max_chars`` characters, in order.
+
+    Each chunk holds paragraphs of one kind (body, caption, table, references …) under one
+    heading, so a caption or a reference list never dilutes the body text around it.
+    """
+    return chunk_document(pages, min_chars, max_chars)[0]
+
+
+def chunk_document(
+    pages: list[Page], min_chars: int = 300, max_chars: int = 800, blocks: list[Block] | None = None
+) -> tuple[list[Chunk], list[str]]:
+    """``chunk_pages``, plus the paragraphs of the reference list in order (for its entries).
+
+    ``blocks``: the document's structure as ``read_blocks`` found it already (in the process
+    that extracted the file), so only the merging into chunks is left to do here."""
     if max_chars < 1 or min_chars > max_chars:
         raise ValueError(f"need 0 < min_chars <= max_chars, got {min_chars}..{max_chars}")
-    chunks: list[Chunk] = []
-    section = ""
+    if blocks is None:
+        blocks = read_blocks(pages)
+    references = [b.text for b in blocks if b.kind == Kind.REFERENCES]
     pieces: list[_Piece] = []
+    for b in blocks:
+        kind = Kind(b.kind)
+        if len(b.text) <= max_chars:
+            parts = [b.text]
+        elif kind == Kind.TABLE and "\n" in b.text:
+            parts = _split_rows(b.text, max_chars)
+        else:
+            parts = split_paragraph(b.text, max_chars)
+        pieces.extend(_Piece(t, b.page, kind, b.section, b.path, b.ocr) for t in parts)
+    chunks: list[Chunk] = []
+    run: list[_Piece] = []
+    for piece in pieces:
+        if run and (piece.kind != run[0].kind or piece.section != run[0].section or piece.path != run[0].path):
+            _emit_section(run, min_chars, max_chars, chunks)
+            run = []
+        run.append(piece)
+    _emit_section(run, min_chars, max_chars, chunks)
+    return chunks, references
+
+
+def read_blocks(pages: list[Page]) -> list[Block]:
+    """Every paragraph of the document with its kind, heading and section path, in order."""
+    outline = Outline(
+        sizes=[size for p in pages for hint, size in p.layout if hint == "heading"], paper=any(p.layout for p in pages)
+    )
+    section = ""
+    out: list[Block] = []
     for page in pages:
-        for block in _PARAGRAPH_BREAK.split(page.text):
+        paras = _PARAGRAPH_BREAK.split(page.text)
+        layout = page.layout if len(page.layout) == len(paras) else []
+        for i, block in enumerate(paras):
             block = block.strip()
             if not block:
                 continue
+            hint, size = layout[i] if layout else ("", 0.0)
             if block.startswith("# ") or block == "#":
-                _emit_section(pieces, section, min_chars, max_chars, chunks)
-                pieces = []
                 # A heading glued to its first paragraph by a single newline still leads it.
-                heading, _, block = block.partition("\n")
-                section = normalise_whitespace(heading[1:])
-            text = normalise_whitespace(block)
+                heading, _, rest = block.partition("\n")
+                title = normalise_whitespace(heading[1:])
+                if outline.zone == Kind.REFERENCES and looks_like_entry(title):
+                    # An entry set in bold or capitals inside the reference list, not a heading.
+                    block = title + ("\n" + rest if rest else "")
+                else:
+                    block = rest
+                    section = title
+                    outline.heading(section, size, page.number)
+                hint = ""
+            if hint == "table":
+                text = "\n".join(t for t in (normalise_whitespace(r) for r in block.split("\n")) if t)
+            else:
+                text = normalise_whitespace(block)
             if not text:
                 continue
-            ocr = page.source == "ocr"
-            if len(text) <= max_chars:
-                pieces.append(_Piece(text, page.number, ocr))
-            else:
-                pieces.extend(_Piece(t, page.number, ocr) for t in split_paragraph(text, max_chars))
-    _emit_section(pieces, section, min_chars, max_chars, chunks)
-    return chunks
+            kind = block_kind(outline, text, hint, page.number, section)
+            if kind == Kind.BODY:
+                outline.seen_body = True
+            out.append(
+                Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading, page.source == "ocr")
+            )
+    kinds = [Kind(b.kind) for b in out]
+    if outline.paper:
+        mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
+    for b, k in zip(out, kinds, strict=True):
+        b.kind = k.value
+    return out
 
 
-def _emit_section(
-    pieces: list[_Piece], section: str, min_chars: int, max_chars: int, out: list[Chunk]
-) -> None:
-    """Merge one section's pieces into chunks and append them to ``out``."""
+def _split_rows(text: str, max_chars: int) -> list[str]:
+    """A long table cut between rows, each part at most ``max_chars`` when its rows allow."""
+    out: list[str] = []
+    cur = ""
+    for row in text.split("\n"):
+        if cur and len(cur) + 1 + len(row) > max_chars:
+            out.append(cur)
+            cur = row
+        else:
+            cur = f"{cur}\n{row}" if cur else row
+    if cur:
+        out.append(cur)
+    return out
+
+
+def _emit_section(pieces: list[_Piece], min_chars: int, max_chars: int, out: list[Chunk]) -> None:
+    """Merge one run of pieces (one section, one kind) into chunks and append them to ``out``."""
     if not pieces:
         return
+    first = pieces[0]
+    # Table rows stay rows; everything else is running text.
+    joiner = "\n" if first.kind == Kind.TABLE else None
     merged: list[tuple[list[str], int, int, bool]] = []  # (parts, length, page, any part from OCR)
     parts: list[str] = []
     length = 0
-    page = pieces[0].page
+    page = first.page
     ocr = False
     for piece in pieces:
         if parts:
-            sep = _separator(parts[-1], piece.text)
+            sep = joiner or _separator(parts[-1], piece.text)
             # Only a chunk still short of min_chars takes more; this is also what lets a
             # paragraph that continues on the next page join its first half.
             if length < min_chars and length + len(sep) + len(piece.text) <= max_chars:
@@ -114,7 +196,7 @@ def _emit_section(
     if len(merged) >= 2:
         tail_parts, tail_length, _, tail_ocr = merged[-1]
         prev_parts, prev_length, prev_page, prev_ocr = merged[-2]
-        sep = _separator(prev_parts[-1], tail_parts[0])
+        sep = joiner or _separator(prev_parts[-1], tail_parts[0])
         joined = prev_length + len(sep) + tail_length
         if tail_length < min_chars / 3 and joined <= max_chars * 1.25:
             merged[-2:] = [([*prev_parts, sep, *tail_parts], joined, prev_page, prev_ocr or tail_ocr)]
@@ -124,9 +206,11 @@ def _emit_section(
             Chunk(
                 seq=len(out),
                 text="".join(chunk_parts),
-                section=section,
+                section=first.section,
                 page=chunk_page,
                 source="ocr" if chunk_ocr else "text",
+                kind=first.kind.value,
+                section_path=first.path,
             )
         )
 

@@ -33,7 +33,7 @@ import statistics
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import attrgetter
 from pathlib import Path
@@ -45,7 +45,9 @@ import pypdfium2.raw as pdfium_c
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 
+from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
+from .structure_reader import read_structure
 
 __all__ = [
     "PDFIUM_LOCK",
@@ -154,6 +156,11 @@ class _Line:
     bold: bool
     hyphen: bool  # PDFium removed a hyphen at this line's end: the word continues
     col: int = 0  # 0 full width, 1 left column, 2 right column
+    # PDFium's index of the line's first character and the characters it spans (for the
+    # character-level reading of the front page in core.extract.metadata).
+    cstart: int = -1
+    count: int = 0
+    note: bool = False  # small print cut off the foot of a column (a footnote)
 
 
 @dataclass(slots=True)
@@ -304,7 +311,7 @@ class _PageReader:
                     self._prev_bold = bold
                     y0 = ay0 if ay0 < by0 else by0
                     y1 = ay1 if ay1 > by1 else by1
-                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen))
+                    lines.append(_Line(text, ax0, y0, bx1, y1, size, bold, hyphen, 0, cstart, count))
                     return
         rects = self._rects(cstart, count)
         if not rects:
@@ -381,7 +388,7 @@ class _PageReader:
         bold = n <= 100 and self._is_bold(cstart) and self._is_bold(cstart + n - 1)
         self._prev_bold = bold
         self._prev_height = -1.0  # the fast path must not reuse this size blindly
-        lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen))
+        lines.append(_Line(text, x0, y0, x1, y1, size, bold, hyphen, 0, cstart, n))
 
     def _size(self, cstart: int, text: str) -> float:
         """Font size of the line, from one character in the middle or, if that one differs
@@ -458,8 +465,8 @@ def _load_failure(path: Path) -> ImportFailure:
     return ImportFailure("The file is damaged or is not a PDF.", "corrupt")
 
 
-def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
-    """Everything PDFium is needed for: metadata and the raw lines of every page."""
+def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_matter.Front]:
+    """Everything PDFium is needed for: metadata, the raw lines of every page and page 1's glyphs."""
     with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(path))
@@ -475,14 +482,15 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
                 meta = {}
             pages: list[_RawPage] = []
             failed = 0
+            front = front_matter.FrontReader()
             for i in range(n_pages):
                 try:
-                    pages.append(_read_page(doc, i))
+                    pages.append(_read_page(doc, i, front))
                 except Exception:  # one damaged page should not lose the rest of the paper
                     failed += 1
             if failed == n_pages:
                 raise ImportFailure("The file is damaged or is not a PDF.", "corrupt")
-            return meta, pages, n_pages
+            return meta, pages, n_pages, front.front
         except ImportFailure:
             raise
         except Exception:
@@ -492,7 +500,7 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int]:
                 doc.close()
 
 
-def _read_page(doc: Any, index: int) -> _RawPage:
+def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = None) -> _RawPage:
     page = doc[index]
     try:
         width, height = page.get_size()
@@ -503,6 +511,10 @@ def _read_page(doc: Any, index: int) -> _RawPage:
             mapped = len(text) != textpage.count_chars()
             # A garbage layer is not worth laying out: OCR replaces it, or the page stays empty.
             lines = _PageReader(textpage, width).read(text, mapped) if text.strip() and reason != "garbage" else []
+            if front is not None and front.wants(index):
+                # Page 1's characters for the by-line, from the text page that is open anyway.
+                spans = [(ln.cstart, ln.count, ln.y1, ln.y0) for ln in lines]
+                front.take(index, textpage, float(height), spans, None if mapped else text)
         finally:
             textpage.close()
     finally:
@@ -683,6 +695,8 @@ def _split_footnotes(seq: list[_Line], body: float) -> tuple[list[_Line], list[_
     above, first = seq[k - 1], seq[k]
     if above.y0 - first.y1 < 0.2 * body and not above.hyphen:
         return seq, []
+    for ln in seq[k:]:
+        ln.note = True
     return seq[:k], seq[k:]
 
 
@@ -840,8 +854,10 @@ class _Para:
         "last",
         "left",
         "lines",
+        "note",
         "right",
         "row_x0",
+        "rows",
         "size",
         "sized",
         "text",
@@ -858,6 +874,9 @@ class _Para:
         self.lines = 1
         self.size = line.size
         self.sized = len(text) >= 15
+        self.note = line.note
+        # The visual rows as printed, pieces of one row apart: a table keeps them.
+        self.rows: list[list[str]] = [[text]]
 
     def add(
         self,
@@ -884,6 +903,9 @@ class _Para:
                 self.left = line.x0  # further out, or continued in another column
             self.row_x0 = line.x0
             self.lines += 1
+            self.rows.append([text])
+        else:
+            self.rows[-1].append(text)
         self.last = line
         self.right = right
         self.col_left = col_left
@@ -980,6 +1002,7 @@ def _paragraphs(
                             cur.left = x0
                         cur.row_x0 = x0
                         cur.lines += 1
+                        cur.rows.append([text])
                         cur.last = ln
                         cur.right = right
                         cur.col_left = left
@@ -1324,6 +1347,8 @@ class PdfScan:
     meta: dict[str, str]
     pages: list[_RawPage]
     n_pages: int
+    # Page 1's glyph lines for the by-line (empty when page 1 needs OCR).
+    front: front_matter.Front = field(default_factory=front_matter.Front)
 
     @property
     def ocr_pages(self) -> list[int]:
@@ -1339,8 +1364,26 @@ def scan_pdf(path: Path) -> PdfScan:
     path = Path(path)
     if not path.is_file():
         raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
-    meta, raw_pages, n_pages = _read_pdf(path)
-    return PdfScan(str(path), meta, raw_pages, n_pages)
+    meta, raw_pages, n_pages, front = _read_pdf(path)
+    return PdfScan(str(path), meta, raw_pages, n_pages, front)
+
+
+def _front_matter(
+    path: Path, meta: dict[str, str], raw_pages: Sequence[_RawPage], front: front_matter.Front, extracted: Extracted
+) -> None:
+    """Title, authors and citation from every source (``core.extract.metadata``), with provenance."""
+    early = [p for p in raw_pages if p.number <= 2]
+    ordered_pages = [_top_down(p.lines) for p in early]
+    page_lines = [[ln.text for ln in ordered] for ordered in ordered_pages]
+    edges: list[str] = []
+    for p, ordered in zip(early, ordered_pages, strict=True):
+        edges += [ln.text for ln in ordered[:8]] + [ln.text for ln in ordered[-8:]]
+        # The sideways arXiv stamp in the left margin.
+        edges += [ln.text for ln in p.lines if ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0) and len(ln.text) > 8]
+    later = "\n".join(pg.text for pg in extracted.pages if pg.number > 2)
+    reading = "\n".join(pg.text for pg in extracted.pages if pg.number <= 2)
+    rec = front_matter.pdf_metadata(path, meta, front, page_lines, edges, later, reading)
+    front_matter.apply(rec, extracted.metadata)
 
 
 def extract_pdf(path: Path) -> Extracted:
@@ -1382,7 +1425,13 @@ def finish_pdf(scan: PdfScan, ocr: dict[int, list[OcrLine]] | None, ocr_off: boo
         no_text = "The PDF has no text layer (it looks scanned); OCR would be needed to import it."
     else:
         no_text = "No text found on any page: the pages are blank."
-    return _assemble(scan.meta, pages, scan.n_pages, no_text)
+    extracted = _assemble(scan.meta, pages, scan.n_pages, no_text)
+    # After OCR, so a scanned first page's OCR lines are what the layout sources read.
+    _front_matter(Path(scan.path), scan.meta, pages, scan.front, extracted)
+    # Here, in the extraction worker (or the importer's OCR step), not in the library's one
+    # writer: reading the structure costs about as much as laying out the pages.
+    extracted.structure = read_structure(extracted.pages)
+    return extracted
 
 
 def _use_ocr_lines(pages: Sequence[_RawPage], ocr: dict[int, list[OcrLine]]) -> None:
@@ -1452,15 +1501,70 @@ def _assemble(
         seqs = _reading_order(kept, p.width, body)
         paras = _paragraphs(seqs, is_heading, title_ids if p is first else set(), compounds)
         paras = _tidy(paras, p.number)
-        text = "\n\n".join("# " + q.text if q.heading else q.text for q in paras)
+        layout = _layout(paras)
+        text = "\n\n".join(
+            "# " + q.text if q.heading else (_table_text(q) if hint == "table" else q.text)
+            for q, (hint, _size) in zip(paras, layout, strict=True)
+        )
         if _ALNUM.search(text):
             letters += len(text) - text.count(" ") - text.count("\n")
-            pages.append(Page(p.number, text, p.source))
+            pages.append(Page(p.number, text, source=p.source, layout=layout))
             all_paras.append(paras)
     if letters < max(12, 12 * n_pages):
         raise ImportFailure(no_text, "no_text")
     md = _metadata(meta, raw_pages, title_lines, pages, all_paras)
     return Extracted(pages=pages, metadata=md, kind="pdf")
+
+
+_NUMERIC_CELL = re.compile(r"^[-+−–]?(?:\d[\d,.]*%?|\.\d+)[*†‡]?$|^[-–—✓✗×]$")
+_TABLE_CAPTION = re.compile(r"^(?:Table|Tab\.)\s*[A-Z]?\d+|^表\s*\d+")
+
+
+def _numeric_share(text: str) -> float:
+    # Counted in C first: prose has few digits, and then no cell needs a look.
+    if sum(map(text.count, "0123456789")) * 12 < len(text):
+        return 0.0
+    cells = text.split()
+    if not cells:
+        return 0.0
+    return sum(1 for c in cells if _NUMERIC_CELL.match(c)) / len(cells)
+
+
+def _tabular(q: _Para) -> bool:
+    """Rows of short, number-heavy lines (or a row split into cells): a table printed as text."""
+    if q.kind != "body" or (len(q.rows) < 2 and len(q.rows[0]) < 3):
+        return False
+    rows = [" ".join(r) for r in q.rows]
+    mean = sum(len(r) for r in rows) / len(rows)
+    if mean > 70:
+        return False
+    share = _numeric_share(q.text)
+    split_rows = sum(1 for r in q.rows if len(r) >= 2)
+    return share >= 0.3 or (share >= 0.15 and split_rows * 2 >= len(q.rows))
+
+
+def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
+    """The layout hint of each paragraph for the chunker (see ``Page.layout``)."""
+    out: list[tuple[str, float]] = []
+    for i, q in enumerate(paras):
+        kind = q.kind
+        if kind == "body":
+            if q.note:
+                kind = "footnote"
+            elif _tabular(q):
+                kind = "table"
+            elif len(q.text) <= 400 and _numeric_share(q.text) >= 0.12 and len(q.rows) >= 2:
+                # Header rows and number rows around a "Table 3:" caption are its cells.
+                near = [paras[j] for j in (i - 1, i + 1) if 0 <= j < len(paras)]
+                if any(n.kind == "caption" and _TABLE_CAPTION.match(n.text) for n in near):
+                    kind = "table"
+        out.append((kind, round(q.size, 1)))
+    return out
+
+
+def _table_text(q: _Para) -> str:
+    """A table paragraph as rows: one row per line, the pieces of a row separated by " | "."""
+    return "\n".join(" | ".join(cell for cell in row if cell) for row in q.rows)
 
 
 def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:

@@ -370,6 +370,14 @@ def extract_text_file(path: Path) -> Extracted:
     else:
         paragraphs = plain_paragraphs(text)
         metadata.title = _first_short_line(text)
+    # The title comes from the text (first heading or line); the file name is only the fallback,
+    # which the library records as source "filename".
+    if metadata.title:
+        metadata.sources["title"] = "text"
+    if metadata.authors:
+        metadata.sources["authors"] = "text"
+    if metadata.year:
+        metadata.sources["year"] = "text"
     metadata.title = metadata.title or path.stem
     body = "\n\n".join(paragraphs)
     if not body.strip():

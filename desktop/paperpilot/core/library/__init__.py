@@ -6,7 +6,7 @@ The public API is re-exported here; ``Library`` is what the application layer op
 """
 
 from ..errors import LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
-from .library import ImportedDoc, ImportProgress, ImportReport, Library, LibraryWriter
+from .library import ImportedDoc, ImportProgress, ImportReport, Library, LibraryWriter, LinkedReference
 
 __all__ = [
     "ImportProgress",
@@ -19,4 +19,5 @@ __all__ = [
     "LibraryFull",
     "LibraryReadOnly",
     "LibraryWriter",
+    "LinkedReference",
 ]

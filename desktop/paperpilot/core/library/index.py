@@ -18,7 +18,8 @@ from ..text.language import cjk_bigrams, cjk_index_text, has_cjk, query_terms
 from .store import ChunkRow
 
 # Bump when the schema or the analyzers change: a mismatch triggers a rebuild at start-up.
-INDEX_VERSION = 1
+# 2: the chunk's kind (text.kinds.Kind) as a filter field.
+INDEX_VERSION = 2
 _VERSION_FILE = "paperpilot-index.json"
 EN_TOKENIZER = "pp_en"
 CJK_TOKENIZER = "pp_cjk"
@@ -52,6 +53,8 @@ def _schema() -> tantivy.Schema:
     sb.add_text_field("body", tokenizer_name=EN_TOKENIZER, index_option="freq")
     sb.add_text_field("title_cjk", tokenizer_name=CJK_TOKENIZER, index_option="freq")
     sb.add_text_field("body_cjk", tokenizer_name=CJK_TOKENIZER, index_option="freq")
+    # One untokenized term per chunk ("body", "references" …): a filter, never scored.
+    sb.add_text_field("kind", tokenizer_name="raw", index_option="basic")
     return sb.build()
 
 
@@ -201,6 +204,7 @@ class SearchIndex:
                 title=r.title,
                 section=r.section,
                 body=r.text,
+                kind=r.kind or "body",
             )
             if has_cjk(r.title):
                 doc.add_text("title_cjk", cjk_index_text(r.title))
@@ -226,8 +230,10 @@ class SearchIndex:
         doc_ids: Sequence[int] | None = None,
         year_from: int | None = None,
         year_to: int | None = None,
+        kinds: Sequence[str] | None = None,
     ) -> tantivy.Query | None:
         """A bag-of-words query over title/section/body plus CJK bigrams; ``None`` if empty.
+        ``kinds``: only chunks of these kinds (text.kinds values).
 
         User text never reaches the query parser as syntax: it is reduced to plain words first,
         so quotes, colons, brackets, AND/OR and stray punctuation cannot raise or change meaning.
@@ -261,6 +267,9 @@ class SearchIndex:
             must.append(
                 (tantivy.Occur.Must, tantivy.Query.term_set_query(self.schema, "doc_id", list(doc_ids)))
             )
+        if kinds is not None:
+            either = [(tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "kind", k)) for k in kinds]
+            must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
         if year_from is not None or year_to is not None:
             must.append(
                 (
@@ -298,6 +307,14 @@ class SearchIndex:
                         ]
                     must.append((tantivy.Occur.Must, tantivy.Query.boolean_query(either)))
         return tantivy.Query.boolean_query(must) if must else None
+
+    def count_by_doc(self, query: tantivy.Query) -> dict[int, int]:
+        """Matching chunks per doc_id, counted in the index (a terms aggregation on the fast
+        field), so that a common word in a large library costs no stored-document reads."""
+        size = max(1, self.num_docs())
+        result = self.searcher.aggregate(query, {"d": {"terms": {"field": "doc_id", "size": size}}})
+        buckets = result.get("d", {}).get("buckets", []) if isinstance(result, dict) else []
+        return {int(b["key"]): int(b["doc_count"]) for b in buckets}
 
     def search(self, query: tantivy.Query, k: int) -> list[IndexHit]:
         s = self.searcher

@@ -194,12 +194,15 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
         )
         return problems
     rows = conn.execute(
-        "SELECT id, sha256, stored_path, status, indexed, chunk_count, title, source_path FROM documents ORDER BY id"
+        "SELECT id, sha256, stored_path, status, indexed, chunk_count, title, source_path, trashed FROM documents"
+        " ORDER BY id"
     ).fetchall()
+    # Trashed documents keep their rows, copies and sidecars but have no index entries.
     ready = [r for r in rows if r[3] == "ready"]
-    counts.documents = len(ready)
+    live = [r for r in ready if not r[8]]
+    counts.documents = len(live)
     counts.failed = sum(1 for r in rows if r[3] == "failed")
-    counts.chunks = sum(int(r[5]) for r in ready)
+    counts.chunks = sum(int(r[5]) for r in live)
     counts.notes = int(conn.execute("SELECT COUNT(*) FROM notes").fetchone()[0])
     counts.quarantined = sum(1 for f in library.paths.quarantine_dir.rglob("*") if f.is_file())
 
@@ -267,11 +270,12 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
     chunk_doc = {
         int(c): int(d)
         for c, d in conn.execute(
-            "SELECT c.id, c.doc_id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready'"
+            "SELECT c.id, c.doc_id FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            " WHERE d.status='ready' AND d.trashed=''"
         )
     }
-    indexed_docs = {int(r[0]) for r in ready if r[4]}
-    for r in ready:
+    indexed_docs = {int(r[0]) for r in live if r[4]}
+    for r in live:
         if not r[4]:
             problems.append(
                 Problem(Kind.UNINDEXED, f"#{r[0]} {r[6]!r} is not in the search index yet.", True, doc_id=r[0])

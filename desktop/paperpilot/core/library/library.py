@@ -35,22 +35,34 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import tantivy
 
 from ..citations.formats import BIBLIOGRAPHY_EXT
+from ..citations.identifiers import normalize_arxiv, normalize_doi
 from ..citations.records import looks_like_csl_json
-from ..clock import file_stamp
-from ..errors import DocumentNotFound, LibraryBusy, LibraryDamaged, LibraryError, LibraryFull, LibraryReadOnly
-from ..extract.chunker import chunk_pages
+from ..citations.references import parse_references, title_key
+from ..clock import file_stamp, utc_now
+from ..errors import (
+    DocumentNotFound,
+    InvalidInput,
+    LibraryBusy,
+    LibraryDamaged,
+    LibraryError,
+    LibraryFull,
+    LibraryReadOnly,
+)
+from ..extract.chunker import chunk_document
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
+from ..extract.metadata import confidence as metadata_confidence
 from ..extract.ocr import LocalOcrPool, OcrCancelled, OcrPool, OcrUnavailable, ocr_available, run_ocr
 from ..extract.pdf import PdfScan, finish_pdf, read_pdf_for_import
 from ..extract.text import extract_text_file
 from ..extract.workers import ExtractionPool, WorkerCrashed
-from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage
+from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage, Reference
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
@@ -58,6 +70,7 @@ from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
 from .metadata import import_bibliography
 from .notes import NoteHit, search_notes
+from .organize import SEPARATOR, CollectionNotFound, CollectionTree, parse_path
 from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .writerlock import WriterLock
@@ -76,10 +89,23 @@ COMMIT_INTERVAL_S = 1.0
 WAITER_CHECK_S = 0.05
 PART_SUFFIX = ".part"
 _SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
+# Documents stay this many days in the trash; start-up empties what is older.
+TRASH_DAYS = 30
 
 
 class _Cancelled(Exception):
     """The import was cancelled while waiting for an extraction."""
+
+
+@dataclass
+class LinkedReference:
+    """An entry of a document's reference list and the library document it names (or None)."""
+
+    reference: Reference
+    doc_id: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.reference.to_json(), "doc_id": self.doc_id}
 
 
 @dataclass
@@ -336,6 +362,7 @@ class Library:
         self.lock_timeout = lock_timeout
         # OCR workers of the running import (started on the first page that needs OCR).
         self._ocr_pool: OcrPool | None = None
+        self.trash_days = TRASH_DAYS
         self.read_only = not _writable(paths)
         self.damaged = ""
         self.recovery_notes: list[str] = []
@@ -716,6 +743,7 @@ class Library:
             self._last_commit = time.monotonic()
             try:
                 self._recover_locked(notes, after_crash=self._lock.inherited_dirty)
+                self._purge_expired_locked(notes)
             finally:
                 try:
                     self._flush_and_unlock()
@@ -760,6 +788,24 @@ class Library:
             self._drop_writer()
             notes.append(f"could not finish: {e}")
             log.warning("recovery could not finish: %s", e)
+
+    def _purge_expired_locked(self, notes: list[str], days: int | None = None) -> None:
+        """Empty what has been in the trash longer than ``trash_days`` (caller holds the lock)."""
+        cutoff = (datetime.now(UTC) - timedelta(days=self.trash_days if days is None else days)).isoformat(
+            timespec="seconds"
+        )
+        try:
+            with self._storage_errors():
+                old = self.store.trashed_before(cutoff)
+                for doc_id in old:
+                    self.store.mark_deleting(doc_id)
+                    self._finish_delete(doc_id)
+        except Exception as e:  # best effort, like the rest of recovery: the next start tries again
+            self._drop_writer()
+            notes.append(f"could not empty the old trash: {e}")
+            return
+        if old:
+            notes.append(f"emptied {_plural(len(old), 'document')} kept in the trash over {self.trash_days} days")
 
     def _settle_part_files(self, notes: list[str]) -> None:
         """Finish or remove the ``.part`` copies of a writer that died (caller holds the lock)."""
@@ -1136,9 +1182,17 @@ class Library:
         copy is already there (rebuilding from stored copies), and ``restore`` holds its
         sidecar's record (file name, dates, edited metadata, CSL, note).
         """
-        chunks = chunk_pages(
-            extracted.pages, min_chars=self.settings.chunk_min_chars, max_chars=self.settings.chunk_max_chars
+        structure = extracted.structure
+        chunks, reference_paragraphs = chunk_document(
+            extracted.pages,
+            min_chars=self.settings.chunk_min_chars,
+            max_chars=self.settings.chunk_max_chars,
+            blocks=structure.blocks if structure is not None else None,
         )
+        if structure is not None:
+            references = structure.references
+        else:
+            references = parse_references(reference_paragraphs) if extracted.kind != "corpus" else []
         if not chunks:
             raise ImportFailure("The file contains no text.", "empty")
         meta = extracted.metadata
@@ -1151,8 +1205,15 @@ class Library:
                     setattr(meta, key, value)
         if not meta.title:
             meta.title = Path(file_name).stem if file_name else external_id
+            meta.sources.pop("title", None)
         if not meta.language:
             meta.language = detect_language(" ".join(c.text for c in chunks[:20]))
+        restored_sources = (restore or {}).get("metadata_sources")
+        if isinstance(restored_sources, dict) and restored_sources:
+            meta.sources = {str(k): str(v) for k, v in restored_sources.items()}
+        else:
+            meta.sources.setdefault("title", "filename")
+        meta.confidence, meta.check = metadata_confidence(meta.sources)
         page_count = max(extracted.page_count, max((p.number for p in extracted.pages), default=1))
         with self._as_writer(), self._storage_errors():
             # The check that counts: another process may have stored this file since we looked.
@@ -1180,9 +1241,10 @@ class Library:
                         size_bytes=len(data) if data is not None else _size(self.paths.library_dir / stored_rel),
                         chunks=chunks,
                         added=(restore or {}).get("added") or None,
-                        csl=_json_text((restore or {}).get("csl")),
+                        csl=_json_text((restore or {}).get("csl") or meta.csl),
                         tags=[str(t) for t in (restore or {}).get("tags") or []],
                         doc_id=_int_or_none((restore or {}).get("doc_id")),
+                        references=references,
                     )
                 except BaseException:
                     if part is not None:
@@ -1194,10 +1256,15 @@ class Library:
                     os.replace(part, final)
                 if restore and restore.get("note"):
                     self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                # A document rebuilt from a copy that was in the trash goes back there.
+                in_trash = bool(restore and isinstance(restore.get("trashed"), str) and restore["trashed"])
+                if in_trash:
+                    self.store.set_trashed([doc_id], str((restore or {})["trashed"]))
                 if stored_rel:
                     self.write_sidecar(doc_id)
-                self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
-                self._pending_index.append(doc_id)
+                if not in_trash:
+                    self.index.add_chunks(self._get_writer(), self.store.iter_chunks_for_index([doc_id]))
+                    self._pending_index.append(doc_id)
         report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
         return doc_id
 
@@ -1391,6 +1458,168 @@ class Library:
                 self._flush_and_unlock()
         return doc
 
+    # --- the trash, tags and collections (see library.organize) ---------------------------------
+
+    def trash(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Move ready documents to the trash: out of the index (unsearchable, unseen by the agent)
+        but kept whole, rows, note and stored copy, until the trash is emptied. Returns them."""
+        with self.writing() as w:
+            return w.trash(doc_ids)
+
+    def restore(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Take documents out of the trash; they are searchable again when this returns."""
+        with self.writing() as w:
+            return w.restore(doc_ids)
+
+    def trashed_documents(self) -> list[DocumentInfo]:
+        return self.store.documents(("trashed",))
+
+    def empty_trash(self, doc_ids: Sequence[int] | None = None) -> list[DocumentInfo]:
+        """Delete documents in the trash for good (all of them, or those of ``doc_ids`` that are
+        there), with the guarantees of a removal: under the writer lock, index first, then the
+        rows, then the stored copy and its sidecar (a crash leaves a 'deleting' row that
+        recovery finishes). The only real deletion there is."""
+        with self.writing(batch=True):
+            try:
+                trashed = {d.doc_id: d for d in self.store.documents(("trashed",))}
+                ids = list(trashed) if doc_ids is None else [i for i in doc_ids if i in trashed]
+                for doc_id in ids:
+                    self.store.mark_deleting(doc_id)
+                    self._finish_delete(doc_id)
+                return [trashed[i] for i in ids]
+            finally:
+                self._flush_and_unlock()
+
+    def purge_expired_trash(self, days: int | None = None) -> list[int]:
+        """Empty what has been in the trash longer than ``days`` (default ``trash_days``; start-up
+        does it on its own); the ids deleted."""
+        cutoff = (datetime.now(UTC) - timedelta(days=self.trash_days if days is None else days)).isoformat(
+            timespec="seconds"
+        )
+        old = self.store.trashed_before(cutoff)
+        return [d.doc_id for d in self.empty_trash(old)] if old else []
+
+    def set_tags(self, changes: dict[int, list[str]]) -> list[int]:
+        """Replace the tags of documents (the caller normalizes them; see organize.merge_tags)."""
+        with self.writing() as w:
+            return w.set_tags(changes)
+
+    def tag_colors(self) -> dict[str, str]:
+        return self.store.tag_colors()
+
+    def set_tag_color(self, tag: str, color: str) -> None:
+        with self.writing():
+            self.store.set_tag_color(tag, color)
+
+    def collection_tree(self) -> CollectionTree:
+        return CollectionTree(self.store.collections(), self.store.collection_members())
+
+    def create_collection(self, path: str) -> int:
+        """The collection at ``path`` ("Parent/Child"), made with any missing parents; its id."""
+        parts = parse_path(path)
+        with self.writing():
+            tree = self.collection_tree()
+            parent: int | None = None
+            for part in parts:
+                found = tree.child(parent, part)
+                if found is None:
+                    parent = self.store.add_collection(part, parent)
+                    tree = self.collection_tree()
+                else:
+                    parent = found.collection_id
+            assert parent is not None
+            return parent
+
+    def rename_collection(
+        self, collection_id: int, name: str | None = None, *, move: bool = False, parent_id: int | None = None
+    ) -> None:
+        """Rename a collection (``name``) and / or, with ``move``, put it under ``parent_id`` (None:
+        the top); never under itself, never beside a sibling of the same name."""
+        if name is not None and SEPARATOR in name:
+            raise InvalidInput(f"a collection name cannot hold a {SEPARATOR!r}; move the collection instead")
+        with self.writing():
+            tree = self.collection_tree()
+            c = tree.by_id.get(collection_id)
+            if c is None:
+                raise CollectionNotFound(f"no collection with id {collection_id}")
+            name = parse_path(name)[0] if name is not None else c.name
+            parent = parent_id if move else c.parent_id
+            p = parent
+            while p is not None:
+                if p == collection_id:
+                    raise InvalidInput(f"the collection {c.path!r} cannot go inside itself")
+                p = tree.by_id[p].parent_id if p in tree.by_id else None
+            other = tree.child(parent, name)
+            if other is not None and other.collection_id != collection_id:
+                raise InvalidInput(f"there is already a collection named {other.path!r}")
+            self.store.update_collection(collection_id, name, parent)
+
+    def delete_collection(self, collection_id: int) -> None:
+        """Delete a collection with its sub-collections; their documents stay in the library."""
+        with self.writing():
+            self.store.delete_collection(collection_id)
+
+    def file_documents(self, collection_id: int, doc_ids: Sequence[int], member: bool = True) -> list[int]:
+        """Put documents into a collection (or, ``member`` False, take them out); the ids changed."""
+        with self.writing():
+            return self.store.set_membership(collection_id, doc_ids, member)
+
+    def note_doc_ids(self) -> set[int]:
+        """The documents that have a note (the table's note mark)."""
+        return self.store.note_doc_ids()
+
+    def fulltext_counts(self, text: str, doc_ids: Sequence[int] | None = None) -> dict[int, int]:
+        """Passages holding every word of ``text``, counted per live document (the library
+        pane's full-text filter); {} for a query with no words."""
+        q = self.index.all_words_query(text)
+        if q is None:
+            return {}
+        if doc_ids is not None:
+            q = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, q),
+                    (tantivy.Occur.Must, tantivy.Query.term_set_query(self.index.schema, "doc_id", list(doc_ids))),
+                ]
+            )
+        with self._thread_lock:
+            self._sync()
+            counts = self.index.count_by_doc(q)
+            live = self._live_ids()
+        return {d: n for d, n in counts.items() if d in live}
+
+    def _live_ids(self) -> set[int]:
+        if self._catalogue is None:
+            self._catalogue = self.store.documents(("ready",))
+        return {d.doc_id for d in self._catalogue}
+
+    def fulltext_snippets(self, text: str, doc_ids: Sequence[int], limit: int = 200) -> dict[int, str]:
+        """The best matching passage's snippet for each of ``doc_ids`` (at most ``limit``)."""
+        out: dict[int, str] = {}
+        q = self.index.all_words_query(text)
+        ids = list(doc_ids)[:limit]
+        if q is None or not ids:
+            return out
+        scoped = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, q),
+                (tantivy.Occur.Must, tantivy.Query.term_set_query(self.index.schema, "doc_id", ids)),
+            ]
+        )
+        with self._thread_lock:
+            self._sync()
+            best: dict[int, int] = {}
+            for h in self.index.search(scoped, max(len(ids) * 4, 50)):
+                best.setdefault(h.doc_id, h.chunk_id)
+                if len(best) == len(ids):
+                    break
+            rows = self.store.chunks_by_ids(list(best.values()))
+            stems = set(self.index.stems(" ".join(query_terms(text))))
+            for doc_id, chunk_id in best.items():
+                r = rows.get(chunk_id)
+                if r is not None:
+                    out[doc_id] = make_snippet(r.text, text, stems, self.index.stems)[0]
+        return out
+
     def _finish_delete(self, doc_id: int) -> None:
         # Order matters for crash safety: index first, then rows, then the file. A crash in
         # between leaves a 'deleting' row that recovery finishes.
@@ -1462,10 +1691,13 @@ class Library:
         doc_ids: Sequence[int] | None = None,
         year_from: int | None = None,
         year_to: int | None = None,
+        kinds: Sequence[str] | None = None,
     ) -> list[Hit]:
-        """Best chunks for ``query``: title, section, page and a two-sentence snippet each."""
+        """Best chunks for ``query``: title, section, page and a two-sentence snippet each.
+        ``kinds``: only chunks of these kinds (``text.kinds.Kind`` values; None: every kind)."""
         k = max(1, min(int(k), 1000))
-        key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to)
+        kinds_key = tuple(sorted(str(x) for x in kinds)) if kinds is not None else None
+        key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to, kinds_key)
         if self.index_error:
             raise LibraryError(self.index_error)
         with self._thread_lock:
@@ -1474,7 +1706,10 @@ class Library:
             if cached is not None:
                 self._search_cache.move_to_end(key)
                 return list(cached)
-            q = self.index.build_query(query, doc_ids=doc_ids, year_from=year_from, year_to=year_to)
+            q = self.index.build_query(
+                query, doc_ids=doc_ids, year_from=year_from, year_to=year_to,
+                kinds=list(kinds_key) if kinds_key is not None else None,
+            )  # fmt: skip
             try:
                 raw = self.index.search(q, k) if q is not None else []
             except ValueError as e:
@@ -1500,6 +1735,8 @@ class Library:
                         score=round(h.score, 4),
                         snippet=snippet,
                         terms=terms,
+                        kind=r.kind,
+                        section_path=r.section_path,
                     )
                 )
             self._search_cache[key] = hits
@@ -1507,7 +1744,9 @@ class Library:
                 self._search_cache.popitem(last=False)
             return list(hits)
 
-    def concept_stats(self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True) -> dict[str, int]:
+    def concept_stats(
+        self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True, *, doc_ids: Sequence[int] | None = None
+    ) -> dict[str, int]:
         """Documents mentioning each term: chunks with all its words that are not a reference
         list (the agent's out-of-library check: a name found only in bibliographies is not in
         the library). Counted over the ``sample`` best chunks per term, so a common term reads
@@ -1522,6 +1761,13 @@ class Library:
                 if q is None:
                     out[term] = 0
                     continue
+                if doc_ids is not None:  # a scoped question: only its documents count
+                    q = tantivy.Query.boolean_query(
+                        [
+                            (tantivy.Occur.Must, q),
+                            (tantivy.Occur.Must, tantivy.Query.term_set_query(self.index.schema, "doc_id", list(doc_ids))),
+                        ]
+                    )
                 raw = self.index.search(q, sample)
                 rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
                 docs = {
@@ -1562,11 +1808,69 @@ class Library:
         with self.writing() as w:
             w.set_note(doc_id, text)
 
+    # --- reference lists --------------------------------------------------------------------
+
+    def references(self, doc_id: int) -> list[LinkedReference]:
+        """The parsed reference list of a document, each entry with the library document it
+        names (by DOI, arXiv id, or title and year), if any."""
+        if self.store.document(doc_id) is None:
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        refs = self.store.references(doc_id)
+        if not refs:
+            return []
+        by_doi: dict[str, int] = {}
+        by_arxiv: dict[str, int] = {}
+        by_title: dict[str, list[tuple[int, int | None]]] = {}
+        for d in self.store.documents(("ready",)):
+            if d.doc_id == doc_id:
+                continue
+            if d.doi:
+                by_doi.setdefault(normalize_doi(d.doi), d.doc_id)
+            if d.arxiv_id:
+                by_arxiv.setdefault(normalize_arxiv(d.arxiv_id), d.doc_id)
+            tk = title_key(d.title)
+            if len(tk) >= 12:
+                by_title.setdefault(tk, []).append((d.doc_id, d.year))
+        out: list[LinkedReference] = []
+        for r in refs:
+            linked: int | None = None
+            if r.doi:
+                linked = by_doi.get(normalize_doi(r.doi))
+            if linked is None and r.arxiv_id:
+                linked = by_arxiv.get(normalize_arxiv(r.arxiv_id))
+            if linked is None:
+                for cand, year in by_title.get(title_key(r.title), []):
+                    # A title alone may be shared (an editorial, a preprint a year earlier).
+                    if year is None or r.year is None or abs(year - r.year) <= 1:
+                        linked = cand
+                        break
+            out.append(LinkedReference(r, linked))
+        return out
+
+    def cited_by(self, doc_id: int) -> list[DocumentInfo]:
+        """Library documents whose reference list names this document."""
+        doc = self.store.document(doc_id)
+        if doc is None:
+            raise DocumentNotFound(f"No document with id {doc_id}.")
+        arxiv = normalize_arxiv(doc.arxiv_id) if doc.arxiv_id else ""
+        seen: dict[int, None] = {}
+        for citing, _seq, year, by_id in self.store.citing_references(doc.doi, arxiv, doc.title):
+            if citing == doc_id or citing in seen:
+                continue
+            # A title printed with another year is another paper (or another edition).
+            if not by_id and year is not None and doc.year is not None and abs(year - doc.year) > 1:
+                continue
+            seen[citing] = None
+        return [d for d in (self.store.document(i) for i in seen) if d is not None]
+
     def read(self, doc_id: int, segment: int) -> Passage:
         p = self.store.passage(doc_id, segment)
         if p is None:
-            if self.store.document(doc_id) is None:
+            doc = self.store.document(doc_id)
+            if doc is None:
                 raise DocumentNotFound(f"No document with id {doc_id}.")
+            if doc.status == "trashed":
+                raise DocumentNotFound(f"Document {doc_id} is in the trash (restore it to read it).")
             raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
         return p
 
@@ -1595,17 +1899,25 @@ class LibraryWriter:
         return doc_id
 
     def set_csl(
-        self, doc_id: int, csl: str, columns: dict[str, Any], replace_chunks: Sequence[Chunk] | None = None
+        self,
+        doc_id: int,
+        csl: str,
+        columns: dict[str, Any],
+        replace_chunks: Sequence[Chunk] | None = None,
+        provenance: tuple[dict[str, str], float | None, bool] | None = None,
     ) -> bool:
-        """Store a document's CSL item and its columns, then re-index it; False for an unknown id."""
-        if not self._library.store.set_csl(doc_id, csl, columns, replace_chunks=replace_chunks):
+        """Store a document's CSL item and its columns (and where each field came from), then
+        re-index it; False for an unknown id."""
+        if not self._library.store.set_csl(doc_id, csl, columns, replace_chunks=replace_chunks, provenance=provenance):
             return False
         self.reindex_document(doc_id)
         return True
 
-    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+    def update_columns(
+        self, doc_id: int, values: dict[str, Any], provenance: tuple[dict[str, str], float | None, bool] | None = None
+    ) -> bool:
         """Write edited metadata columns, then re-index the document; False for an unknown id."""
-        if not self._library.store.update_columns(doc_id, values):
+        if not self._library.store.update_columns(doc_id, values, provenance):
             return False
         self.reindex_document(doc_id)
         return True
@@ -1625,3 +1937,28 @@ class LibraryWriter:
         lib.index.add_chunks(w, lib.store.iter_chunks_for_index([doc_id]))
         lib._pending_index.append(doc_id)
         lib.write_sidecar(doc_id)
+
+    def trash(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Move ready documents to the trash (see Library.trash); returns those moved."""
+        lib = self._library
+        moved = lib.store.set_trashed(list(dict.fromkeys(doc_ids)), utc_now())
+        w = lib._get_writer()
+        for doc_id in moved:
+            SearchIndex.delete_doc(w, doc_id)
+            lib.write_sidecar(doc_id)
+        return [d for d in (lib.store.document(i) for i in moved) if d is not None]
+
+    def restore(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
+        """Take documents out of the trash and index them again; returns those restored."""
+        lib = self._library
+        back = lib.store.set_trashed(list(dict.fromkeys(doc_ids)), "")
+        for doc_id in back:
+            self.reindex_document(doc_id)
+        return [d for d in (lib.store.document(i) for i in back) if d is not None]
+
+    def set_tags(self, changes: dict[int, list[str]]) -> list[int]:
+        """Replace documents' tags (kept in their sidecars too); the ids changed."""
+        done = self._library.store.set_tags(changes)
+        for doc_id in done:
+            self._library.write_sidecar(doc_id)
+        return done

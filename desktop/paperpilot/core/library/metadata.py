@@ -44,7 +44,10 @@ from ..citations.records import (
 )
 from ..citations.styles import Rendered, bibliography, get_style, in_list_order
 from ..errors import InvalidInput, LibraryError
+from ..extract.metadata import CHOSEN_SOURCES, FIELDS
+from ..extract.metadata import confidence as metadata_confidence
 from ..models import DocumentInfo, Metadata
+from .organize import merge_tags, split_keywords
 
 if TYPE_CHECKING:  # the library calls this module: no import at run time
     from .library import Library, LibraryWriter
@@ -83,6 +86,14 @@ def item_for_document(library: Library, doc_id: int) -> CslItem:
     Raises LibraryError for an unknown or failed document.
     """
     doc = _ready_document(library, doc_id)
+    item = _item_from_columns(library, doc)
+    # The library's tags are the keywords (the source of truth; BibTeX keywords, RIS KW).
+    item.keyword = ", ".join(doc.tags)
+    return item
+
+
+def _item_from_columns(library: Library, doc: DocumentInfo) -> CslItem:
+    doc_id = doc.doc_id
     kind = library.store.kind(doc_id)
     guessed = guess_item(doc, kind)
     stored = library.store.get_csl(doc_id)
@@ -132,14 +143,53 @@ def is_metadata_only(library: Library, doc_id: int) -> bool:
 # --- saving -----------------------------------------------------------------------------------
 
 
-def _save(library: Library, w: LibraryWriter, doc_id: int, item: CslItem) -> None:
-    """Write item and columns in one transaction and re-index the document (inside ``writing()``)."""
+# Provenance fields ↔ what holds them in a CSL item.
+_ITEM_FIELDS: dict[str, Any] = {
+    "title": lambda i: " ".join(i.title.split()),
+    "authors": lambda i: [n.model_dump(exclude_defaults=True) for n in i.author],
+    "year": lambda i: i.year,
+    "container_title": lambda i: " ".join(i.container_title.split()),
+    "volume": lambda i: i.volume,
+    "issue": lambda i: i.issue,
+    "pages": lambda i: i.page,
+    "doi": lambda i: normalize_doi(i.DOI) if i.DOI else "",
+    "arxiv_id": lambda i: normalize_arxiv(i.arxiv) if i.arxiv else "",
+}
+# Columns edited through update_metadata, as provenance fields.
+_COLUMN_FIELDS = {"title": "title", "authors": "authors", "year": "year", "venue": "container_title", "doi": "doi"}
+
+
+def changed_fields(old: CslItem, new: CslItem) -> set[str]:
+    """The provenance fields whose value differs between two items."""
+    return {f for f, get in _ITEM_FIELDS.items() if get(old) != get(new)}
+
+
+def provenance_after(
+    doc: DocumentInfo, changed: set[str], source: str
+) -> tuple[dict[str, str], float | None, bool]:
+    """The document's provenance once ``changed`` fields got their value from ``source``."""
+    sources = dict(doc.metadata_sources)
+    for f in changed:
+        sources[f] = source
+    conf, check = metadata_confidence(sources)
+    return sources, conf, check
+
+
+def _save(library: Library, w: LibraryWriter, doc_id: int, item: CslItem, source: str = "user") -> None:
+    """Write item and columns in one transaction and re-index the document (inside ``writing()``).
+
+    The fields that change take ``source`` as their provenance ("user" for the editor,
+    "bibliography" for an imported entry, "online" for a lookup).
+    """
+    doc = _ready_document(library, doc_id)
+    before = item_for_document(library, doc_id)
+    provenance = provenance_after(doc, changed_fields(before, item), source)
     cols = columns_for(item)
     cols["authors"] = json.dumps(cols["authors"], ensure_ascii=False)
     chunks = record_chunks(item) if is_metadata_only(library, doc_id) else None
     csl = json.dumps(item.to_csl(), ensure_ascii=False)
     # The title and year are indexed with every chunk, so the writer re-indexes the document.
-    if not w.set_csl(doc_id, csl, cols, replace_chunks=chunks):
+    if not w.set_csl(doc_id, csl, cols, replace_chunks=chunks, provenance=provenance):
         raise LibraryError(f"No document with id {doc_id} can be edited.")
 
 
@@ -175,8 +225,9 @@ def update_metadata(library: Library, doc_id: int, **fields: Any) -> DocumentInf
         return doc
     # indexed=0 in the same transaction: if we crash before the index commit, start-up
     # recovery notices and re-indexes the document with the new title.
+    provenance = provenance_after(doc, {_COLUMN_FIELDS[k] for k in values}, "user")
     with library.writing() as w:
-        w.update_columns(doc_id, values)
+        w.update_columns(doc_id, values, provenance)
     updated = library.document(doc_id)
     if updated is None:  # removed by another process between our commit and this read
         raise LibraryError(f"Document {doc_id} was removed while it was being edited.")
@@ -295,10 +346,15 @@ def import_bibliography(
                 report.cancelled = True
                 break
             found = matcher.find(entry)
+            keywords = split_keywords(entry.keyword)
+            entry.keyword = ""  # keywords become tags, which are kept apart from the CSL item
             if found is None:
                 doc_id, created = _new_document(library, entry.model_copy(deep=True), path)
                 if created:
                     report.created.append(doc_id)
+                    if keywords:
+                        with library.writing(batch=True) as w:
+                            w.set_tags({doc_id: keywords})
                 else:
                     report.matched.append((doc_id, "content"))
                     report.unchanged.append(doc_id)
@@ -308,11 +364,17 @@ def import_bibliography(
                 report.matched.append((doc_id, how))
                 existing = item_for_document(library, doc_id)
                 merged = normalise_for_save(merge_items(existing, entry))
-                if same_metadata(merged, existing):
+                doc = library.document(doc_id)
+                tags = list(doc.tags) if doc is not None else []
+                more = merge_tags(tags, keywords)
+                if same_metadata(merged, existing) and more == tags:
                     report.unchanged.append(doc_id)
                 else:
                     with library.writing(batch=True) as w:
-                        _save(library, w, doc_id, merged)
+                        merged.keyword = ""
+                        _save(library, w, doc_id, merged, source="bibliography")
+                        if more != tags:
+                            w.set_tags({doc_id: more})
                     matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
             library.handover()
     finally:
@@ -352,3 +414,131 @@ def in_text(
     if len(nums) != len(items):
         raise ValueError("in_text needs one number per document")
     return st.in_text(items, nums)
+
+
+# --- provenance: re-reading the file, retrieving an online record -------------------------------
+
+
+@dataclass
+class MetadataUpdate:
+    """What re-reading or retrieving did to one document: the fields it changed, the ones it kept
+    because a person chose them (user, bibliography, online), or why it did nothing."""
+
+    doc_id: int
+    changed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    skipped: str = ""
+
+
+def _apply_fields(base: CslItem, other: CslItem, fields: set[str]) -> CslItem:
+    """``base`` with ``fields`` (provenance names) taken from ``other``."""
+    out = base.model_copy(deep=True)
+    for f in fields:
+        if f == "title":
+            out.title = other.title
+        elif f == "authors":
+            out.author = [n.model_copy() for n in other.author]
+        elif f == "year":
+            out.issued = other.issued
+        elif f == "container_title":
+            out.container_title = other.container_title
+        elif f == "volume":
+            out.volume = other.volume
+        elif f == "issue":
+            out.issue = other.issue
+        elif f == "pages":
+            out.page = other.page
+        elif f == "doi":
+            out.DOI = other.DOI
+        elif f == "arxiv_id":
+            out.arxiv = other.arxiv
+    return out
+
+
+def _chosen(doc: DocumentInfo, library: Library) -> set[str] | None:
+    """Fields a person chose; None for a document from before provenance whose item was saved
+    (an edit, an import or a lookup we can no longer tell apart field by field)."""
+    if not doc.metadata_sources:
+        return None if library.store.get_csl(doc.doc_id) else set()
+    return {f for f, s in doc.metadata_sources.items() if s in CHOSEN_SOURCES}
+
+
+def reread_metadata(library: Library, doc_id: int) -> MetadataUpdate:
+    """Read the document's metadata again from its stored file; fields a person chose are kept.
+
+    For documents imported before provenance was recorded: re-read when nothing was ever saved
+    for them, skipped (with the reason) when an item was saved. Raises LibraryError for an
+    unknown document, ImportFailure when the stored file cannot be read.
+    """
+    from ..extract.pdf import extract_pdf
+    from ..extract.text import extract_text_file
+
+    doc = _ready_document(library, doc_id)
+    if is_metadata_only(library, doc_id) or not doc.stored_path:
+        return MetadataUpdate(doc_id, skipped="it has no file (a bibliography entry)")
+    chosen = _chosen(doc, library)
+    if chosen is None:
+        return MetadataUpdate(doc_id, skipped="its metadata was edited before PaperPilot kept track of edits")
+    path = library.paths.library_dir / doc.stored_path
+    extracted = extract_pdf(path) if path.suffix.lower() == ".pdf" else extract_text_file(path)
+    md = extracted.metadata
+    as_doc = DocumentInfo(
+        doc_id, md.title or doc.title, md.authors, md.year, doc.pages, doc.chunks, "ready",
+        venue=md.venue, doi=md.doi, arxiv_id=md.arxiv_id, language=md.language,
+    )  # fmt: skip
+    fresh_data = dict(md.csl) if md.csl else guess_item(as_doc, library.store.kind(doc_id)).to_csl()
+    fresh_data["id"] = ""
+    fresh = item_from_csl(fresh_data)
+    if not fresh.title:
+        fresh.title = doc.title
+    current = item_for_document(library, doc_id)
+    fresh.id = current.id
+    take = set(FIELDS) - chosen
+    merged = normalise_for_save(_apply_fields(current, fresh, take))
+    changed = sorted(changed_fields(current, merged))
+    sources = {f: s for f, s in md.sources.items() if f in take}
+    sources.update({f: s for f, s in doc.metadata_sources.items() if f in chosen})
+    conf, check = metadata_confidence(sources)
+    cols = columns_for(merged)
+    cols["authors"] = json.dumps(cols["authors"], ensure_ascii=False)
+    with library.writing() as w:
+        if not w.set_csl(doc_id, json.dumps(merged.to_csl(), ensure_ascii=False), cols, provenance=(sources, conf, check)):
+            raise LibraryError(f"No document with id {doc_id} can be edited.")
+    return MetadataUpdate(doc_id, changed=changed, kept=sorted(chosen))
+
+
+def retrieve_metadata(
+    library: Library, doc_id: int, lookup: Any
+) -> MetadataUpdate:
+    """Fill the document's metadata from an online record (``lookup(kind, key)`` → CslItem, kind
+    "doi" or "arxiv"); fields from the user or a bibliography entry are kept.
+
+    The caller decides whether lookups are allowed (the setting); this function only runs one.
+    Raises LookupFailed with a plain sentence when the service has no usable record.
+    """
+    doc = _ready_document(library, doc_id)
+    current = item_for_document(library, doc_id)
+    if current.DOI:
+        record = lookup("doi", current.DOI)
+    elif current.arxiv:
+        record = lookup("arxiv", current.arxiv)
+    else:
+        return MetadataUpdate(doc_id, skipped="it has no DOI or arXiv id to look up")
+    chosen = {f for f, s in doc.metadata_sources.items() if s in ("user", "bibliography")}
+    offered = {f for f, get in _ITEM_FIELDS.items() if get(record) not in ("", [], None)}
+    merged = normalise_for_save(_apply_fields(current, record, offered - chosen))
+    if not merged.abstract and record.abstract:
+        merged.abstract = record.abstract
+    changed = sorted(changed_fields(current, merged))
+    sources = dict(doc.metadata_sources)
+    for f in offered - chosen:
+        sources[f] = "online"
+    conf, check = metadata_confidence(sources)
+    cols = columns_for(merged)
+    cols["authors"] = json.dumps(cols["authors"], ensure_ascii=False)
+    chunks = record_chunks(merged) if is_metadata_only(library, doc_id) else None
+    with library.writing() as w:
+        if not w.set_csl(doc_id, json.dumps(merged.to_csl(), ensure_ascii=False), cols, replace_chunks=chunks,
+                         provenance=(sources, conf, check)):  # fmt: skip
+            raise LibraryError(f"No document with id {doc_id} can be edited.")
+    return MetadataUpdate(doc_id, changed=changed, kept=sorted(chosen & offered))

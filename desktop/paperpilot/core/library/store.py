@@ -4,20 +4,29 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..citations.identifiers import normalize_doi
+from ..citations.references import title_key
 from ..clock import utc_now
 from ..errors import Damaged, PaperPilotError
-from ..models import Chunk, DocumentInfo, Metadata, Passage
+from ..models import Chunk, DocumentInfo, Metadata, Passage, Reference
+from ..text.kinds import classify_passage
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
-# 6: chunks.source, "ocr" for text read by OCR from a page without a usable text layer.
-SCHEMA_VERSION = 6
+# 4: metadata provenance: documents.metadata_sources ({field: source}), metadata_confidence, check_metadata.
+# 5: chunks.kind and chunks.section_path (the structure of a paper, see extract.structure),
+#    doc_references (each document's parsed reference list).
+# 7: the trash (documents.trashed), collections and their members, tag colours (library.organize);
+#    chunks.source, "ocr" for text read by OCR from a page without a usable text layer (a
+#    branch numbered this 6; its libraries get the other steps, the others get this one).
+SCHEMA_VERSION = 7
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -53,7 +62,13 @@ CREATE TABLE IF NOT EXISTS documents (
     indexed     INTEGER NOT NULL DEFAULT 0,
     -- The CSL-JSON item as last saved by the citation layer; '{}' until then (the citation
     -- layer derives one from the columns above, which stay the source for search and listing).
-    csl         TEXT NOT NULL DEFAULT '{}'
+    csl         TEXT NOT NULL DEFAULT '{}',
+    -- Where each metadata field came from ({"title": "layout", "authors": "user", …}; '{}' for
+    -- documents imported before provenance was kept), the document's metadata confidence (0–1,
+    -- NULL when unknown) and 1 when a person should check its metadata.
+    metadata_sources    TEXT NOT NULL DEFAULT '{}',
+    metadata_confidence REAL,
+    check_metadata      INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS documents_sha ON documents(sha256);
 CREATE INDEX IF NOT EXISTS documents_source ON documents(source_path);
@@ -66,6 +81,10 @@ CREATE TABLE IF NOT EXISTS chunks (
     text    TEXT NOT NULL,
     -- text: from the PDF's text layer or the file; ocr: read by OCR from the page image.
     source  TEXT NOT NULL DEFAULT 'text',
+    -- a text.kinds.Kind value (body, abstract, references, caption, table …)
+    kind    TEXT NOT NULL DEFAULT '',
+    -- the headings above the chunk, outermost first, joined by " > "
+    section_path TEXT NOT NULL DEFAULT '',
     UNIQUE (doc_id, seq)
 );
 CREATE TABLE IF NOT EXISTS notes (
@@ -75,15 +94,89 @@ CREATE TABLE IF NOT EXISTS notes (
 );
 """
 
+# Step 5's tables (also run by the migration, so the step does not depend on the script).
+_REFERENCES_SCHEMA = """
+CREATE TABLE IF NOT EXISTS doc_references (
+    doc_id    INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    seq       INTEGER NOT NULL,
+    label     TEXT NOT NULL DEFAULT '',
+    text      TEXT NOT NULL,
+    authors   TEXT NOT NULL DEFAULT '[]',
+    title     TEXT NOT NULL DEFAULT '',
+    year      INTEGER,
+    venue     TEXT NOT NULL DEFAULT '',
+    doi       TEXT NOT NULL DEFAULT '',
+    arxiv_id  TEXT NOT NULL DEFAULT '',
+    -- lower-case keys to match library documents on (citations.references.title_key)
+    doi_key   TEXT NOT NULL DEFAULT '',
+    title_key TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (doc_id, seq)
+);
+CREATE INDEX IF NOT EXISTS doc_references_doi ON doc_references(doi_key);
+CREATE INDEX IF NOT EXISTS doc_references_arxiv ON doc_references(arxiv_id);
+CREATE INDEX IF NOT EXISTS doc_references_title ON doc_references(title_key);
+"""
+
 _DOC_COLUMNS = (
     "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
-    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id"
+    "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id, trashed, "
+    "metadata_sources, metadata_confidence, check_metadata"
 )
+
+# A document that is searchable and offered to the agent: ready and not in the trash. A trashed
+# document keeps status 'ready' (its rows, chunks and stored copy stay until the trash is emptied).
+_LIVE = "status='ready' AND trashed=''"
+
+_PROVENANCE_COLUMNS = (
+    ("metadata_sources", "TEXT NOT NULL DEFAULT '{}'"),
+    ("metadata_confidence", "REAL"),
+    ("check_metadata", "INTEGER NOT NULL DEFAULT 0"),
+)
+
+
+def _sources(raw: str | None) -> dict[str, str]:
+    try:
+        data = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 # Columns the citation layer keeps in step with a document's CSL item (see Store.set_csl).
 _CSL_SYNCED_COLUMNS = frozenset(
     {"title", "authors", "year", "venue", "doi", "arxiv_id", "abstract", "language"}
 )
+
+
+def _migrate_organize(c: sqlite3.Connection) -> None:
+    """Step 7: the trash, collections and tag colours. Idempotent and independent of the other
+    steps (it looks at the actual table shape), so steps may be merged in any order."""
+    cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
+    if "trashed" not in cols:
+        # When the document was moved to the trash (ISO 8601 UTC); '' when it is not there.
+        c.execute("ALTER TABLE documents ADD COLUMN trashed TEXT NOT NULL DEFAULT ''")
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS collections (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL,"
+        " parent_id INTEGER REFERENCES collections(id) ON DELETE CASCADE, created TEXT NOT NULL)"
+    )
+    c.execute("CREATE INDEX IF NOT EXISTS collections_parent ON collections(parent_id)")
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS collection_items (collection_id INTEGER NOT NULL REFERENCES collections(id)"
+        " ON DELETE CASCADE, doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,"
+        " added TEXT NOT NULL, PRIMARY KEY (collection_id, doc_id))"
+    )
+    c.execute("CREATE INDEX IF NOT EXISTS collection_items_doc ON collection_items(doc_id)")
+    c.execute("CREATE TABLE IF NOT EXISTS tag_colors (name TEXT PRIMARY KEY COLLATE NOCASE, color TEXT NOT NULL)")
+
+
+def _provenance_columns(provenance: tuple[dict[str, str], float | None, bool] | None) -> dict[str, Any]:
+    if provenance is None:
+        return {}
+    sources, conf, check = provenance
+    return {
+        "metadata_sources": json.dumps(sources, ensure_ascii=False),
+        "metadata_confidence": conf,
+        "check_metadata": int(check),
+    }
 
 
 class StoreError(PaperPilotError):
@@ -102,10 +195,17 @@ class StoreMissing(StoreError, Damaged):
 _SQLITE_CORRUPT, _SQLITE_NOTADB, _SQLITE_FULL = 11, 26, 13
 
 
+def _is_busy(e: sqlite3.OperationalError) -> bool:
+    text = str(e).lower()
+    return "locked" in text or "busy" in text
+
+
 def _store_error(path: Path, e: sqlite3.DatabaseError) -> StoreError:
     code = getattr(e, "sqlite_errorcode", None)
     if code is not None and code & 0xFF in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return StoreDamaged(f"The library database {path} is damaged: {e}")
+    if isinstance(e, sqlite3.OperationalError) and _is_busy(e):
+        return StoreError("The library is busy: another PaperPilot is writing to it. Try again in a moment.")
     return StoreError(f"The library database {path} cannot be opened: {e}")
 
 
@@ -127,6 +227,8 @@ class ChunkRow:
     text: str
     title: str
     year: int | None
+    kind: str = ""
+    section_path: str = ""
 
 
 def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
@@ -137,7 +239,8 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         year=r[3],
         pages=r[4],
         chunks=r[5],
-        status=r[6],
+        # A trashed document reads as status 'trashed': whatever looks for 'ready' leaves it alone.
+        status="trashed" if r[20] and r[6] == "ready" else r[6],
         sha256=r[7],
         file_name=r[8],
         source_path=r[9],
@@ -151,6 +254,10 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         added=r[17],
         error=r[18],
         external_id=r[19],
+        trashed=r[20] or "",
+        metadata_sources=_sources(r[21]),
+        metadata_confidence=r[22],
+        check_metadata=bool(r[23]),
     )
 
 
@@ -177,27 +284,43 @@ class Store:
             self.conn = self._connect(path, busy_timeout_ms)
         except sqlite3.DatabaseError as e:
             raise _store_error(path, e) from e
-        try:
-            has_tables = self.conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='documents'"
-            ).fetchone()
-            if has_tables is None and (must_exist or read_only):
-                raise StoreMissing(f"The library database {path} holds no library.")
-            if read_only:
-                self._check_version(migrate=False)
+        # Two processes opening a library that does not exist yet race to create it; SQLite
+        # answers some of the set-up statements (the journal-mode switch, the first schema
+        # write) with "database is locked" at once instead of waiting its busy timeout, so the
+        # set-up is retried until that timeout has passed.
+        deadline = time.monotonic() + busy_timeout_ms / 1000
+        while True:
+            try:
+                self._set_up(must_exist)
                 return
+            except sqlite3.OperationalError as e:
+                if _is_busy(e) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    continue
+                self.conn.close()
+                raise _store_error(path, e) from e
+            except sqlite3.DatabaseError as e:
+                self.conn.close()
+                raise _store_error(path, e) from e
+            except StoreError:
+                self.conn.close()
+                raise
+
+    def _set_up(self, must_exist: bool) -> None:
+        has_tables = self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='documents'").fetchone()
+        if has_tables is None and (must_exist or self.read_only):
+            raise StoreMissing(f"The library database {self.path} holds no library.")
+        if self.read_only:
+            self._check_version(migrate=False)
+            return
+        if str(self.conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
             self.conn.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.executescript(_SCHEMA)
-            self._check_version()
-        except sqlite3.DatabaseError as e:
-            self.conn.close()
-            raise _store_error(path, e) from e
-        except StoreError:
-            self.conn.close()
-            raise
+        # NORMAL in WAL mode: a crash never corrupts; a power cut may lose the last commit.
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.execute("PRAGMA foreign_keys=ON")
+        self.conn.executescript(_SCHEMA)
+        self._check_version()
+        self.conn.executescript(_REFERENCES_SCHEMA)
 
     def _connect(self, path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
         timeout = busy_timeout_ms / 1000
@@ -222,7 +345,12 @@ class Store:
             raise StoreError(
                 f"The library was written by a newer PaperPilot (schema {row[0]}); please upgrade."
             )
-        if row is None or int(row[0]) < SCHEMA_VERSION:
+        # A library main wrote at version 7 before chunks.source joined that step lacks the
+        # column; the steps are idempotent, so running them again gives it.
+        stale = row is None or int(row[0]) < SCHEMA_VERSION
+        if not stale:
+            stale = "source" not in {r[1] for r in self.conn.execute("PRAGMA table_info(chunks)")}
+        if stale:
             if not migrate:
                 raise StoreError(
                     "The library was written by an older PaperPilot and its folder is read-only: "
@@ -247,8 +375,31 @@ class Store:
                 "CREATE TABLE IF NOT EXISTS notes (doc_id INTEGER PRIMARY KEY REFERENCES documents(id)"
                 " ON DELETE CASCADE, text TEXT NOT NULL DEFAULT '', updated TEXT NOT NULL)"
             )
-            # → v6: where a chunk's text came from (independent of the steps in between).
+            # v3 → v4: metadata provenance. Each column is added only when missing, so this step
+            # runs in any order with other steps and twice without harm. Existing rows keep their
+            # metadata; their provenance stays unknown ('{}') until the file is re-read.
+            cols = {r[1] for r in c.execute("PRAGMA table_info(documents)")}
+            for name, decl in _PROVENANCE_COLUMNS:
+                if name not in cols:
+                    c.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
+            _migrate_organize(c)
+            # v4 → v5 (independent of other steps): chunk kinds and section paths, reference
+            # lists. Old chunks get the kind the classifier gives them; their section path is
+            # their heading (the outline above it was not kept).
             chunk_cols = {r[1] for r in c.execute("PRAGMA table_info(chunks)")}
+            if "kind" not in chunk_cols:
+                c.execute("ALTER TABLE chunks ADD COLUMN kind TEXT NOT NULL DEFAULT ''")
+            if "section_path" not in chunk_cols:
+                c.execute("ALTER TABLE chunks ADD COLUMN section_path TEXT NOT NULL DEFAULT ''")
+            for stmt in _REFERENCES_SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+            rows = c.execute("SELECT id, text, section FROM chunks WHERE kind=''").fetchall()
+            c.executemany(
+                "UPDATE chunks SET kind=?, section_path=? WHERE id=?",
+                ((classify_passage(text, section).value, section, cid) for cid, text, section in rows),
+            )
+            # Where a chunk's text came from (independent of the other steps, like them).
             if "source" not in chunk_cols:
                 c.execute("ALTER TABLE chunks ADD COLUMN source TEXT NOT NULL DEFAULT 'text'")
             c.execute(
@@ -296,8 +447,10 @@ class Store:
         csl: str = "{}",
         tags: Sequence[str] = (),
         doc_id: int | None = None,
+        references: Sequence[Reference] = (),
     ) -> int:
-        """Insert a ready document with its chunks in one transaction; returns its id.
+        """Insert a ready document with its chunks (and reference list) in one transaction;
+        returns its id.
 
         A failed-import record for the same source is replaced: the retry succeeded. ``added``,
         ``csl``, ``tags`` and ``doc_id`` (kept when that id is free, so that saved conversations
@@ -311,8 +464,9 @@ class Store:
             cur = c.execute(
                 "INSERT INTO documents (id, sha256, file_name, source_path, stored_path, kind, external_id,"
                 " title, authors, year, venue, doi, arxiv_id, abstract, language, page_count,"
-                " chunk_count, size_bytes, added, csl, tags, status)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
+                " chunk_count, size_bytes, added, csl, tags, metadata_sources, metadata_confidence,"
+                " check_metadata, status)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,'ready')",
                 (
                     doc_id,
                     sha256, file_name, source_path, stored_path, kind, external_id,
@@ -320,13 +474,16 @@ class Store:
                     metadata.venue, metadata.doi, metadata.arxiv_id, metadata.abstract,
                     metadata.language, page_count, len(chunks), size_bytes, added or utc_now(), csl,
                     json.dumps(list(tags), ensure_ascii=False),
+                    json.dumps(metadata.sources, ensure_ascii=False), metadata.confidence, int(metadata.check),
                 ),
             )  # fmt: skip
             new_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text, source) VALUES (?,?,?,?,?,?)",
-                ((new_id, ch.seq, ch.section, ch.page, ch.text, ch.source) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path, source)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                ((new_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path, ch.source) for ch in chunks),
             )
+            _insert_references(c, new_id, references)
         return new_id
 
     def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
@@ -395,17 +552,20 @@ class Store:
         with self.transaction() as c:
             c.execute(f"DELETE FROM notes WHERE doc_id IN ({marks})", list(doc_ids))
 
-    def update_columns(self, doc_id: int, values: dict[str, Any]) -> bool:
+    def update_columns(
+        self, doc_id: int, values: dict[str, Any], provenance: tuple[dict[str, str], float | None, bool] | None = None
+    ) -> bool:
         """Write edited metadata columns of a ready document, marking it unindexed in the same
         transaction (a crash before the index commit is repaired by recovery); False when no
-        ready document has that id."""
+        ready document has that id. ``provenance``: (sources, confidence, check) written with them."""
         unknown = set(values) - _CSL_SYNCED_COLUMNS
         if unknown:
             raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        values = {**values, **_provenance_columns(provenance)}
         sets = ", ".join(f"{k}=?" for k in values)
         with self.transaction() as c:
             cur = c.execute(
-                f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND status='ready'", (*values.values(), doc_id)
+                f"UPDATE documents SET {sets}, indexed=0 WHERE id=? AND {_LIVE}", (*values.values(), doc_id)
             )
             return cur.rowcount > 0
 
@@ -449,8 +609,9 @@ class Store:
             )  # fmt: skip
             doc_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text, source) VALUES (?,?,?,?,?,?)",
-                ((doc_id, ch.seq, ch.section, ch.page, ch.text, ch.source) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path, source)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                ((doc_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path, ch.source) for ch in chunks),
             )
         return doc_id
 
@@ -460,6 +621,7 @@ class Store:
         csl: str,
         columns: dict[str, Any] | None = None,
         replace_chunks: Sequence[Chunk] | None = None,
+        provenance: tuple[dict[str, str], float | None, bool] | None = None,
     ) -> bool:
         """Store a document's CSL-JSON and, in the same transaction, its derived columns.
 
@@ -473,10 +635,11 @@ class Store:
         unknown = set(cols) - _CSL_SYNCED_COLUMNS
         if unknown:
             raise ValueError(f"not a metadata column: {sorted(unknown)}")
+        cols.update(_provenance_columns(provenance))
         sets = "".join(f", {k}=?" for k in cols)
         with self.transaction() as c:
             cur = c.execute(
-                f"UPDATE documents SET csl=?{sets}, indexed=0 WHERE id=? AND status='ready'",
+                f"UPDATE documents SET csl=?{sets}, indexed=0 WHERE id=? AND {_LIVE}",
                 (csl, *cols.values(), doc_id),
             )
             if cur.rowcount == 0:
@@ -484,8 +647,12 @@ class Store:
             if replace_chunks is not None:
                 c.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
                 c.executemany(
-                    "INSERT INTO chunks (doc_id, seq, section, page, text, source) VALUES (?,?,?,?,?,?)",
-                    ((doc_id, ch.seq, ch.section, ch.page, ch.text, ch.source) for ch in replace_chunks),
+                    "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path, source)"
+                    " VALUES (?,?,?,?,?,?,?,?)",
+                    (
+                        (doc_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path, ch.source)
+                        for ch in replace_chunks
+                    ),
                 )
                 c.execute("UPDATE documents SET chunk_count=? WHERE id=?", (len(replace_chunks), doc_id))
         return True
@@ -512,7 +679,7 @@ class Store:
         """(doc_id, title, text) of the notes on ready documents, most recently saved first."""
         rows = self.conn.execute(
             "SELECT n.doc_id, d.title, n.text FROM notes n JOIN documents d ON d.id = n.doc_id"
-            " WHERE d.status='ready' ORDER BY n.updated DESC, n.doc_id"
+            " WHERE d.status='ready' AND d.trashed='' ORDER BY n.updated DESC, n.doc_id"
         ).fetchall()
         return [(int(d), str(ti), str(te)) for d, ti, te in rows]
 
@@ -540,9 +707,17 @@ class Store:
         return int(row[0]) if row else None
 
     def documents(self, statuses: Sequence[str] = ("ready", "failed")) -> list[DocumentInfo]:
-        marks = ",".join("?" * len(statuses))
+        """Documents with these statuses ('ready' means not in the trash; 'trashed': in it)."""
+        plain = [s for s in statuses if s != "trashed"]
+        where = []
+        if plain:
+            where.append(f"(status IN ({','.join('?' * len(plain))}) AND trashed='')")
+        if "trashed" in statuses:
+            where.append("(status='ready' AND trashed!='')")
+        if not where:
+            return []
         rows = self.conn.execute(
-            f"SELECT {_DOC_COLUMNS} FROM documents WHERE status IN ({marks}) ORDER BY id", tuple(statuses)
+            f"SELECT {_DOC_COLUMNS} FROM documents WHERE {' OR '.join(where)} ORDER BY id", tuple(plain)
         ).fetchall()
         return [_doc_from_row(r) for r in rows]
 
@@ -555,12 +730,12 @@ class Store:
 
     def unindexed_ready(self) -> list[int]:
         return [
-            r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status='ready' AND indexed=0")
+            r[0] for r in self.conn.execute(f"SELECT id FROM documents WHERE {_LIVE} AND indexed=0")
         ]
 
     def indexed_chunk_count(self) -> int:
         row = self.conn.execute(
-            "SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready' AND indexed=1"
+            f"SELECT COALESCE(SUM(chunk_count), 0) FROM documents WHERE {_LIVE} AND indexed=1"
         ).fetchone()
         return int(row[0])
 
@@ -568,7 +743,7 @@ class Store:
         """What a sidecar keeps of a ready document with a stored copy (see library.sidecar)."""
         r = self.conn.execute(
             "SELECT sha256, stored_path, file_name, source_path, kind, added, title, authors, year, venue,"
-            " doi, arxiv_id, abstract, language, tags, csl FROM documents"
+            " doi, arxiv_id, abstract, language, tags, csl, trashed, metadata_sources FROM documents"
             " WHERE id=? AND status='ready' AND stored_path != ''",
             (doc_id,),
         ).fetchone()
@@ -583,8 +758,10 @@ class Store:
             "doc_id": doc_id, "sha256": r[0], "stored_path": r[1], "file_name": r[2], "source_path": r[3], "kind": r[4],
             "added": r[5], "title": r[6], "authors": json.loads(r[7]), "year": r[8], "venue": r[9],
             "doi": r[10], "arxiv_id": r[11], "abstract": r[12], "language": r[13], "tags": json.loads(r[14]),
-            "csl": csl if isinstance(csl, dict) else {},
+            "csl": csl if isinstance(csl, dict) else {}, "metadata_sources": _sources(r[17]),
             "note": note[0] if note else "", "note_updated": note[1] if note else None,
+            # Only when set: the sidecars written before the trash existed stay in step.
+            **({"trashed": r[16]} if r[16] else {}),
         }  # fmt: skip
 
     def stored_paths(self) -> set[str]:
@@ -592,14 +769,14 @@ class Store:
 
     def counts(self) -> tuple[int, int]:
         row = self.conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE status='ready'"
+            f"SELECT COUNT(*), COALESCE(SUM(chunk_count), 0) FROM documents WHERE {_LIVE}"
         ).fetchone()
         return int(row[0]), int(row[1])
 
     def iter_chunks_for_index(self, doc_ids: Sequence[int] | None = None) -> Iterator[ChunkRow]:
         sql = (
-            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
-            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready'"
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year, c.kind, c.section_path"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready' AND d.trashed=''"
         )
         if doc_ids is None:
             cur = self.conn.execute(sql + " ORDER BY c.id")
@@ -618,17 +795,19 @@ class Store:
         if not chunk_ids:
             return {}
         rows = self.conn.execute(
-            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year"
+            "SELECT c.id, c.doc_id, c.seq, c.section, c.page, c.text, d.title, d.year, c.kind, c.section_path"
             " FROM chunks c JOIN documents d ON d.id = c.doc_id"
-            f" WHERE c.id IN ({','.join('?' * len(chunk_ids))})",
+            # A trashed document's index entries may outlive a crash: they never become hits.
+            f" WHERE d.trashed='' AND c.id IN ({','.join('?' * len(chunk_ids))})",
             tuple(chunk_ids),
         ).fetchall()
         return {r[0]: ChunkRow(*r) for r in rows}
 
     def passage(self, doc_id: int, seq: int) -> Passage | None:
         r = self.conn.execute(
-            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count, c.source FROM chunks c"
-            " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'",
+            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count, c.kind, c.section_path, c.source"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'"
+            " AND d.trashed=''",
             (doc_id, seq),
         ).fetchone()
         if r is None:
@@ -643,5 +822,179 @@ class Store:
             text=r[3],
             prev=seq - 1 if seq > 0 else None,
             next=seq + 1 if seq + 1 < r[5] else None,
-            ocr=r[6] == "ocr",
+            kind=r[6],
+            section_path=r[7],
+            ocr=r[8] == "ocr",
         )
+
+    # --- organizing: the trash, tags, collections (schema step 7; see library.organize) -------
+
+    def set_trashed(self, doc_ids: Sequence[int], when: str) -> list[int]:
+        """Move ready documents to the trash (``when``) or, with ``when`` '', out of it; returns
+        the ids that changed. Either way the document is unindexed here: leaving the trash, it is
+        indexed again by the caller (recovery does it after a crash); entering it, the caller
+        deletes its index entries."""
+        if not doc_ids:
+            return []
+        marks = ",".join("?" * len(doc_ids))
+        state = "trashed=''" if when else "trashed!=''"
+        with self.transaction() as c:
+            ids = [
+                int(r[0])
+                for r in c.execute(
+                    f"SELECT id FROM documents WHERE status='ready' AND {state} AND id IN ({marks})", list(doc_ids)
+                )
+            ]
+            c.executemany("UPDATE documents SET trashed=?, indexed=0 WHERE id=?", ((when, i) for i in ids))
+        return ids
+
+    def trashed_before(self, cutoff: str) -> list[int]:
+        """Documents moved to the trash before ``cutoff`` (ISO 8601 UTC)."""
+        return [
+            int(r[0])
+            for r in self.conn.execute(
+                "SELECT id FROM documents WHERE status='ready' AND trashed!='' AND trashed < ? ORDER BY id", (cutoff,)
+            )
+        ]
+
+    def set_tags(self, changes: dict[int, list[str]]) -> list[int]:
+        """Replace the tags of documents (not failed imports) in one transaction; the ids changed."""
+        done: list[int] = []
+        with self.transaction() as c:
+            for doc_id, tags in changes.items():
+                cur = c.execute(
+                    "UPDATE documents SET tags=? WHERE id=? AND status='ready'",
+                    (json.dumps(list(tags), ensure_ascii=False), doc_id),
+                )
+                if cur.rowcount:
+                    done.append(doc_id)
+        return done
+
+    def tag_colors(self) -> dict[str, str]:
+        return {str(n): str(c) for n, c in self.conn.execute("SELECT name, color FROM tag_colors")}
+
+    def set_tag_color(self, name: str, color: str) -> None:
+        with self.transaction() as c:
+            if color:
+                c.execute(
+                    "INSERT INTO tag_colors(name, color) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET color=excluded.color",
+                    (name, color),
+                )
+            else:
+                c.execute("DELETE FROM tag_colors WHERE name=?", (name,))
+
+    def collections(self) -> list[tuple[int, str, int | None]]:
+        """(id, name, parent id) of every collection."""
+        return [
+            (int(i), str(n), int(p) if p is not None else None)
+            for i, n, p in self.conn.execute("SELECT id, name, parent_id FROM collections ORDER BY id")
+        ]
+
+    def add_collection(self, name: str, parent_id: int | None) -> int:
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO collections(name, parent_id, created) VALUES (?,?,?)", (name, parent_id, utc_now())
+            )
+            return int(cur.lastrowid or 0)
+
+    def update_collection(self, collection_id: int, name: str, parent_id: int | None) -> None:
+        with self.transaction() as c:
+            c.execute("UPDATE collections SET name=?, parent_id=? WHERE id=?", (name, parent_id, collection_id))
+
+    def delete_collection(self, collection_id: int) -> None:
+        """Delete a collection and its sub-collections (their documents stay in the library)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM collections WHERE id=?", (collection_id,))
+
+    def collection_members(self) -> dict[int, set[int]]:
+        """Collection id → the ids of the documents in it."""
+        out: dict[int, set[int]] = {}
+        for cid, did in self.conn.execute("SELECT collection_id, doc_id FROM collection_items"):
+            out.setdefault(int(cid), set()).add(int(did))
+        return out
+
+    def set_membership(self, collection_id: int, doc_ids: Sequence[int], member: bool) -> list[int]:
+        """Put documents into a collection (``member``) or take them out; the ids that changed."""
+        done: list[int] = []
+        with self.transaction() as c:
+            for doc_id in doc_ids:
+                if member:
+                    if c.execute("SELECT 1 FROM documents WHERE id=? AND status='ready'", (doc_id,)).fetchone() is None:
+                        continue
+                    cur = c.execute(
+                        "INSERT OR IGNORE INTO collection_items(collection_id, doc_id, added) VALUES (?,?,?)",
+                        (collection_id, doc_id, utc_now()),
+                    )
+                else:
+                    cur = c.execute(
+                        "DELETE FROM collection_items WHERE collection_id=? AND doc_id=?", (collection_id, doc_id)
+                    )
+                if cur.rowcount:
+                    done.append(doc_id)
+        return done
+
+    def note_doc_ids(self) -> set[int]:
+        """Documents with a (non-empty) note."""
+        return {int(r[0]) for r in self.conn.execute("SELECT doc_id FROM notes WHERE trim(text) != ''")}
+
+    # --- reference lists ----------------------------------------------------------------------
+
+    def references(self, doc_id: int) -> list[Reference]:
+        """A document's reference list, in printed order."""
+        rows = self.conn.execute(
+            "SELECT text, label, authors, title, year, venue, doi, arxiv_id FROM doc_references"
+            " WHERE doc_id=? ORDER BY seq",
+            (doc_id,),
+        ).fetchall()
+        return [
+            Reference(text=r[0], label=r[1], authors=json.loads(r[2]), title=r[3], year=r[4], venue=r[5],
+                      doi=r[6], arxiv_id=r[7])
+            for r in rows
+        ]  # fmt: skip
+
+    def reference_count(self, doc_id: int) -> int:
+        row = self.conn.execute("SELECT COUNT(*) FROM doc_references WHERE doc_id=?", (doc_id,)).fetchone()
+        return int(row[0])
+
+    def citing_references(self, doi: str, arxiv_id: str, title: str) -> list[tuple[int, int, int | None, bool]]:
+        """(doc_id, seq, year, by identifier) of every stored reference that names this DOI,
+        arXiv id or title, in ready documents."""
+        keys: list[str] = []
+        args: list[str] = []
+        if doi:
+            keys.append("r.doi_key=?")
+            args.append(normalize_doi(doi))
+        if arxiv_id:
+            keys.append("r.arxiv_id=?")
+            args.append(arxiv_id)
+        tk = title_key(title)
+        if len(tk) >= 12:
+            keys.append("r.title_key=?")
+            args.append(tk)
+        if not keys:
+            return []
+        ids = " OR ".join(k for k in keys if not k.startswith("r.title_key")) or "0"
+        rows = self.conn.execute(
+            f"SELECT r.doc_id, r.seq, r.year, ({ids}) FROM doc_references r JOIN documents d ON d.id=r.doc_id"
+            f" WHERE d.status='ready' AND ({' OR '.join(keys)}) ORDER BY r.doc_id, r.seq",
+            tuple(args[: len(keys) - (1 if len(tk) >= 12 else 0)]) + tuple(args),
+        ).fetchall()
+        return [(int(a), int(b), c, bool(d)) for a, b, c, d in rows]
+
+    def set_references(self, doc_id: int, references: Sequence[Reference]) -> None:
+        """Replace a document's reference list (re-reading it from the stored file)."""
+        with self.transaction() as c:
+            c.execute("DELETE FROM doc_references WHERE doc_id=?", (doc_id,))
+            _insert_references(c, doc_id, references)
+
+
+def _insert_references(c: sqlite3.Connection, doc_id: int, references: Sequence[Reference]) -> None:
+    c.executemany(
+        "INSERT INTO doc_references (doc_id, seq, label, text, authors, title, year, venue, doi, arxiv_id,"
+        " doi_key, title_key) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            (doc_id, i, r.label, r.text, json.dumps(r.authors, ensure_ascii=False), r.title, r.year, r.venue,
+             r.doi, r.arxiv_id, normalize_doi(r.doi) if r.doi else "", title_key(r.title))
+            for i, r in enumerate(references)
+        ),
+    )  # fmt: skip

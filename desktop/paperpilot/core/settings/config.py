@@ -81,6 +81,19 @@ class UISettings(BaseModel):
     ui_language: str = "en"  # "en" | "zh"
 
 
+class MetadataSettings(BaseModel):
+    """Document metadata. PaperPilot is offline by default: an online record (Crossref, arXiv) is
+    fetched only when the user allows it here, and only for "Retrieve metadata"."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    allow_online_lookups: bool = False
+    # Empty: the real services. Tests point these at a local server.
+    crossref_url: str = ""
+    arxiv_url: str = ""
+    timeout_s: float = Field(10.0, gt=0)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -89,6 +102,7 @@ class Settings(BaseModel):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)
     ui: UISettings = Field(default_factory=UISettings)
+    metadata: MetadataSettings = Field(default_factory=MetadataSettings)
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:

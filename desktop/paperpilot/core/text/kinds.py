@@ -9,6 +9,12 @@ imports nothing from the agent, so the import pipeline can store a kind per chun
 The signals are densities, not single keywords, so one "et al." in a sentence of prose does
 not turn it into a reference: a reference entry is mostly author initials, years, venues and
 page ranges; code is mostly operators and keywords; a table is mostly numbers.
+
+``Kind`` is also the vocabulary the importer stores per chunk (``chunks.kind``, the index's
+``kind`` field, ``paperpilot search --kind``): its values are a contract other features rely
+on, so they only ever gain members. The importer decides a chunk's kind from the paper's
+structure (headings, layout, position; see ``extract.structure``) and falls back to the
+classifier here; chunks stored before kinds existed are classified by it on migration.
 """
 
 from __future__ import annotations
@@ -20,38 +26,94 @@ from .language import cjk_ratio, has_cjk, split_sentences
 
 
 class Kind(StrEnum):
-    PROSE = "prose"
+    """What a passage is. The values are stored (chunks.kind) and typed by users (--kind)."""
+
+    BODY = "body"  # running text of the paper; ``section_path`` says where
     CAPTION = "caption"  # "Table 1: …", "Figure 2. …": real text, but about something not shown
     REFERENCES = "references"
     ACKNOWLEDGEMENTS = "acknowledgements"
-    AUTHORS = "authors"  # author lists, affiliations, e-mail addresses
+    TITLE = "title"  # the title/author block: title, author lists, affiliations, e-mail addresses
     CODE = "code"
     FIGURE = "figure"  # figure residue: fragments, axis labels, glyph soup
-    TABLE = "table"  # number soup from a table
-    BOILERPLATE = "boilerplate"  # licences, copyright lines, running headers
+    TABLE = "table"  # a table's rows ("cell | cell", one row per line), or number soup from one
+    BOILERPLATE = "boilerplate"  # front/back matter: licences, copyright, "Open Access", furniture
+    ABSTRACT = "abstract"  # the abstract (and its keywords line)
+    EQUATION = "equation"  # equation-heavy text: symbols and one-letter variables, few words
+    FOOTNOTE = "footnote"  # small print at the foot of a page or column
+    APPENDIX = "appendix"  # running text after the references, under "Appendix A …"
+    # Names the classifier used before kinds were stored; the same members.
+    PROSE = "body"
+    AUTHORS = "title"
 
 
 # Kinds that may supply an answer sentence. A caption may, but prose is preferred (see rank).
-ANSWER_KINDS = frozenset({Kind.PROSE, Kind.CAPTION})
+ANSWER_KINDS = frozenset({Kind.BODY, Kind.CAPTION, Kind.ABSTRACT, Kind.APPENDIX})
+# What the agent searches unless an action asks for other kinds (references, for a question
+# about what a paper cites).
+SEARCH_KINDS = frozenset({Kind.BODY, Kind.ABSTRACT, Kind.CAPTION, Kind.APPENDIX})
+# Every stored kind, in the order a listing shows them.
+ALL_KINDS: tuple[Kind, ...] = tuple(Kind)
 
 
 def answerable(kind: Kind) -> bool:
     return kind in ANSWER_KINDS
 
 
+def parse_kinds(values: str | list[str] | tuple[str, ...]) -> list[Kind]:
+    """Kinds from user text ("body,abstract" or a list); ValueError names the unknown one."""
+    items = values.split(",") if isinstance(values, str) else [v for x in values for v in str(x).split(",")]
+    out: list[Kind] = []
+    for raw in items:
+        name = raw.strip().lower()
+        if not name:
+            continue
+        try:
+            out.append(Kind(name))
+        except ValueError:
+            raise ValueError(
+                f"unknown kind {raw.strip()!r}; kinds are: {', '.join(k.value for k in ALL_KINDS)}"
+            ) from None
+    return list(dict.fromkeys(out))
+
+
 # --- section headings ---------------------------------------------------------------------------
 
-_SECTION_REFS = re.compile(r"^\s*(?:\d+\.?\s*)?(references|bibliography|works cited|literature cited|参考文献|引用文献)\b",
+# An optional number before the name: "7 References", "A. Appendix", "五、参考文献", "第6章 结论".
+_NUM = r"^\s*(?:(?:\d{1,2}(?:\.\d{1,2})*|[A-Z]|[IVX]{1,5})\.?\s*|[一二三四五六七八九十]+[、.．]\s*|第[一二三四五六七八九十\d]+[章节]\s*)?"
+_SECTION_REFS = re.compile(_NUM + r"(references|bibliography|works cited|literature cited|reference list|参考文献|引用文献)\b",
                            re.IGNORECASE)  # fmt: skip
-_SECTION_ACK = re.compile(r"^\s*(?:\d+\.?\s*)?(acknowledge?ments?|致谢|鸣谢)", re.IGNORECASE)
+_SECTION_ACK = re.compile(_NUM + r"(acknowledge?ments?|致\s*谢|鸣谢)", re.IGNORECASE)
+_SECTION_APPENDIX = re.compile(
+    _NUM + r"(appendix|appendices|supplementary (?:material|information|materials)|supplemental material|附\s*录)",
+    re.IGNORECASE,
+)
+_SECTION_ABSTRACT = re.compile(_NUM + r"(abstract|keywords?|key\s+words|index terms|摘\s*要|关键词|关键字)\s*[:：]?\s*$",
+                               re.IGNORECASE)  # fmt: skip
+# Back matter that is neither the paper's findings nor its references: declarations a journal
+# requires, notes from the publisher, author lists with addresses.
+_SECTION_BACK = re.compile(
+    _NUM + r"(funding(?: information)?|author(?:s'|s’)? contributions?|contributions|competing interests?|"
+    r"conflicts? of interests?|declaration of (?:competing )?interests?|declarations?|ethics (?:approval|statement|declarations?)"
+    r"|consent for publication|(?:availability of data(?: and materials?)?|data (?:and code )?availability(?: statement)?)"
+    r"|publisher[’']s note|author (?:details|information)|additional information|open access|rights and permissions"
+    r"|reprints and permissions|about this article|cite this article|作者简介|基金项目)\b",
+    re.IGNORECASE,
+)
 
 
 def section_kind(section: str) -> Kind | None:
-    """The kind a section heading implies ("References" → references), or None."""
+    """The kind a section heading implies ("References" → references, "附录" → appendix), or None
+    for an ordinary section of the body."""
     if _SECTION_REFS.search(section):
         return Kind.REFERENCES
     if _SECTION_ACK.search(section):
         return Kind.ACKNOWLEDGEMENTS
+    if _SECTION_APPENDIX.search(section):
+        return Kind.APPENDIX
+    if _SECTION_ABSTRACT.search(section):
+        return Kind.ABSTRACT
+    if _SECTION_BACK.search(section):
+        return Kind.BOILERPLATE
     return None
 
 
@@ -177,7 +239,7 @@ def _tokens(text: str) -> list[str]:
 def _function_share(tokens: list[str]) -> float:
     if not tokens:
         return 0.0
-    return sum(t.lower() in _FUNCTION for t in tokens) / len(tokens)
+    return sum(map(_FUNCTION.__contains__, map(str.lower, tokens))) / len(tokens)
 
 
 # In-text citations ("(Lo et al., 2020; Wang et al., 2020)", "Smith (2019)", "[12, 14]") are
@@ -202,9 +264,11 @@ def reference_marks(text: str) -> float:
 def _is_code(text: str, tokens: list[str]) -> bool:
     if not text.strip():
         return False
+    symbol_share = len(_CODE_CHARS.findall(text)) / max(1, len(text))
+    if symbol_share < 0.03:
+        return False  # both tests below need this much syntax; the keyword scan is the slow part
     keywords = len(_CODE_KEYWORDS.findall(text))
     syntax = len(_CODE_TOKENS.findall(text))
-    symbol_share = len(_CODE_CHARS.findall(text)) / max(1, len(text))
     words = max(1, len(tokens))
     if (
         keywords >= 1
@@ -273,6 +337,83 @@ def classify_sentence(sentence: str) -> Kind:
     return Kind.PROSE
 
 
+# Anything that might make a passage other than prose: a passage with none of these and with
+# the function words of running text is prose, decided without the sentence-level tests (the
+# importer classifies every paragraph, and most paragraphs are plain prose).
+_SUSPECT_WORDS = (
+    "©", "@", "et al", "doi", "http", "www.", "in:", "pp.", "vol.", "proc", "arxiv", "isbn", "[j]", "[c]", "[m]",
+    "licen", "rights reserved", "permission", "copyright", "open access", "preprint", "thank", "grateful",
+    "acknowledg", "supported", "funded", "sponsor", "{", "}", ";", "`", "#", "$", "\\", "::", "=", "->",
+    "self.", "def ", "import ", "print(", "感谢", "致谢", "资助", "版权", "基金",
+)  # fmt: skip
+_SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
+_DIGIT = re.compile(r"\d")
+_SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
+
+
+def plainly_prose(text: str) -> bool:
+    """Whether ``text`` is surely running prose: function words as prose has them, nothing that
+    any other kind needs. False means "classify it properly", not "not prose"."""
+    low = text.lower()
+    for w in _SUSPECT_WORDS:
+        if w in low:
+            return False
+    digit = _DIGIT.search(text) is not None
+    if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
+        return False
+    # isascii is a flag lookup: most English text needs no CJK scan at all.
+    if not text.isascii() and has_cjk(text):
+        return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION.findall(text)) * 25 >= len(text)
+    words = low.split()
+    n = len(words)
+    if n < 8:
+        return False
+    head = words[:60]
+    digits = sum(map(low.count, "0123456789")) if digit else 0
+    return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and digits < 0.1 * len(low)
+
+
+# Words without which neither _ACK, _BOILER nor _EMAIL can match.
+_OTHER_KIND_WORDS = (
+    "@", "©", "thank", "grateful", "acknowledg", "supported", "funded", "sponsored", "gratitude", "reserved",
+    "licen", "cc by", "cc-by", "permission to", "proceedings of the", "under review", "感谢", "致谢", "资助",
+    "支持", "版权", "未经",
+)  # fmt: skip
+
+
+def paragraph_kind(text: str) -> Kind:
+    """``classify_passage`` for one paragraph at import, with the sentence-by-sentence test
+    kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
+    quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
+    if plainly_prose(text):
+        return Kind.BODY
+    if max(text) >= "\u2e80" and has_cjk(text):
+        return classify_passage(text)
+    low = text.lower()
+    if any(w in low for w in _OTHER_KIND_WORDS) or _CAPTION.search(text[:12]):
+        return classify_passage(text)
+    code_like = "def " in text or "import " in text or "#include" in text or (
+        "(" in text and ("=" in text or "{" in text or ";" in text)
+    )
+    words = low.split()
+    if not code_like and words and sum(map(_FUNCTION.__contains__, words)) >= 0.25 * len(words):
+        return Kind.BODY  # counted on whitespace words, in C: most prose that cites ends here
+    tokens = _tokens(text)
+    if code_like and _is_code(text, tokens):
+        return Kind.CODE
+    # Citations and names only lower the share of function words: prose that has enough of
+    # them with its citations in is prose without them too.
+    if _function_share(tokens) >= 0.25:
+        return Kind.BODY
+    marks = reference_marks(text)
+    fshare = _function_share(_tokens(strip_in_text_citations(text)))
+    if marks >= 4 and marks * 80 >= len(text) and fshare < 0.25:
+        return Kind.REFERENCES
+    if fshare >= 0.2 and marks * 120 < len(text) and not _is_table(tokens):
+        return Kind.BODY
+    return classify_passage(text)
+
+
 def classify_passage(text: str, section: str = "") -> Kind:
     """The kind of a whole passage: its section heading if that decides, else what most of it is.
 
@@ -280,8 +421,14 @@ def classify_passage(text: str, section: str = "") -> Kind:
     sentences; otherwise it takes the kind that covers most of it.
     """
     by_section = section_kind(section)
-    if by_section is not None:
+    if by_section is not None and not answerable(by_section):
         return by_section
+    content = _content_kind(text)
+    # An abstract or an appendix is what its heading says, unless its text is something else.
+    return by_section if by_section is not None and content == Kind.BODY else content
+
+
+def _content_kind(text: str) -> Kind:
     text = text.strip()
     if not text:
         return Kind.FIGURE
@@ -304,23 +451,68 @@ def classify_passage(text: str, section: str = "") -> Kind:
     return max(weight, key=lambda k: weight[k])
 
 
-def answer_sentences(text: str, section: str = "") -> list[tuple[str, Kind]]:
+def stored_kind(kind: str) -> Kind | None:
+    """The Kind a stored value names; None for an empty or unknown value (an old chunk)."""
+    try:
+        return Kind(kind) if kind else None
+    except ValueError:
+        return None
+
+
+def answer_sentences(text: str, section: str = "", kind: str = "") -> list[tuple[str, Kind]]:
     """The sentences of a passage with their kinds; every sentence is a non-answer kind when
-    the passage as a whole is one (a reference list's lone prose-looking line stays a reference)."""
-    passage = classify_passage(text, section)
+    the passage as a whole is one (a reference list's lone prose-looking line stays a reference).
+
+    ``kind``: the kind stored at import, which knows the paper's structure (a reference list
+    without a heading, a table's rows); without one the passage is classified here."""
+    passage = stored_kind(kind) or classify_passage(text, section)
     sents = split_sentences(text)
     if not answerable(passage):
         return [(s, passage) for s in sents]
     return [(s, classify_sentence(s)) for s in sents]
 
 
+# --- equations ----------------------------------------------------------------------------------
+
+_MATH = re.compile(r"[=+−×÷∑∏∫∂√≤≥≈≠∈∉∀∃∝∞∇⊂⊆∪∩→←↦·∗⋅^_|αβγδεζηθικλμνξπρστυφχψωΓΔΘΛΞΠΣΦΨΩ]")
+
+
+def is_equation(text: str) -> bool:
+    """Equation-heavy text: maths symbols and one-letter variables, few words of prose."""
+    s = text.strip()
+    if not s or len(s) > 600 or has_cjk(s):
+        return False
+    symbols = len(_MATH.findall(s))
+    if symbols < 2:
+        return False
+    tokens = _tokens(s)
+    if not tokens:
+        return True
+    letters = [t for t in tokens if not _NUMBER.match(t)]
+    short = sum(len(t) <= 2 for t in letters)
+    long_words = sum(len(t) >= 4 and t.lower() not in _FUNCTION for t in letters)
+    return (
+        _function_share(tokens) < 0.15
+        and short >= max(2, 0.4 * len(letters))
+        and long_words <= 4
+        and symbols / max(1, len(tokens)) >= 0.2
+    )
+
+
 __all__ = [
+    "ALL_KINDS",
     "ANSWER_KINDS",
+    "SEARCH_KINDS",
     "Kind",
     "answer_sentences",
     "answerable",
     "classify_passage",
     "classify_sentence",
+    "is_equation",
+    "paragraph_kind",
+    "parse_kinds",
+    "plainly_prose",
     "reference_marks",
     "section_kind",
+    "stored_kind",
 ]

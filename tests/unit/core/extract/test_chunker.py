@@ -288,5 +288,8 @@ def test_many_paragraphs_are_fast() -> None:
     start = time.perf_counter()
     chunks = chunk_text(text)
     elapsed = time.perf_counter() - start
-    assert elapsed < 2.0, elapsed
+    # Every paragraph now gets a kind (text.kinds.paragraph_kind): about 0.9 s of CPU for these
+    # 20,000 paragraphs on an idle machine, 0.2 s before kinds. The bound catches quadratic
+    # work (minutes), not load on a shared machine.
+    assert elapsed < 6.0, elapsed
     assert len({c.section for c in chunks}) == 40

@@ -314,3 +314,19 @@ def test_a_chunk_with_any_text_from_an_ocr_page_is_marked_ocr() -> None:
              Page(3, "# Later\n\n" + "A long text-layer paragraph of its own. " * 12, "text")]  # fmt: skip
     chunks = chunk_pages(pages, min_chars=100, max_chars=800)
     assert [(c.page, c.source) for c in chunks] == [(1, "ocr"), (3, "text")]
+
+
+def test_ocr_chunks_get_kinds_and_the_document_metadata_sources(batch: Batch) -> None:
+    # The importer finishes a scanned PDF after OCR: structure and front matter run there too.
+    with sqlite3.connect(batch.db) as conn:
+        rows = conn.execute("SELECT kind, source FROM chunks WHERE doc_id=?", (_doc(batch, "scan"),)).fetchall()
+    assert rows and all(kind for kind, _ in rows) and {source for _, source in rows} == {"ocr"}
+    doc = batch.library.document(_doc(batch, "mixed"))
+    assert doc is not None and doc.metadata_sources and doc.metadata_confidence is not None
+
+
+def test_extract_pdf_reads_structure_and_front_matter(fixture_dir: Path) -> None:
+    extracted = extract_pdf(pdfs.make_structured_paper_pdf(fixture_dir))
+    assert extracted.structure is not None and extracted.structure.blocks
+    assert extracted.metadata.title == pdfs.STRUCT_TITLE and extracted.metadata.sources.get("title")
+    assert all(p.source == "text" for p in extracted.pages)

@@ -16,10 +16,11 @@ import pytest
 
 from paperpilot.core.llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
 from tests.fakes.openai_server import Reply, ScriptedServer, hang, headers_then_hang, http_error, trickle
+from tests.timing import bound
 
 MSGS = [{"role": "user", "content": "Say something."}]
 # The requirement is 2 s from Stop to the end of the run; the mechanism aims at ~0.1 s.
-STOP_BOUND_S = 2.0
+STOP_BOUND_S = bound(2.0)
 
 HANGS: dict[str, Callable[[], Reply]] = {
     "accept-and-hang": hang,

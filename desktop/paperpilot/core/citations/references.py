@@ -1,0 +1,243 @@
+"""A paper's reference list read into entries: authors, title, year, venue, DOI, arXiv id.
+
+The importer hands over the paragraphs of the references section in order. Entries are cut
+from them by their printed labels ("[12]", "12.") when the list is numbered, else one entry
+per paragraph (the extractor keeps a hanging-indent entry together), with a paragraph that
+cannot start an entry (lower case, a page break inside an entry) joined to the one before.
+Each entry is then read by the shape of its style:
+
+* author-year ("Devlin, J., Chang, M. 2019. BERT: … In Proceedings of …", APA "(2019).")
+* numbered IEEE (``[3] A. Vaswani et al., "Attention is all you need," in NeurIPS, 2017.``)
+* numbered Vancouver / Springer ("1. Smith J, Doe A. Title. Journal. 2019;3:1–10.")
+* Chinese GB/T 7714 ("[1] 张三, 李四. 题名[J]. 期刊, 2020, 3(2): 1-10.")
+
+Fields that cannot be read stay empty: an entry is always kept with its full text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from ..models import Reference
+from .identifiers import ARXIV_ID_PATTERN, doi_or_empty, normalize_arxiv
+
+__all__ = ["Reference", "parse_references", "split_entries", "title_key"]
+
+
+_BRACKET_LABEL = re.compile(r"^\s*\[(\d{1,4})\]\s*")
+_DOT_LABEL = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
+_BARE_LABEL = re.compile(r"^\s*(\d{1,4})\s+(?=[A-Z\u4e00-\u9fff])")
+_BRACKETS_INSIDE = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+")
+_DOTS_INSIDE = re.compile(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
+_YEAR = re.compile(r"(?<![\d/.])((?:19|20)\d{2})[a-z]?(?![\d])")
+_DOI_IN_TEXT = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
+_ARXIV_IN_TEXT = re.compile(
+    rf"(?:arxiv\s*(?:preprint\s*)?(?:arxiv\s*)?:?\s*|arxiv\.org/(?:abs|pdf)/)({ARXIV_ID_PATTERN})", re.IGNORECASE
+)
+_GBT_TYPE = re.compile(r"\[(?:J|C|M|D|N|P|R|S|Z|A|EB/OL|DB/OL|CP/OL|J/OL|M/OL|C/OL|G)\]")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# An author block that starts an entry: "Smith, J.", "J. Smith", "Smith J", "van der Berg",
+# "Kyle Lo,", an organisation in capitals, or a Chinese name.
+_ENTRY_START = re.compile(
+    r"^(?:[A-Z][\w'’\-]+,?\s+(?:[A-Z]\.|[A-Z]{1,3}\b|[A-Z][a-z])|[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z]|"
+    r"(?:van|von|de|der|da|di|le|la|del)\s+[A-Z]|[A-Z]{2,}|[\u4e00-\u9fff])"
+)
+_COLON_AUTHORS = re.compile(
+    r"^((?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}|[A-Z]{2,})(?:,\s(?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}|et al))*)"
+    r":\s+(.+)$"
+)
+_QUOTED_TITLE = re.compile(r"[\"“”]([^\"“”]{8,}?)[,.]?[\"“”]")
+_AUTHOR_YEAR = re.compile(r"^(?P<authors>.+?)[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
+_NAME_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
+_ET_AL = re.compile(r",?\s*(?:et al\.?|等)\s*$")
+_VANCOUVER = re.compile(
+    r"^((?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3},\s)*[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}"
+    r"(?:,?\s*et al)?)\.\s+(.+)$"
+)
+_TRAILING = re.compile(r"[\s.,;:]+$")
+
+
+def _label(text: str) -> tuple[str, str]:
+    for rx in (_BRACKET_LABEL, _DOT_LABEL):
+        m = rx.match(text)
+        if m:
+            return m.group(1), text[m.end() :]
+    return "", text
+
+
+def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> list[tuple[int, str]]:
+    """Cut a run of text at labels that count up from ``start`` ("3. … 4. …"); ``every``:
+    at every label (a bracketed "[n]" starts an entry wherever it stands, even when a
+    two-column list came out of order)."""
+    cuts: list[tuple[int, int]] = []  # (label, position)
+    expected = start
+    for m in rx.finditer(text):
+        n = int(m.group(1))
+        # A label the extractor garbled ("20." lost in a line break) must not end the list.
+        if every or expected <= n <= expected + 2:
+            cuts.append((n, m.start()))
+            expected = n + 1
+    if not cuts:
+        return []
+    out = []
+    for (n, pos), nxt in zip(cuts, [c[1] for c in cuts[1:]] + [len(text)], strict=True):
+        out.append((n, text[pos:nxt].strip()))
+    return out
+
+
+def split_entries(paragraphs: Sequence[str]) -> list[str]:
+    """The entries of a reference list, from its paragraphs in order."""
+    paras = [" ".join(p.split()) for p in paragraphs if p.strip()]
+    if not paras:
+        return []
+    labelled = sum(1 for p in paras if _BRACKET_LABEL.match(p) or _DOT_LABEL.match(p))
+    if labelled and labelled >= len(paras) // 3:
+        # A numbered list: cut wherever the next number is printed (entries the extractor
+        # ran together, or an entry broken over a page, come out right either way).
+        bracket = sum(1 for p in paras if _BRACKET_LABEL.match(p)) >= sum(1 for p in paras if _DOT_LABEL.match(p))
+        rx = _BRACKETS_INSIDE if bracket else _DOTS_INSIDE
+        whole = " " + " ".join(paras)
+        first = _BRACKET_LABEL.match(paras[0]) if bracket else _DOT_LABEL.match(paras[0])
+        start = int(first.group(1)) if first else 1
+        if not bracket:
+            whole = " " + whole
+        entries = _split_numbered(whole, rx, start, every=bracket)
+        if entries:
+            return [e for _n, e in entries]
+    out: list[str] = []
+    for p in paras:
+        if out and not _ENTRY_START.match(p):
+            out[-1] = out[-1] + " " + p  # the rest of an entry (a column or page break inside it)
+        else:
+            out.append(p)
+    return out
+
+
+def _clean(text: str) -> str:
+    return _TRAILING.sub("", " ".join(text.split())).strip(" \"“”")
+
+
+def _authors(block: str) -> list[str]:
+    block = _ET_AL.sub("", _TRAILING.sub("", block.strip()))
+    block = _TRAILING.sub("", block)
+    if not block:
+        return []
+    if _CJK.search(block):
+        return [n.strip() for n in re.split(r"[,，、;；]", block) if n.strip()]
+    parts = [p for p in _NAME_SPLIT.split(block) if p.strip()]
+    names: list[str] = []
+    for part in parts:
+        pieces = [x.strip() for x in part.split(",") if x.strip()]
+        # "Smith, J., Doe, A." (family, initials pairs) vs "Kyle Lo, Lucy Wang" (whole names).
+        i = 0
+        while i < len(pieces):
+            cur = pieces[i]
+            nxt = pieces[i + 1] if i + 1 < len(pieces) else ""
+            if nxt and re.fullmatch(r"(?:[A-Z]\.?\s?-?){1,4}|[A-Z][a-z]+(?:\s[A-Z]\.?)*", nxt) and " " not in cur:
+                names.append(f"{cur}, {nxt}")
+                i += 2
+            else:
+                names.append(cur)
+                i += 1
+    return [n for n in (_clean(x) for x in names) if n and len(n) <= 80]
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    """Split at the first full stop that ends a sentence (not an initial, not "et al.")."""
+    for m in re.finditer(r"[.?!](?=\s+|$)", text):
+        before = text[: m.start()]
+        word = before.rsplit(" ", 1)[-1]
+        if len(word) <= 1 or word in ("al", "vs", "pp", "Vol", "vol", "no", "No", "St", "Jr", "eds", "ed"):
+            continue
+        if m.group(0) == "?":
+            return text[: m.end()], text[m.end() :].strip()
+        return before, text[m.end() :].strip()
+    return text, ""
+
+
+def _venue(rest: str) -> str:
+    rest = re.sub(r"^(?:in:?\s+)", "", rest.strip(), flags=re.IGNORECASE)
+    venue, _ = _first_sentence(rest)
+    venue = re.split(
+        r",\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b", venue
+    )[0]
+    venue = re.sub(r",?\s*(?:19|20)\d{2}[a-z]?$", "", venue.strip())
+    return _clean(venue)[:200]
+
+
+def _parse_gbt(ref: Reference, body: str) -> None:
+    m = _GBT_TYPE.search(body)
+    assert m is not None
+    head = body[: m.start()]
+    authors, _, title = head.partition(". ") if ". " in head else head.partition("．")
+    if not title:
+        authors, title = "", head
+    ref.authors = _authors(authors)
+    ref.title = _clean(title)
+    tail = body[m.end() :].lstrip(" .．")
+    ref.venue = _clean(re.split(r"[,，]\s*(?:19|20)\d{2}|:\s*\d", tail)[0])[:200]
+
+
+def _parse_entry(text: str) -> Reference:
+    label, body = _label(text)
+    ref = Reference(text=text, label=label)
+    doi = _DOI_IN_TEXT.search(body)
+    if doi:
+        ref.doi = doi_or_empty(doi.group(1).rstrip(".,;)]"))
+    arx = _ARXIV_IN_TEXT.search(body)
+    if arx:
+        ref.arxiv_id = normalize_arxiv(arx.group(1))
+    # Years, not the digits of an identifier ("arXiv:2004.05150" is no year 2004).
+    plain = _ARXIV_IN_TEXT.sub(" ", _DOI_IN_TEXT.sub(" ", body))
+    years = [int(y) for y in _YEAR.findall(plain)]
+    ref.year = years[0] if years else None
+    if _GBT_TYPE.search(body):
+        _parse_gbt(ref, body)
+        gyears = [int(y) for y in _YEAR.findall(body[_GBT_TYPE.search(body).end() :])]  # type: ignore[union-attr]
+        ref.year = gyears[0] if gyears else ref.year
+        return ref
+    quoted = _QUOTED_TITLE.search(body)
+    if quoted:  # IEEE: authors, "Title," in Venue, year.
+        ref.authors = _authors(body[: quoted.start()])
+        ref.title = _clean(quoted.group(1))
+        ref.venue = _venue(body[quoted.end() :].lstrip(" ,."))
+        return ref
+    colon = _COLON_AUTHORS.match(body)
+    if colon:  # BioMed Central: "Smith J, Doe A: Title. Journal 2019, 3:1–10."
+        ref.authors = _authors(colon.group(1))
+        ref.title, rest = _first_sentence(colon.group(2))
+        ref.title = _clean(ref.title)
+        ref.venue = _venue(rest)
+        return ref
+    m = _AUTHOR_YEAR.match(body)
+    if m and len(m.group("authors")) <= 400 and not re.search(r"[.?!]\s+[A-Z][a-z]+\s+[a-z]", m.group("authors")):
+        ref.authors = _authors(m.group("authors"))
+        ref.year = int(m.group("year"))
+        ref.title, rest = _first_sentence(m.group("rest"))
+        ref.title = _clean(ref.title)
+        ref.venue = _venue(rest)
+        return ref
+    # Vancouver: "Smith J, Doe A. Title. Journal. 2019;3:1–10."
+    v = _VANCOUVER.match(body)
+    authors, rest = (v.group(1), v.group(2)) if v else _first_sentence(body)
+    ref.authors = _authors(authors)
+    ref.title, rest = _first_sentence(rest)
+    ref.title = _clean(ref.title)
+    ref.venue = _venue(rest)
+    return ref
+
+
+def parse_references(paragraphs: Sequence[str]) -> list[Reference]:
+    """The entries of a reference list, each read into fields."""
+    return [_parse_entry(e) for e in split_entries(paragraphs) if len(e) >= 12]
+
+
+_KEY_DROP = re.compile(r"[^\w\u4e00-\u9fff]+")
+
+
+def title_key(title: str) -> str:
+    """A title reduced to what matching needs: letters and digits, lower case, single spaces."""
+    t = unicodedata.normalize("NFKC", title).lower()
+    return " ".join(_KEY_DROP.sub(" ", t).split())

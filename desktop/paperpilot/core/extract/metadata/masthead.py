@@ -1,0 +1,318 @@
+"""Journal, volume, issue, pages and year from mastheads, running heads and citation lines.
+
+Each pattern is a category of masthead that publishers share, not one journal:
+
+* ``pipe``: "Nature Communications | (2023) 14:5133"
+* ``running_head``: "Yang et al. BMC Biology (2024) 22:106", "Datta et al. Journal … 2010, 4:1"
+* ``volume_year_pages``: "Journal of Hydrology 310 (2005) 253–265"
+* ``volume_issue_pages``: "Annals of Synthetic Geology 41(6):877-893"
+* ``volume_article_id``: "Volume 2010, Article ID 157939" under the journal's name
+* ``named_parts``: "Environmental Sensing Letters, Volume 5, Issue 2, Article 0217"
+* ``proceedings``: "Proceedings of the 58th Annual Meeting …, pages 4969–4983" (footers)
+* ``acm_reference``: "In Proceedings of … (CHI '23), April 23–28, 2023, … Article 111"
+* ``to_appear``: "To appear in OSDI 2006"
+* ``cite_as``: "To cite this article: V V Kazina et al 2021 IOP Conf. Ser.: … 640 022090",
+  "How to cite this article Webb et al. (2017), Title. PeerJ Comput. Sci. 3:e118"
+* ``chinese``: "第 9 卷 第 4 期 航空动力学报 … 1994 年 10 月", "Vol. 34 No. 5"
+
+and the publication year from "Published:" lines (never "Received:"/"Accepted:"), the arXiv
+stamp, a Chinese cover date, and — weakest — a © line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...citations.identifiers import doi_from_text
+
+_J = r"[A-Z][\w&.,:'’()/ -]{2,90}?"
+_PAGES = r"[A-Za-z]?\d+(?:\s*[–—-]\s*[A-Za-z]?\d+)?"
+_Y = r"(?:1[89]|20)\d\d"
+
+PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*\(?(?P<y>{_Y})\)?\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
+    ("running_head", re.compile(
+        rf"(?P<a>[^\W\d_][\w'’-]+)\s+et\s+al\.?\s+(?P<j>[A-Z][\w&.,:'’ -]{{2,90}}?)\s*,?\s+\(?(?P<y>{_Y})\)?,?\s+"
+        r"(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
+    # "EMBO Reports (2021) 22: e52185", "Genome Biology (2023) 24:100"
+    ("year_volume_article", re.compile(
+        rf"^(?P<j>{_J})\s+\((?P<y>{_Y})\)\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+(?:\s*[–-]\s*\d+)?)\b")),
+    # "EMBO reports 22: e52185 | 2021" (a footer after the copyright line)
+    ("volume_article_year", re.compile(
+        rf"(?:^|The Authors\s+)(?P<j>[A-Z][\w&.:' -]{{2,60}}?)\s+(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+)\s*\|\s*(?P<y>{_Y})\b")),
+    ("volume_issue_pages", re.compile(
+        rf"^(?P<j>{_J}),?\s+(?:(?P<y>{_Y}),\s*)?(?P<v>\d{{1,4}})\s*\((?P<i>\d{{1,4}})\)\s*:\s*(?P<p>{_PAGES})\b")),
+    ("volume_year_pages", re.compile(rf"^(?P<j>{_J})\s+(?P<v>\d{{1,4}})\s*\((?P<y>{_Y})\)\s*(?P<p>{_PAGES})\s*$")),
+    ("named_parts", re.compile(
+        rf"^(?:In:\s*)?(?P<j>{_J}),\s*Vol(?:ume|\.)\s*(?P<v>\d+)\s*,\s*(?:(?:Issue|No\.?|Number)\s*(?P<i>\d+)\s*,\s*)?"
+        r"(?:Article(?:\s+(?:ID|No\.?))?|pp?\.|pages?)\s*(?P<p>[\w]+(?:\s*[–-]\s*\w+)?)")),
+]
+_NAMED_VENUE = re.compile(
+    r"^(?P<j>(?:Journal|Transactions|Annals|Advances|Letters|Bulletin|Reviews?|Proceedings|Archives?)\s+(?:of|on|in)"
+    r"\s+[A-Z][^,\d|]{2,80}?)\s*(?:,\s*Vol(?:ume|\.)\s*(?P<v>\d{1,4}))?\s*$"
+)
+# A literal each pattern needs: lines without it are not tried (Python's re scans slowly).
+_GATES = {"pipe": "|", "running_head": " et al", "volume_issue_pages": "(", "volume_year_pages": "(",
+          "year_volume_article": "(", "volume_article_year": "|", "named_parts": "Vol"}  # fmt: skip
+_FLAT_GATES = {"proceedings": ("Proceedings of", "Findings of"), "acm_reference": ("Article ",)}
+_VOLUME_ID = re.compile(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
+_PUBLISHER_LINE = re.compile(r"publish|corporation|press\b|verlag|elsevier|springer|wiley|hindawi|www\.|http",
+                             re.IGNORECASE)  # fmt: skip
+_PROCEEDINGS = re.compile(
+    r"(?:In:?\s+)?(?P<j>(?:Proceedings|Findings) of (?:the )?[^,]{8,200}?)(?:\s*\((?P<abbr>[^)]{2,30})\))?"
+    r",\s*(?:pages|pp\.)\s*(?P<p>\d+\s*[–-]\s*\d+)"
+)
+_ACM = re.compile(
+    r"In (?P<j>Proceedings of (?:the )?.+?)\s*\((?P<abbr>[^)]{2,30})\),[^.]*?(?P<y>" + _Y + r")\b.*?"
+    r"Article (?P<p>\d+)"
+)
+_TO_APPEAR = re.compile(r"\b(?:To appear in|Appeared in|Accepted (?:at|to|by))\s+(?:the\s+)?(?P<j>[A-Z][A-Za-z]{1,12}\s*'?(?P<y>" + _Y + r"))")
+_CITE_IOP = re.compile(
+    r"To cite this article:\s*(?P<a>.+?)\s+et al\.?\s+(?P<y>" + _Y + r")\s+(?P<j>.+?)\s+(?P<v>\d{1,4})\s+(?P<p>[A-Za-z]?\d+)\b"
+)
+_CITE_HOW = re.compile(
+    r"How to cite this article:?\s*(?P<a>.+?)\s+et al\.?\s*\((?P<y>" + _Y + r")\)[,.]\s*(?P<t>.+?)\.\s+"
+    r"(?P<j>[A-Z][\w.:& ]+?)\s+(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)"
+)
+_ZH_VOL = re.compile(r"第\s*(?P<v>\d{1,4})\s*卷\s*(?:第\s*(?P<i>\d{1,3})\s*期)?")
+_ZH_VOL_ANY = re.compile(r"第\s*\S{1,4}\s*卷")
+_ZH_VOL_ANY_ISSUE = re.compile(r"第\s*\S{1,4}\s*卷\s*(?:第\s*\S{1,3}\s*期)?")
+_EN_VOL_ANY = re.compile(r"\bVol\.?\s*\S{1,4}\s*,?\s*No\.?\s*\S{1,3}\b")
+_EN_VOL = re.compile(r"\bVol\.?\s*(?P<v>\d{1,4})\s*,?\s*No\.?\s*(?P<i>\d{1,3})\b")
+_ZH_JOURNAL = re.compile(r"(学报|杂志|学刊|期刊|通报|通讯|研究|科学|技术|工程|评论|汇刊)$")
+_ZH_DATE = re.compile(r"(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>\d{1,2})\s*月(?!\s*\d{1,2}\s*日\s*(?:收|修|录))")
+_PUBLISHED = re.compile(
+    r"\b(?:Published(?:[ \t]+online)?|Publication date|Date of publication|出版日期|发表日期)[ \t]*[:：]?[ \t]*"
+    r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
+)
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
+# A line that is only a date: a report's or thesis cover's "March 2019", "June, 2014".
+_DATE_LINE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}\s*(?:\d{{1,2}},)?\s*,?\s*(?P<y>{_Y})$")
+_NOT_PUBLISHED = re.compile(r"\b(?:received|accepted|revised|submitted)\b|收稿|修回|录用", re.IGNORECASE)
+_COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:©\s*)?(?P<y>" + _Y + r")|(?:©|copyright).{0,60}?(?P<y2>" + _Y + ")",
+                        re.IGNORECASE)  # fmt: skip
+_ARXIV_NEW = re.compile(r"(?:arxiv\s*:\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5}(?:v\d+)?)", re.IGNORECASE)
+_ARXIV_OLD = re.compile(
+    r"\b((?:hep-(?:th|ph|ex|lat)|astro-ph|cond-mat|gr-qc|math-ph|nucl-(?:th|ex)|quant-ph|nlin"
+    r"|physics|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)"
+)
+_PLACEHOLDER_DOI = re.compile(r"x{3,}|X{3,}|\.{3}")
+_CITE_AS_DOI = re.compile(r"(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/\S+)(?=[\s\S]{0,300}?Cite this article)",
+                          re.IGNORECASE)  # fmt: skip
+
+
+@dataclass
+class Masthead:
+    """What mastheads and citation lines say, with the category that matched each field."""
+
+    container_title: str = ""
+    container_abbrev: str = ""
+    volume: str = ""
+    issue: str = ""
+    pages: str = ""
+    year: int | None = None
+    year_how: str = ""  # published | masthead | proceedings | arxiv | cover | copyright
+    doi: str = ""
+    arxiv_id: str = ""
+    first_author_family: str = ""
+    matched: list[str] = field(default_factory=list)
+
+
+def _pages(p: str) -> str:
+    return re.sub(r"\s*[–—-]\s*", "-", p.strip())
+
+
+def _journal(j: str) -> str:
+    j = " ".join(j.split()).strip(" ,;:|")
+    # A final full stop ends the sentence, unless it ends an abbreviation ("PeerJ Comput. Sci.").
+    last = j.rsplit(" ", 1)[-1]
+    if j.endswith(".") and (len(last) > 6 or " " not in j):
+        j = j[:-1]
+    return re.sub(r"^(?:In:?\s+)", "", j)
+
+
+def arxiv_year(arxiv_id: str) -> int | None:
+    """The year of a new-style arXiv id: YYMM.NNNNN → 20YY (DPR's 2004.04906 is from 2020)."""
+    m = re.match(r"(\d{2})(\d{2})\.\d{4,5}", arxiv_id)
+    if m and 1 <= int(m.group(2)) <= 12 and int(m.group(1)) >= 7:
+        return 2000 + int(m.group(1))
+    return None
+
+
+def _set(out: Masthead, how: str, j: str = "", v: str | None = "", i: str | None = "", p: str | None = "",
+         y: str | None = "") -> None:  # fmt: skip
+    if out.matched:
+        return  # the first (top-most) masthead wins; later ones only fill the year below
+    out.matched.append(how)
+    out.container_title = _journal(j)
+    out.volume = v or ""
+    out.issue = i or ""
+    out.pages = _pages(p) if p else ""
+    if y and out.year is None:
+        out.year, out.year_how = int(y), "masthead"
+
+
+def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", reading: str = "") -> Masthead:
+    """Mastheads among ``edge_lines`` (top and bottom rows of page 1, then of page 2) and citation
+    lines in ``page_text`` (page 1 with its line breaks); ``later_text``: the rest of the paper,
+    read only for "Published:" and the DOI above "Cite this article as"; ``reading``: the front
+    pages in reading order, where a citation line that wraps in a column stays whole."""
+    out = Masthead()
+    # Reading order keeps a wrapped citation line whole; the raw lines keep page furniture
+    # (a boxed "To appear in" footer) that reading order drops.
+    flat = " ".join((reading + "\n" + page_text).split())
+    for k, line in enumerate(edge_lines):
+        text = " ".join(line.split())
+        for how, pat in PATTERNS:
+            gate = _GATES.get(how)
+            if gate is not None and gate not in text:
+                continue  # a substring test is far cheaper than the pattern
+            m = pat.search(text)
+            if m:
+                g = m.groupdict()
+                _set(out, how, g.get("j") or "", g.get("v"), g.get("i"), g.get("p"), g.get("y"))
+                if how == "running_head":
+                    out.first_author_family = g.get("a") or ""
+                break
+        m = _VOLUME_ID.search(text)
+        if m and not out.matched:
+            journal = next((x for x in reversed(edge_lines[max(0, k - 2) : k]) if not _PUBLISHER_LINE.search(x)
+                            and not re.search(r"\d", x)), "")  # fmt: skip
+            if journal:
+                _set(out, "volume_article_id", journal, m.group("v"), "", m.group("p"))
+                if out.year is None and re.fullmatch(_Y, m.group("v")):
+                    out.year, out.year_how = int(m.group("v")), "masthead"
+    _chinese(out, edge_lines)
+    if not out.matched:
+        # Weakest: a running head that only names the venue ("Journal of Tests, Vol. 1").
+        for line in edge_lines:
+            m = _NAMED_VENUE.search(" ".join(line.split()))
+            if m:
+                _set(out, "named_venue", m.group("j"), m.group("v"))
+                break
+    for how, pat in (("proceedings", _PROCEEDINGS), ("acm_reference", _ACM)):
+        if not any(g in flat for g in _FLAT_GATES[how]):
+            continue
+        m = pat.search(flat)
+        if m and (not out.matched or (how == "acm_reference" and out.matched == ["to_appear"])):
+            out.matched = []
+            _set(out, how, m.group("j"), "", "", m.group("p"))
+            out.container_abbrev = m.groupdict().get("abbr") or ""
+            y = m.groupdict().get("y")
+            if not y:
+                ym = re.search(rf"\b{_Y}\b", flat[m.start() : m.end() + 200])
+                y = ym.group(0) if ym else None
+            if y and out.year is None:
+                out.year, out.year_how = int(y), "proceedings"
+    for gate, pat in (("To cite this article", _CITE_IOP), ("How to cite this article", _CITE_HOW)):
+        how = "cite_as"
+        m = pat.search(flat) if gate in flat else None
+        if m:
+            if not out.matched:
+                _set(out, how, m.group("j"), m.group("v"), "", m.group("p"), m.group("y"))
+            elif not out.volume and out.container_title:
+                out.volume, out.pages = m.group("v"), _pages(m.group("p"))
+            out.container_abbrev = out.container_abbrev or _journal(m.group("j"))
+            if out.year is None:
+                out.year, out.year_how = int(m.group("y")), "masthead"
+    m = _TO_APPEAR.search(flat) if ("ppear" in flat or "ccepted" in flat) else None
+    if m and not out.matched:
+        _set(out, "to_appear", m.group("j"))
+        if out.year is None:
+            out.year, out.year_how = int(m.group("y")), "proceedings"
+    _identifiers(out, page_text, later_text)
+    _published_year(out, page_text, later_text)
+    return out
+
+
+def _chinese(out: Masthead, edge_lines: list[str]) -> None:
+    seen = False
+    for line in edge_lines[:8]:
+        # A template prints "第 XX 卷 第 X 期": the masthead is there, its numbers are not.
+        if _ZH_VOL_ANY.search(line) or _EN_VOL_ANY.search(line):
+            seen = True
+        m = _ZH_VOL.search(line) or _EN_VOL.search(line)
+        if m:
+            if not out.volume:
+                out.volume, out.issue = m.group("v"), m.group("i") or ""
+            break
+    if not seen:
+        return
+    for line in edge_lines[:8]:
+        # The volume and the date may share the journal's line: take them out first.
+        rest = _ZH_DATE.sub("  ", _ZH_VOL_ANY_ISSUE.sub("  ", line.strip()))
+        parts = []
+        for chunk in re.split(r"\s{2,}|\s(?=[A-Z(（])", rest):
+            parts.append(re.sub(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])", "", chunk.strip()))
+        for p in parts:
+            if re.fullmatch(r"[\u3400-\u9fff《》]{3,20}", p) and _ZH_JOURNAL.search(p) and not _ZH_VOL.search(p):
+                if not out.matched or out.matched == ["chinese"]:
+                    out.container_title = p.strip("《》")
+                    out.matched = ["chinese"]
+                break
+        if out.container_title:
+            break
+    for line in edge_lines[:8]:
+        m = _ZH_DATE.search(line) or re.search(r"\b[A-Z][a-z]{2,8}\.?,?\s+(?P<y>" + _Y + r")\b", line)
+        if m and out.year is None and out.volume:
+            out.year, out.year_how = int(m.group("y")), "masthead"
+            break
+
+
+def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
+    if "10." in page_text:
+        for line in page_text.splitlines():
+            if "10." not in line:
+                continue
+            doi = doi_from_text(line)
+            if doi and not _PLACEHOLDER_DOI.search(doi):
+                out.doi = doi
+                break
+    if not out.doi and "Cite this article" in later_text:
+        m = _CITE_AS_DOI.search(later_text)
+        if m:
+            out.doi = doi_from_text(m.group(1))
+    m = _ARXIV_NEW.search(page_text) if "arxiv" in page_text.lower() else None
+    if m:
+        out.arxiv_id = m.group(1)
+    elif re.search(r"arxiv", page_text, re.IGNORECASE):
+        m2 = _ARXIV_OLD.search(page_text)
+        if m2:
+            out.arxiv_id = m2.group(1)
+
+
+def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
+    # One scan of each text (the later pages are long): the pattern stays within a line.
+    for text in (page_text, later_text):
+        if not any(g in text for g in ("Published", "ublication", "出版日期", "发表日期")):
+            continue
+        m = _PUBLISHED.search(text)
+        if m:
+            out.year, out.year_how = int(m.group("y")), "published"
+            return
+    if out.year is not None:
+        return
+    y = arxiv_year(out.arxiv_id)
+    if y:
+        out.year, out.year_how = y, "arxiv"
+        return
+    # A cover's date may come in pieces ("201" / "4 年 6 月"): read it with every space and break gone.
+    squeezed = re.sub(r"\s+", "", page_text)
+    for m in _ZH_DATE.finditer(squeezed):
+        ctx = squeezed[max(0, m.start() - 6) : m.end() + 8]
+        if not _NOT_PUBLISHED.search(ctx):
+            out.year, out.year_how = int(m.group("y")), "cover"
+            return
+    for line in page_text.splitlines()[:40]:
+        m = _DATE_LINE.match(line.strip())
+        if m:
+            out.year, out.year_how = int(m.group("y")), "cover"
+            return
+    for line in page_text.splitlines():
+        if "©" not in line and "opyright" not in line and "(c)" not in line and "(C)" not in line:
+            continue
+        m = _COPYRIGHT.search(line)
+        if m and not _NOT_PUBLISHED.search(line):
+            out.year, out.year_how = int(m.group("y") or m.group("y2")), "copyright"
+            return

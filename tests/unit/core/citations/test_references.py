@@ -1,0 +1,80 @@
+"""Reference lists read into entries."""
+
+from __future__ import annotations
+
+from paperpilot.core.citations.references import parse_references, split_entries, title_key
+
+
+def test_numbered_ieee_entries() -> None:
+    refs = parse_references([
+        '[12] A. Vaswani, N. Shazeer, and N. Parmar, "Attention is all you need," in Advances in Neural '
+        "Information Processing Systems, 2017, pp. 5998–6008.",
+        '[13] J. Devlin et al., "BERT: Pre-training of deep bidirectional transformers," arXiv:1810.04805, 2018.',
+    ])  # fmt: skip
+    assert [r.label for r in refs] == ["12", "13"]
+    assert refs[0].authors == ["A. Vaswani", "N. Shazeer", "N. Parmar"]
+    assert refs[0].title == "Attention is all you need" and refs[0].year == 2017
+    assert refs[0].venue == "Advances in Neural Information Processing Systems"
+    assert refs[1].authors == ["J. Devlin"] and refs[1].arxiv_id == "1810.04805" and refs[1].year == 2018
+
+
+def test_author_year_entries() -> None:
+    refs = parse_references([
+        "Iz Beltagy, Kyle Lo, and Arman Cohan. 2019. SciBERT: A pretrained language model for scientific text. "
+        "In Proceedings of the 2019 Conference on Empirical Methods in Natural Language Processing, pages 3615–3620.",
+        "Smith, J., & Doe, A. (2020). Reading PDF files by machine. Journal of Tests, 3(2), 1-10. "
+        "https://doi.org/10.1234/jot.2020.7",
+    ])  # fmt: skip
+    assert refs[0].authors == ["Iz Beltagy", "Kyle Lo", "Arman Cohan"] and refs[0].year == 2019
+    assert refs[0].title == "SciBERT: A pretrained language model for scientific text"
+    assert refs[0].venue.startswith("Proceedings of the 2019 Conference")
+    assert refs[1].authors == ["Smith, J", "Doe, A"] and refs[1].doi == "10.1234/jot.2020.7"
+    assert refs[1].title == "Reading PDF files by machine" and refs[1].venue == "Journal of Tests"
+
+
+def test_vancouver_entries() -> None:
+    refs = parse_references(["1. Smith J, Doe A. Reading PDF files by machine. J Tests. 2019;3:1–10.",
+                             "2. Roe R. Another title here. Nature. 2018;5:3–4. doi:10.1038/abc123."])  # fmt: skip
+    assert refs[0].authors == ["Smith J", "Doe A"] and refs[0].title == "Reading PDF files by machine"
+    assert refs[0].venue == "J Tests" and refs[0].year == 2019
+    assert refs[1].doi == "10.1038/abc123"
+
+
+def test_gbt_7714_entries() -> None:
+    refs = parse_references(["[1] 张三, 李四. 题名研究[J]. 期刊名称, 2020, 3(2): 1-10. [2] 王五. 另一个题名[M]. 北京: 科学出版社, 2018."])
+    assert len(refs) == 2
+    assert refs[0].authors == ["张三", "李四"] and refs[0].title == "题名研究"
+    assert refs[0].venue == "期刊名称" and refs[0].year == 2020
+    assert refs[1].label == "2" and refs[1].title == "另一个题名" and refs[1].year == 2018
+
+
+def test_entries_split_by_their_numbers_and_joined_over_breaks() -> None:
+    # Two entries run together, and one broken over a page: the numbers decide.
+    assert split_entries(["[1] A. One, \"First,\" 2001. [2] B. Two,", "\"Second,\" 2002.", "[3] C. Three, \"Third,\" 2003."]) == [
+        '[1] A. One, "First," 2001.', '[2] B. Two, "Second," 2002.', '[3] C. Three, "Third," 2003.',
+    ]  # fmt: skip
+    # Author-year: a paragraph that cannot start an entry continues the one before.
+    assert split_entries(["Small, H. 1973. Co-citation in the scientific literature: a new measure of the", "relationship between two documents. JASIS 24:265–269."]) == [
+        "Small, H. 1973. Co-citation in the scientific literature: a new measure of the relationship between two documents. JASIS 24:265–269."
+    ]  # fmt: skip
+    # An arXiv id is no year.
+    assert parse_references(["Beltagy, I. 2020. Longformer. arXiv:2004.05150."])[0].year == 2020
+
+
+def test_title_key() -> None:
+    assert title_key("BERT: Pre-training of Deep  Bidirectional Transformers.") == "bert pre training of deep bidirectional transformers"
+    assert title_key("长文本建模方法综述") == "长文本建模方法综述"
+
+
+def test_biomed_central_entries_and_a_garbled_label() -> None:
+    refs = parse_references([
+        "1. Ovretveit J, Serouri A: Hospital quality management system in a low income Arabic country: an "
+        "evaluation. Int J Health Care Qual Assur 2006, 19:516–532. 2. Chen L, et al: Human resources for health: "
+        "overcoming the crisis. Lancet 2004, 364(9449):1984–1990.",
+        # "3." was lost in extraction; 4 still starts an entry.
+        "Lost label entry text. 4. WHO: Hospitals. 2010. Available from: http://www.who.int/.",
+    ])  # fmt: skip
+    assert [r.label for r in refs] == ["1", "2", "4"]
+    assert refs[0].authors == ["Ovretveit J", "Serouri A"] and refs[0].year == 2006
+    assert refs[0].title.startswith("Hospital quality management system") and refs[0].venue == "Int J Health Care Qual Assur"
+    assert refs[1].authors == ["Chen L"] and refs[1].venue == "Lancet"
