@@ -1,8 +1,8 @@
-"""Desktop app benchmarks: cold start to first paint, the longest GUI-thread stall during a
-200-file import, memory with 1,000 documents in the library, and the library pane's filters
-(as you type, field prefixes, full text) with 10,000 documents.
+"""Desktop app benchmarks: cold start to first paint, the longest GUI-thread stall during
+agent runs and during a 200-file import, memory with 1,000 documents in the library, and the
+library pane's filters (as you type, field prefixes, full text) with 10,000 documents.
 
-    .venv/bin/python tests/bench/bench_gui.py [--files 200] [--docs 1000] [--starts 5] [--pane-docs 10000] [--only-pane]
+    .venv/bin/python tests/bench/bench_gui.py [--files 200] [--docs 1000] [--starts 5] [--runs 6] [--pane-docs 10000] [--only-pane]
 
 Runs offscreen when there is no display. Every measured part runs in a fresh process.
 """
@@ -143,6 +143,85 @@ def import_stall(work: Path, n_files: int) -> dict[str, float]:
             "p99_gap_ms": gaps[int(len(gaps) * 0.99)],
             "ticks": len(gaps),
             "worst": worst,
+        }}
+    """)
+
+
+def agent_stall(home: Path, runs: int) -> dict[str, float]:
+    """The main window answers ``runs`` questions (offline, loop mode) on the sample library
+    while a 10 ms timer measures how long the GUI event loop goes without running."""
+    return run_child(f"""
+        import gc, os, sys, time
+        if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        sys.path.insert(0, {str(ROOT)!r})
+        from paperpilot.ui.app import freeze_startup_objects
+        from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
+        from PySide6.QtWidgets import QApplication
+        from paperpilot.core.settings.config import Settings
+        from paperpilot.core.library import Library
+        from paperpilot.core.settings.paths import app_paths
+        from paperpilot.ui.main_window import MainWindow
+
+        app = QApplication([])
+        app.setStyle("Fusion")
+        paths = app_paths({str(home)!r})
+        lib = Library(paths)
+        win = MainWindow(lib, paths, Settings())
+        win.resize(1400, 860)
+        win.show()
+        gaps = []
+        last = [time.perf_counter()]
+
+        class Lag(QObject):
+            @Slot()
+            def on_timer_timeout(self):
+                now = time.perf_counter()
+                gaps.append((now - last[0]) * 1000)
+                last[0] = now
+
+        def spin(ms):
+            loop = QEventLoop()
+            QTimer.singleShot(ms, loop.quit)
+            loop.exec()
+
+        questions = [
+            "Why did house sparrows decline in the Old Town of Marlow Bay?",
+            "How do green roofs help black redstarts and other birds?",
+            "How does traffic noise on Harbour Road change the song of great tits?",
+        ]
+        # One question first, unmeasured: the first run imports the agent's modules.
+        win.on_chat_ask_requested(questions[0], "loop")
+        while win.agent_thread is not None:
+            spin(20)
+        spin(300)
+        gc.collect()
+        freeze_startup_objects()
+        lag = Lag()
+        timer = QTimer(lag)
+        timer.setInterval(10)
+        timer.timeout.connect(lag.on_timer_timeout)
+        last[0] = time.perf_counter()
+        timer.start()
+        seconds = []
+        for i in range({runs}):
+            t = time.perf_counter()
+            win.on_chat_ask_requested(questions[i % len(questions)], "loop")
+            while win.agent_thread is not None:
+                spin(20)
+            seconds.append(time.perf_counter() - t)
+        spin(200)
+        timer.stop()
+        win.shutdown_workers()
+        win.close()
+        lib.close()
+        ordered = sorted(gaps)
+        RESULT = {{
+            "runs": {runs},
+            "max_stall_ms": ordered[-1],
+            "p99_gap_ms": ordered[int(len(ordered) * 0.99)],
+            "ticks": len(ordered),
+            "median_run_s": sorted(seconds)[len(seconds) // 2],
         }}
     """)
 
@@ -326,6 +405,7 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=5, help="cold starts to time")
     ap.add_argument("--pane-docs", type=int, default=10_000, help="documents for the library-pane filter measurement")
     ap.add_argument("--only-pane", action="store_true", help="measure only the library pane's filters")
+    ap.add_argument("--runs", type=int, default=6, help="agent runs for the stall measurement")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="pp-bench-gui-"))
 
@@ -368,6 +448,13 @@ def main() -> None:
     print(
         f"cold start to first paint (sample library, {args.starts} runs): median {start['median_s']:.2f} s "
         f"(min {start['min_s']:.2f}, max {start['max_s']:.2f}); run_gui() to paint {start['run_gui_to_paint_median_s']:.2f} s"
+    )
+
+    agent = agent_stall(start_home, args.runs)
+    print(
+        f"{agent['runs']} offline agent runs (loop mode) through the window: longest event-loop stall "
+        f"{agent['max_stall_ms']:.0f} ms (p99 timer gap {agent['p99_gap_ms']:.0f} ms, {agent['ticks']} ticks); "
+        f"median run {agent['median_run_s']:.2f} s"
     )
 
     stall = import_stall(work / "import", args.files)

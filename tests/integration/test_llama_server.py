@@ -148,3 +148,53 @@ def test_cancel_ends_a_real_generation_at_once(llama_server: str) -> None:
             timer.cancel()
         elapsed = time.monotonic() - t0
     assert elapsed < 0.5 + 2.0, f"cancel took {elapsed - 0.5:.2f} s after Stop"
+
+
+def test_draft_and_matrix_cell_through_a_real_weak_model(llama_server: str, tmp_path: Path) -> None:
+    """A review draft and one matrix cell written by a real (weak) model: whatever it writes,
+    only sentences that pass the support check stay, each cited, numbered by first use."""
+    import re
+
+    from paperpilot.core.agent.llm_policy import LLMPolicy
+    from paperpilot.core.app import Session
+    from paperpilot.core.llm.client import LLMClient, LLMConfig
+    from paperpilot.core.workflows.draft import Draft, to_json, write_draft
+    from paperpilot.core.workflows.matrix import Row, default_columns, run_cell
+    from paperpilot.core.workflows.scope import Scope
+    from paperpilot.core.workflows.templates import Template
+
+    (tmp_path / "sparrows.md").write_text(
+        "# Urban Sparrows\n\n## Results\n\nThe house sparrow population in London fell by half between 1994 and "
+        "2004. Chicks lacked insects in paved gardens.\n\n## Limitations\n\nA limitation is that only one city "
+        "was studied.\n"
+    )
+    s = Session(tmp_path / "home")
+    try:
+        s.import_paths([tmp_path / "sparrows.md"])
+        client = LLMClient(LLMConfig(base_url=llama_server, model="smollm2", timeout_s=120, max_retries=1))
+        model = LLMPolicy(client)
+        template = Template(name="mini", language="en", sections=[
+            {"heading": "Findings", "kind": "evidence", "question": "findings on {topic}", "cues": ["fell", "lacked"]},
+            {"heading": "References", "kind": "references"}])  # type: ignore[list-item]  # fmt: skip
+        draft = None
+        for ev in write_draft(s.workflows, s.library, "urban sparrows", template, Scope(), model=model,
+                              references=lambda ids: s.reference_entries(ids)):  # fmt: skip
+            if isinstance(ev, Draft):
+                draft = ev
+        assert draft is not None
+        data = to_json(draft)
+        assert data["usage"]["prompt_tokens"] > 0
+        refs = {r["n"] for r in data["references"]}
+        for p in data["sections"][0]["paragraphs"]:
+            if p["status"] == "supported":
+                assert p["citations"] and set(p["citations"]) <= refs
+                assert all(re.search(r"\[\d+\]", sent) for sent in re.split(r"(?<=[.!?])\s+", p["text"]) if sent)
+        doc = s.library.list_documents()[0]
+        row = Row(doc_id=doc.doc_id, title=doc.title, year=doc.year)
+        cell = run_cell(row, next(c for c in default_columns() if c.key == "results"), s.library, model=model)
+        assert cell.status in ("found", "not_stated") and cell.usage.prompt_tokens > 0
+        for e in cell.evidence:
+            assert e.doc_id == doc.doc_id and e.text in s.library.read(doc.doc_id, e.segment).text
+        client.close()
+    finally:
+        s.close()

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QApplication
 
@@ -47,7 +48,8 @@ def window(qapp: QApplication, library: Library) -> Iterator[object]:
     yield win
     win.shutdown_workers()
     for viewer in list(win.library_pane.viewers.values()):
-        viewer.close()
+        if shiboken6.isValid(viewer):  # a closed tab's viewer is already gone
+            viewer.close()
     win.close()
     win.deleteLater()
     QApplication.processEvents()

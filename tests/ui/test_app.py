@@ -149,7 +149,8 @@ def test_screenshot_of_the_viewer_open_at_a_cited_span(paperpilot_home: Path, tm
     r = run_cli(["gui", "--screenshot", str(out), "--ask", question, "--mode", "quick", "--open-evidence", "1"], env)
     assert r.returncode == 0, r.stderr
     image = QImage(str(out))
-    assert (image.width(), image.height()) == app_module.VIEWER_SIZE  # the viewer, not the main window
+    # The viewer is docked in the main window's reader: the window is saved, the document in front.
+    assert (image.width(), image.height()) == app_module.SCREENSHOT_SIZE
     # The cited span is painted: plenty of highlighter yellow on the page.
     yellow = sum(
         1

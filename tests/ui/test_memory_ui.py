@@ -65,6 +65,10 @@ def open_window(qtbot: QtBot, library: Library, paths: AppPaths) -> MainWindow:
     win = MainWindow(library, paths, Settings())
     win.show()
     qtbot.waitExposed(win)
+    # Wide enough for the conversation list to sit beside the chat (narrower, it is a drawer);
+    # the offscreen screen is smaller than the window's default size.
+    win.resize(1400, 860)
+    QApplication.processEvents()
     return win
 
 

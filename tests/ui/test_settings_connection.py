@@ -222,3 +222,37 @@ def test_closing_during_the_save_check_of_a_hung_server_is_immediate(
     dlg.reject()
     assert time.perf_counter() - t0 < 0.5
     assert not dlg.is_checking() and dlg.result() == dlg.DialogCode.Rejected
+
+
+def test_presets_fill_the_providers_model_names(qtbot: QtBot, paths: AppPaths) -> None:
+    from paperpilot.core.llm.presets import PRESETS
+
+    dlg = SettingsDialog(Settings(), paths)
+    qtbot.addWidget(dlg)
+    dlg.offline_check.setChecked(False)
+    names = [dlg.preset_combo.itemText(i) for i in range(dlg.preset_combo.count())]
+    dlg.preset_combo.setCurrentIndex(names.index("DeepSeek"))
+    assert dlg.url_edit.text() == "https://api.deepseek.com/v1"
+    assert dlg.model_combo.currentText() == "deepseek-chat"
+    offered = [dlg.model_combo.itemText(i) for i in range(dlg.model_combo.count())]
+    assert "deepseek-reasoner" in offered
+    assert dlg.key_env_edit.text() == "DEEPSEEK_API_KEY"
+    dlg.model_combo.setCurrentText("deepseek-reasoner")
+    qwen = next(i for i, p in enumerate(PRESETS) if p.name.startswith("Qwen"))
+    dlg.preset_combo.setCurrentIndex(qwen)
+    assert dlg.url_edit.text() == "https://dashscope.aliyuncs.com/compatible-mode/v1"
+    assert dlg.model_combo.currentText() == "qwen-plus"
+    assert dlg.key_env_edit.text() == "DEEPSEEK_API_KEY"  # a variable the user set is not replaced
+    dlg.preset_combo.setCurrentIndex(names.index("Ollama"))
+    assert dlg.url_edit.text() == "http://127.0.0.1:11434/v1"
+    assert dlg.model_combo.currentText() == ""  # no local server serves qwen-plus by that name
+    # Typing a provider's URL selects its preset; a saved DeepSeek model is offered back on open.
+    s = Settings()
+    s.llm.enabled, s.llm.base_url, s.llm.model = True, "https://api.deepseek.com/v1", "deepseek-reasoner"
+    dlg2 = SettingsDialog(s, paths)
+    qtbot.addWidget(dlg2)
+    assert dlg2.preset_combo.currentText() == "DeepSeek"
+    assert dlg2.model_combo.currentText() == "deepseek-reasoner"
+    assert dlg2.model_combo.count() >= 2
+    dlg.reject()
+    dlg2.reject()

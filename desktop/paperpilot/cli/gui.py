@@ -17,7 +17,7 @@ def add_parsers(add: AddParser) -> None:
         "--open-evidence",
         type=int,
         metavar="N",
-        help="with --screenshot and --ask: open the answer's evidence [N] at its source and save that viewer instead",
+        help="with --screenshot and --ask: open the answer's evidence [N] at its source (docked) and save the window",
     )
 
 

@@ -15,7 +15,7 @@ from ..core.errors import PaperPilotError
 from ..core.settings.logsetup import configure_logging, log_crash, reset_logging
 from ..core.settings.paths import HOME_ENV, AppPaths, app_paths
 from ..core.text.redaction import RedactingStream
-from . import ask, check, cite, gui, library, memory, organize
+from . import ask, check, cite, gui, library, memory, organize, workflows
 from . import metadata as metadata_cli
 from .args import (
     EXIT_ERROR,
@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_eval_parser(add)
     cite.add_cite_parser(add)
     cite.add_export_parser(add)
+    workflows.add_parsers(add)
     gui.add_parsers(add)
     return p
 
@@ -69,6 +70,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **organize.COMMANDS,
     **check.COMMANDS,
     **metadata_cli.COMMANDS,
+    **workflows.COMMANDS,
 }
 
 
@@ -87,7 +89,8 @@ _TEXT_ARGS = {"question": "question", "query": "search query", "set_text": "note
               "base_url": "base URL", "api_key_env": "variable name", "conversation": "conversation id",
               "export": "conversation id", "delete": "conversation id", "style": "style", "add": "tag",
               "remove": "tag", "name": "collection name", "new_name": "collection name", "tag": "tag",
-              "collection": "collection name"}  # fmt: skip
+              "collection": "collection name", "topic": "topic", "column": "column",
+              "years": "year range"}  # fmt: skip
 
 
 def _check_text(args: argparse.Namespace) -> None:

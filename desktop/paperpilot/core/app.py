@@ -45,6 +45,7 @@ from .library.scope import Scope, ScopedLibrary
 from .library.undo import UndoStack
 from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
+from .memory.workflows import WorkflowStore
 from .models import DocumentInfo
 from .settings.config import LLMSettings, Settings, load_settings, save_settings
 from .settings.keystore import load_api_key
@@ -175,6 +176,7 @@ class Session:
             self.warnings.append(warning)
         self._library = library
         self._conversations: ConversationStore | None = None
+        self._workflows: WorkflowStore | None = None
         self._lock = threading.Lock()
         # Ctrl+Z: this session's removals, tag, collection and metadata edits (see library.undo).
         self.undo_stack = UndoStack()
@@ -202,6 +204,38 @@ class Session:
                 self._conversations = ConversationStore(self.paths)
             return self._conversations
 
+    @property
+    def workflows(self) -> WorkflowStore:
+        """Saved literature matrices, column sets and drafts (their own SQLite file)."""
+        with self._lock:
+            if self._workflows is None:
+                self._workflows = WorkflowStore(self.paths)
+            return self._workflows
+
+    def workflow_model(self, policy: str | None = None, **kw: Any) -> Policy | None:
+        """The model a matrix or draft writes with: None offline (the workflows answer
+        extractively), else the LLM policy ``make_policy`` builds."""
+        if self.policy_name(policy, base_url=kw.get("base_url"), model=kw.get("model")) == "offline":
+            return None
+        return self.make_policy("llm", **kw)
+
+    def reference_entries(self, doc_ids: Sequence[int], style: str | None = None) -> list[str]:
+        """Each document's entry in ``style`` (default: the style), unnumbered, in the given order:
+        a draft numbers them by first citation, a matrix by row."""
+        from .citations.styles import get_style
+
+        st = get_style(self.style(style))
+        items = self.items(doc_ids)
+        whole = getattr(st, "entries", None)
+        rendered = list(whole(items)) if callable(whole) else [st.entry(i) for i in items]
+        return [r.text for r in rendered]
+
+    def draft_style(self, language: str, style: str | None = None) -> str:
+        """GB/T 7714 numeric for a Chinese draft unless a style is asked for; the style otherwise."""
+        if style:
+            return self.style(style)
+        return "gbt7714-2015-numeric" if language == "zh" else self.citation_style
+
     def close_conversations(self) -> None:
         with self._lock:
             if self._conversations is not None:
@@ -213,6 +247,9 @@ class Session:
             if self._conversations is not None:
                 self._conversations.close()
                 self._conversations = None
+            if self._workflows is not None:
+                self._workflows.close()
+                self._workflows = None
             if self._library is not None:
                 self._library.close()
                 self._library = None

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import time
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Literal
+
+# Fixes "today" (an ISO date, "2026-12-01") for tests and reproducible runs: relative year
+# ranges ("近三年", "the last three years") are read against it.
+TODAY_ENV = "PAPERPILOT_TODAY"
 
 
 def utc_now(timespec: Literal["seconds", "milliseconds"] = "seconds") -> str:
@@ -20,3 +25,14 @@ def file_stamp(*, unique: bool = False) -> str:
     if unique:
         return datetime.now().strftime("%Y%m%d-%H%M%S-%f")
     return time.strftime("%Y%m%d-%H%M%S")
+
+
+def today() -> date:
+    """Today's local date, or the one $PAPERPILOT_TODAY fixes (ignored when it is not a date)."""
+    fixed = os.environ.get(TODAY_ENV, "").strip()
+    if fixed:
+        try:
+            return date.fromisoformat(fixed)
+        except ValueError:
+            pass
+    return date.today()

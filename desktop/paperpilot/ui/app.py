@@ -19,9 +19,10 @@ from ..core.library import Library, LibraryBusy, LibraryError
 from ..core.settings import keystore
 from ..core.settings.config import load_settings
 from ..core.settings.paths import app_paths
-from .i18n import set_language, tr
+from .i18n import install_qt_translations, set_language, tr
 from .main_window import MainWindow
 from .resources import app_icon
+from .theme import apply_theme
 
 SCREENSHOT_SIZE = (1400, 860)
 VIEWER_SIZE = (900, 1000)
@@ -120,6 +121,8 @@ def run_gui(
         else:
             QMessageBox.warning(None, "PaperPilot", warning)
     set_language(settings.ui.ui_language)  # before any widget is built: widgets read tr() once
+    install_qt_translations()  # Qt's own buttons and dialogs in the same language
+    apply_theme(settings.ui.theme)
     try:
         library = Library(paths, settings.imports, allow_damaged=not headless)
         if library.damaged and not _repair_at_startup(library):
@@ -190,8 +193,8 @@ def _screenshot(
     target: QWidget = window
     if open_evidence is not None:
         viewer = _open_evidence(window, open_evidence, viewer_size)
-        if viewer is not None:
-            target = viewer
+        if viewer is not None and not getattr(viewer, "docked", False):
+            target = viewer  # a viewer in a window of its own; docked, the window shows it
     image = target.grab().toImage()
     out.parent.mkdir(parents=True, exist_ok=True)
     code = 0
@@ -223,7 +226,8 @@ def _open_evidence(window: MainWindow, number: int, size: tuple[int, int]) -> QW
     if viewer is None:
         _say(f"evidence [{number}] could not be opened; saving the main window instead")
         return None
-    viewer.resize(*size)
+    if not viewer.docked:
+        viewer.resize(*size)
     _process_events(3)
     if not _wait_for(lambda: not viewer.is_locating(), OPEN_TIMEOUT_MS):
         _say("the passage was not located in time; saving the viewer as it is")

@@ -44,6 +44,7 @@ from ..core.agent.events import (
 )
 from ..core.agent.report import format_reference, one_line
 from ..core.citations.styles import Rendered
+from .core_text import translate_phrase
 from .i18n import tr
 from .qtcompat import new_mime_data
 from .workers import FOLLOWUP_INFO_CODE
@@ -456,7 +457,7 @@ class ChatPane(QWidget):
 
     def show_error(self, message: str) -> None:
         ex = self._pending() or self._new_exchange("")
-        ex.error = message or "The run failed."
+        ex.error = translate_phrase(message or "The run failed.")
         self._render()
 
     def set_reference_formatter(
@@ -733,7 +734,7 @@ def _missing_html(heading: str, parts: list[str], top: bool) -> str:
     return (
         f'<p style="{margin}"><b>{html.escape(heading)}</b></p>'
         + '<ul style="margin-top:0">'
-        + "".join(f"<li>{html.escape(one_line(m), quote=False)}</li>" for m in parts)
+        + "".join(f"<li>{html.escape(one_line(translate_phrase(m)), quote=False)}</li>" for m in parts)
         + "</ul>"
     )
 

@@ -1,4 +1,5 @@
-"""A window that shows one library document at a page, with a passage highlighted.
+"""Shows one library document at a page, with a passage highlighted: docked in the main
+window's reader (one tab per document) or in a window of its own.
 
 PDFs are rendered with QtPdf. A cited passage is located on its page by
 ``core.extract.pdf_spans`` (in a worker thread: PDFium is shared with imports under one lock
@@ -15,32 +16,42 @@ import html
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Slot
+from PySide6.QtCore import QPointF, QRect, QRectF, QSize, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
     QColor,
     QDesktopServices,
     QGuiApplication,
+    QIcon,
+    QImage,
     QKeyEvent,
     QKeySequence,
     QPainter,
     QPainterPath,
     QPaintEvent,
     QPalette,
+    QPixmap,
     QResizeEvent,
     QTextDocument,
     QWheelEvent,
 )
-from PySide6.QtPdf import QPdfDocument, QPdfSearchModel
+from PySide6.QtPdf import QPdfDocument, QPdfDocumentRenderOptions, QPdfPageRenderer, QPdfSearchModel
 from PySide6.QtPdfWidgets import QPdfView
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMainWindow,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QSizePolicy,
+    QSpinBox,
     QStackedWidget,
     QTextBrowser,
     QToolBar,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -57,6 +68,13 @@ _WS = re.compile(r"\s+")
 SPAN_COLOUR = QColor(255, 214, 10, 150)
 # Below this share of the passage found, the label says only part of it is marked.
 FULL_COVERAGE = 0.9
+THUMB_WIDTH = 96
+# Thumbnails are asked of QtPdf's renderer thread a few at a time, so a long PDF does not queue
+# hundreds of renders ahead of the page the reader is looking at.
+THUMB_BATCH = 4
+MAX_THUMBNAILS = 2000
+# Narrower than this, the thumbnail strip steps aside so the page itself keeps the room.
+THUMBS_MIN_VIEWER_WIDTH = 560
 
 
 def search_phrase(text: str) -> str:
@@ -111,6 +129,7 @@ class SpanPdfView(QPdfView):
         self._layout_key: tuple[object, ...] = ()
         self._layout: dict[int, QRect] = {}
         self._scroll_target: tuple[int, float] | None = None  # page (0-based), fraction of its height
+        self._scroll_context = True  # a passage keeps a quarter of the view above it; a page does not
         self.verticalScrollBar().sliderPressed.connect(self.on_scroll_bar_slider_pressed)
 
     # --- the span --------------------------------------------------------------------------
@@ -158,7 +177,17 @@ class SpanPdfView(QPdfView):
             return
         page, rect, height = first
         self._scroll_target = (page, (height - rect.top) / height if height > 0 else 0.0)
+        self._scroll_context = True
         self._apply_scroll()
+
+    def hold_page(self, page: int) -> None:
+        """Show ``page`` (0-based) from its top, and keep it there while the view is laid out."""
+        self._scroll_target = (page, 0.0)
+        self._scroll_context = False
+        self._apply_scroll()
+
+    def release_scroll(self) -> None:
+        self._scroll_target = None
 
     def _apply_scroll(self) -> None:
         if self._scroll_target is None:
@@ -168,7 +197,8 @@ class SpanPdfView(QPdfView):
         if geometry.isEmpty():
             return
         # A quarter of the view above the passage keeps its context (a heading, the previous line).
-        y = geometry.y() + fraction * geometry.height() - self.viewport().height() // 4
+        above = self.viewport().height() // 4 if self._scroll_context else self.documentMargins().top()
+        y = geometry.y() + fraction * geometry.height() - above
         bar = self.verticalScrollBar()
         bar.setValue(max(bar.minimum(), min(bar.maximum(), round(y))))
 
@@ -272,8 +302,16 @@ class SpanPdfView(QPdfView):
 
 
 
-class DocumentViewer(QMainWindow):
-    """Shows ``doc`` at ``page`` (1-based) with ``text`` searched (PDF) or highlighted (text)."""
+class DocumentViewer(QWidget):
+    """Shows ``doc`` at ``page`` (1-based) with ``text`` highlighted: its whole span in a PDF, its
+    chunk in a text document.
+
+    ``docked`` builds it for a tab of the main window's reader (``pop_out_requested`` asks for a
+    window of its own, ``closed`` tells the reader to drop the tab); otherwise it is a window.
+    """
+
+    closed = Signal(object)  # self
+    pop_out_requested = Signal(object)  # self
 
     def __init__(
         self,
@@ -282,20 +320,30 @@ class DocumentViewer(QMainWindow):
         page: int = 1,
         text: str = "",
         parent: QWidget | None = None,
+        *,
+        docked: bool = False,
     ) -> None:
         super().__init__(parent)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.docked = docked
+        if not docked:
+            self.setWindowFlag(Qt.WindowType.Window, True)
+            self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            self.resize(900, 1000)
+        self.setObjectName("documentViewer")
         self.library = library
         self.doc = doc
         self.file_path = library.paths.library_dir / doc.stored_path if doc.stored_path else None
         self.setWindowTitle(f"{doc.title} — PaperPilot")
-        self.resize(900, 1000)
         self._target_page = max(1, page)
+        self._passage = text
         self._pending_jump = False
         self.pdf_doc: QPdfDocument | None = None
         self.pdf_view: SpanPdfView | None = None
         self.search_model: QPdfSearchModel | None = None
         self.text_view: QTextBrowser | None = None
+        self.thumb_renderer: QPdfPageRenderer | None = None
+        self._thumbs_next = 0  # the next page whose thumbnail is to be asked for
+        self._thumbs_pending = 0
         # Span look-ups: one at a time; a newer request waits and replaces an older waiting one.
         self._span_request = 0
         self._span_thread: WorkerThread | None = None
@@ -303,13 +351,39 @@ class DocumentViewer(QMainWindow):
         self._span_phrase = ""
         self.span_location: SpanLocation | None = None
 
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
         self._build_toolbar()
+        layout.addWidget(self.toolbar)
+        self.thumbnails = QListWidget(self)
+        self.thumbnails.setObjectName("pageThumbnails")
+        self.thumbnails.setViewMode(QListView.ViewMode.IconMode)
+        self.thumbnails.setFlow(QListView.Flow.TopToBottom)
+        self.thumbnails.setWrapping(False)
+        self.thumbnails.setMovement(QListView.Movement.Static)
+        self.thumbnails.setResizeMode(QListView.ResizeMode.Adjust)
+        self.thumbnails.setIconSize(QSize(THUMB_WIDTH, round(THUMB_WIDTH * 1.3)))
+        self.thumbnails.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.thumbnails.setFixedWidth(THUMB_WIDTH + 34)
+        self.thumbnails.itemClicked.connect(self.on_thumbnails_item_clicked)
+        self.thumbnails.itemActivated.connect(self.on_thumbnails_item_clicked)
+        self.thumbnails.verticalScrollBar().valueChanged.connect(self.on_thumbnails_scrolled)
         self.stack = QStackedWidget(self)
-        self.setCentralWidget(self.stack)
+        # A fixed strip beside the page (a splitter would hand the strip's spare width to nobody).
+        self.body = QWidget(self)
+        row = QHBoxLayout(self.body)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.thumbnails)
+        row.addWidget(self.stack, 1)
+        layout.addWidget(self.body, 1)
         is_pdf = self.file_path is not None and self.file_path.suffix.lower() == ".pdf"
         # A PDF whose copy is missing or unreadable still has its indexed text: show that.
         if not (is_pdf and self.file_path is not None and self._load_pdf(self.file_path)):
             self._load_text()
+        self.thumbnails_action.setEnabled(self.pdf_doc is not None)
+        self._update_thumbnails_visible()
         self.show_location(page, text)
 
     # --- construction -------------------------------------------------------------------------
@@ -317,50 +391,81 @@ class DocumentViewer(QMainWindow):
     def _build_toolbar(self) -> None:
         bar = QToolBar(tr("Document"), self)
         bar.setMovable(False)
-        self.addToolBar(bar)
+        self.toolbar = bar
+        # Docked, the viewer's keys work while focus is inside it; they must not clash with the
+        # main window's own (Ctrl+W, Ctrl++ …) elsewhere.
+        context = (
+            Qt.ShortcutContext.WidgetWithChildrenShortcut if self.docked else Qt.ShortcutContext.WindowShortcut
+        )
+
+        def action(text: str, slot: object, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None) -> QAction:
+            act = QAction(text, self)
+            if shortcut is not None:
+                act.setShortcut(QKeySequence(shortcut))
+                act.setShortcutContext(context)
+            act.triggered.connect(slot)
+            self.addAction(act)
+            return act
+
+        self.thumbnails_action = action(tr("Pages"), self.on_thumbnails_action_toggled)
+        self.thumbnails_action.setCheckable(True)
+        self.thumbnails_action.setChecked(True)
+        self.thumbnails_action.setToolTip(tr("Show or hide the page thumbnails"))
+        bar.addAction(self.thumbnails_action)
+        bar.addSeparator()
         self.search_edit = QLineEdit(self)
+        self.search_edit.setObjectName("findInDocument")
         self.search_edit.setPlaceholderText(tr("Find in document"))
         self.search_edit.setClearButtonEnabled(True)
         self.search_edit.setMaximumWidth(360)
+        self.search_edit.setMinimumWidth(120)
+        self.search_edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.search_edit.returnPressed.connect(self.on_search_edit_return_pressed)
         bar.addWidget(self.search_edit)
-        self.prev_action = QAction(tr("◀ Previous"), self)
-        self.prev_action.setShortcut(QKeySequence.StandardKey.FindPrevious)
-        self.prev_action.triggered.connect(self.on_prev_action_triggered)
-        self.next_action = QAction(tr("Next ▶"), self)
-        self.next_action.setShortcut(QKeySequence.StandardKey.FindNext)
-        self.next_action.triggered.connect(self.on_next_action_triggered)
+        self.prev_action = action(tr("◀ Previous"), self.on_prev_action_triggered, QKeySequence.StandardKey.FindPrevious)
+        self.next_action = action(tr("Next ▶"), self.on_next_action_triggered, QKeySequence.StandardKey.FindNext)
         bar.addAction(self.prev_action)
         bar.addAction(self.next_action)
         self.result_label = QLabel(self)
         self.result_label.setContentsMargins(8, 0, 8, 0)
         bar.addWidget(self.result_label)
         bar.addSeparator()
-        self.zoom_out_action = QAction("−", self)
+        self.zoom_out_action = action("−", self.on_zoom_out_action_triggered, QKeySequence.StandardKey.ZoomOut)
         self.zoom_out_action.setToolTip(tr("Zoom out"))
-        self.zoom_out_action.setShortcut(QKeySequence.StandardKey.ZoomOut)
-        self.zoom_out_action.triggered.connect(self.on_zoom_out_action_triggered)
-        self.zoom_in_action = QAction("+", self)
+        self.zoom_in_action = action("+", self.on_zoom_in_action_triggered, QKeySequence.StandardKey.ZoomIn)
         self.zoom_in_action.setToolTip(tr("Zoom in"))
-        self.zoom_in_action.setShortcut(QKeySequence.StandardKey.ZoomIn)
-        self.zoom_in_action.triggered.connect(self.on_zoom_in_action_triggered)
+        self.fit_width_action = action(tr("Fit width"), self.on_fit_width_action_triggered, "Ctrl+0")
+        self.fit_width_action.setToolTip(tr("Fit the page to the width of the view"))
         bar.addAction(self.zoom_out_action)
         bar.addAction(self.zoom_in_action)
+        bar.addAction(self.fit_width_action)
         bar.addSeparator()
+        # Page jump: type a page number and press Enter.
+        self.page_spin = QSpinBox(self)
+        self.page_spin.setObjectName("pageJump")
+        self.page_spin.setToolTip(tr("Go to page (type a number and press Enter)"))
+        self.page_spin.setRange(1, 1)
+        self.page_spin.setKeyboardTracking(False)
+        self.page_spin.setAccelerated(True)
+        self.page_spin.valueChanged.connect(self.on_page_spin_value_changed)
+        bar.addWidget(self.page_spin)
         self.page_label = QLabel(self)
-        self.page_label.setContentsMargins(8, 0, 8, 0)
+        self.page_label.setContentsMargins(4, 0, 8, 0)
         bar.addWidget(self.page_label)
-        self.open_file_action = QAction(tr("Open File"), self)
+        self.open_file_action = action(tr("Open File"), self.on_open_file_action_triggered)
         self.open_file_action.setToolTip(
             tr("Open the library's copy of this file in the default application")
         )
-        self.open_file_action.triggered.connect(self.on_open_file_action_triggered)
         self.open_file_action.setEnabled(self.file_path is not None)
         bar.addAction(self.open_file_action)
-        close = QAction(tr("Close"), self)
-        close.setShortcut(QKeySequence.StandardKey.Close)
-        close.triggered.connect(self.close)
-        self.addAction(close)
+        self.pop_out_action = action(tr("Open in Window"), self.on_pop_out_action_triggered)
+        self.pop_out_action.setToolTip(tr("Show this document in a window of its own"))
+        self.pop_out_action.setVisible(self.docked)
+        bar.addAction(self.pop_out_action)
+        # Docked, the main window's Close Document (Ctrl+W) closes the tab in front.
+        self.close_action = action(tr("Close"), self.close, None if self.docked else QKeySequence.StandardKey.Close)
+        if self.docked:
+            bar.addAction(self.close_action)
 
     def _load_pdf(self, path: Path) -> bool:
         if not path.is_file():
@@ -383,7 +488,71 @@ class DocumentViewer(QMainWindow):
         self.pdf_view = view
         self.search_model = model
         self.stack.addWidget(view)
+        self.page_spin.setRange(1, doc.pageCount())
+        self._build_thumbnails(doc)
         return True
+
+    def _build_thumbnails(self, doc: QPdfDocument) -> None:
+        """One item per page, blank until QtPdf's renderer thread has drawn it."""
+        icon_size = self.thumbnails.iconSize()
+        blank = QPixmap(icon_size)
+        blank.fill(QColor("white"))
+        placeholder = QIcon(blank)
+        for page in range(min(doc.pageCount(), MAX_THUMBNAILS)):
+            item = QListWidgetItem(placeholder, str(page + 1))
+            item.setData(Qt.ItemDataRole.UserRole, page)
+            item.setTextAlignment(Qt.AlignmentFlag.AlignHCenter)
+            self.thumbnails.addItem(item)
+        renderer = QPdfPageRenderer(self)
+        renderer.setRenderMode(QPdfPageRenderer.RenderMode.MultiThreaded)
+        renderer.setDocument(doc)
+        renderer.pageRendered.connect(self.on_thumb_renderer_page_rendered)
+        self.thumb_renderer = renderer
+        QTimer.singleShot(0, self._request_thumbnails)
+
+    def thumbnail_size(self, page: int) -> QSize:
+        if self.pdf_doc is None:
+            return QSize()
+        points = self.pdf_doc.pagePointSize(page)
+        width = self.thumbnails.iconSize().width()
+        if points.width() <= 0:
+            return QSize(width, round(width * 1.3))
+        return QSize(width, max(1, round(width * points.height() / points.width())))
+
+    def thumbnails_rendered(self) -> int:
+        """How many thumbnails show their page (the tests wait for them)."""
+        return sum(
+            1 for i in range(self.thumbnails.count()) if self.thumbnails.item(i).data(Qt.ItemDataRole.UserRole + 1)
+        )
+
+    def _request_thumbnails(self) -> None:
+        if self.thumb_renderer is None or self.pdf_doc is None:
+            return
+        while self._thumbs_pending < THUMB_BATCH and self._thumbs_next < self.thumbnails.count():
+            page = self._thumbs_next
+            self._thumbs_next += 1
+            self._thumbs_pending += 1
+            self.thumb_renderer.requestPage(page, self.thumbnail_size(page), QPdfDocumentRenderOptions())
+
+    @Slot(int, QSize, QImage, QPdfDocumentRenderOptions, int)
+    def on_thumb_renderer_page_rendered(
+        self, page: int, _size: QSize, image: QImage, _options: QPdfDocumentRenderOptions, _request: int
+    ) -> None:
+        self._thumbs_pending = max(0, self._thumbs_pending - 1)
+        item = self.thumbnails.item(page)
+        if item is not None and not image.isNull():
+            # The page is painted on white, as in the view: a transparent page is unreadable on dark.
+            canvas = QImage(image.size(), QImage.Format.Format_RGB32)
+            canvas.fill(QColor("white"))
+            painter = QPainter(canvas)
+            painter.drawImage(0, 0, image)
+            # A hairline edge, so a white page reads as a page on a light list too.
+            painter.setPen(QColor(150, 150, 150))
+            painter.drawRect(0, 0, canvas.width() - 1, canvas.height() - 1)
+            painter.end()
+            item.setIcon(QIcon(QPixmap.fromImage(canvas)))
+            item.setData(Qt.ItemDataRole.UserRole + 1, True)
+        self._request_thumbnails()
 
     def _load_text(self) -> None:
         browser = QTextBrowser(self)
@@ -394,6 +563,9 @@ class DocumentViewer(QMainWindow):
         self.text_view = browser
         self.stack.addWidget(browser)
         self.zoom_in_action.setEnabled(True)
+        self.fit_width_action.setEnabled(False)
+        self.page_spin.setEnabled(False)
+        self.page_spin.setVisible(False)
         self.page_label.setText("")
 
     # --- navigation ---------------------------------------------------------------------------
@@ -416,6 +588,7 @@ class DocumentViewer(QMainWindow):
     def show_location(self, page: int, text: str) -> None:
         """Go to ``page`` (1-based) and highlight ``text`` there (its whole span in a PDF)."""
         self._target_page = max(1, page)
+        self._passage = text
         phrase = search_phrase(text)
         self.search_edit.setText(phrase)
         if self.pdf_view is not None and self.pdf_doc is not None and self.search_model is not None:
@@ -424,6 +597,7 @@ class DocumentViewer(QMainWindow):
             self.pdf_view.clear_span()
             self.span_location = None
             self.pdf_view.pageNavigator().jump(self._target_page - 1, QPointF(0, 0))
+            self.pdf_view.hold_page(self._target_page - 1)  # until the span (if any) replaces it
             self._update_page_label()
             self._pending_jump = False
             # The whole span replaces the first-words search; that search stays the fallback.
@@ -496,6 +670,54 @@ class DocumentViewer(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:  # Qt override
         self._span_waiting = None  # a running look-up ends on its own; nothing new starts
         super().closeEvent(event)
+        self.closed.emit(self)
+
+    # --- pages: jump, thumbnails --------------------------------------------------------------
+
+    def page_count(self) -> int:
+        return self.pdf_doc.pageCount() if self.pdf_doc is not None else 1
+
+    def go_to_page(self, page: int) -> None:
+        """Show ``page`` (1-based, clamped to the document) from its top."""
+        if self.pdf_view is None or self.pdf_doc is None:
+            return
+        page = max(1, min(page, self.pdf_doc.pageCount()))
+        self.pdf_view.pageNavigator().jump(page - 1, QPointF(0, 0))
+        self.pdf_view.hold_page(page - 1)
+        self._update_page_label()
+
+    @Slot(int)
+    def on_page_spin_value_changed(self, value: int) -> None:
+        if self.current_page() != value:
+            self.go_to_page(value)
+
+    @Slot(QListWidgetItem)
+    def on_thumbnails_item_clicked(self, item: QListWidgetItem) -> None:
+        self.go_to_page(int(item.data(Qt.ItemDataRole.UserRole)) + 1)
+
+    @Slot(int)
+    def on_thumbnails_scrolled(self, _value: int) -> None:
+        self._request_thumbnails()
+
+    @Slot(bool)
+    def on_thumbnails_action_toggled(self, checked: bool) -> None:
+        self._update_thumbnails_visible()
+
+    def _update_thumbnails_visible(self) -> None:
+        roomy = self.width() >= THUMBS_MIN_VIEWER_WIDTH
+        self.thumbnails.setVisible(self.thumbnails_action.isChecked() and self.pdf_doc is not None and roomy)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._update_thumbnails_visible()
+
+    @Slot()
+    def on_pop_out_action_triggered(self) -> None:
+        self.pop_out_requested.emit(self)
+
+    def location(self) -> tuple[int, str]:
+        """The page shown and the passage asked for: what a window popped out of a tab reopens."""
+        return self.current_page(), self._passage
 
     def _jump_to_result(self, index: int) -> None:
         if self.pdf_view is None or self.search_model is None:
@@ -510,9 +732,17 @@ class DocumentViewer(QMainWindow):
 
     def _update_page_label(self) -> None:
         if self.pdf_doc is not None:
-            self.page_label.setText(
-                tr("Page {page} of {pages}").format(page=self.current_page(), pages=self.pdf_doc.pageCount())
-            )
+            page = self.current_page()
+            self.page_label.setText(tr("of {pages}").format(pages=self.pdf_doc.pageCount()))
+            self.page_label.setToolTip(tr("Page {page} of {pages}").format(page=page, pages=self.pdf_doc.pageCount()))
+            if self.page_spin.value() != page:
+                self.page_spin.blockSignals(True)
+                self.page_spin.setValue(page)
+                self.page_spin.blockSignals(False)
+            item = self.thumbnails.item(page - 1)
+            if item is not None and self.thumbnails.currentItem() is not item:
+                self.thumbnails.setCurrentItem(item)
+                self.thumbnails.scrollToItem(item)
 
     def _update_result_label(self) -> None:
         if self.search_model is None or self.pdf_view is None:
@@ -586,10 +816,29 @@ class DocumentViewer(QMainWindow):
     def on_zoom_out_action_triggered(self) -> None:
         self._zoom(0.8)
 
+    @Slot()
+    def on_fit_width_action_triggered(self) -> None:
+        if self.pdf_view is not None:
+            self.pdf_view.setZoomMode(QPdfView.ZoomMode.FitToWidth)
+
+    def zoom_factor(self) -> float:
+        """The scale pages are shown at (1.0: 72 points per logical inch), fit-to-width included."""
+        if self.pdf_view is None or self.pdf_doc is None:
+            return 1.0
+        if self.pdf_view.zoomMode() == QPdfView.ZoomMode.Custom:
+            return self.pdf_view.zoomFactor()
+        rect = self.pdf_view.page_rect(self.current_page() - 1)
+        points = self.pdf_doc.pagePointSize(self.current_page() - 1)
+        if rect.isEmpty() or points.width() <= 0:
+            return 1.0
+        return rect.width() / (points.width() * self.pdf_view._resolution)
+
     def _zoom(self, factor: float) -> None:
         if self.pdf_view is not None:
+            # From what is on screen: fit-to-width has its own scale, not the stored factor.
+            current = self.zoom_factor()
             self.pdf_view.setZoomMode(QPdfView.ZoomMode.Custom)
-            self.pdf_view.setZoomFactor(max(0.25, min(6.0, self.pdf_view.zoomFactor() * factor)))
+            self.pdf_view.setZoomFactor(max(0.25, min(6.0, current * factor)))
         elif self.text_view is not None:
             if factor > 1:
                 self.text_view.zoomIn(1)

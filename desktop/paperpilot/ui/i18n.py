@@ -432,6 +432,101 @@ _ZH: dict[str, str] = {
     "Part of the passage highlighted": "已高亮段落的一部分",
     "text from OCR": "文字来自 OCR 识别",
     "Read scanned pages by OCR (Chinese and English, offline)": "用 OCR 识别扫描页（中英文，离线）",
+    # issue 14: reader, keyboard, layout, theme, status bar, import, settings, check library
+    "Ask the model to quote each claim's support (one more call per answer)": "要求模型为每个论断引用原文依据（每次回答多一次调用）",
+    "Remove {what} from the library?\n\nThe library's copy and its search entries are deleted; your original files are not touched.":
+        "从文献库中移除{what}？\n\n文献库中的副本及其检索条目会被删除；你的原始文件不受影响。",
+    " The server offers {n} model(s).": " 服务器提供 {n} 个模型。",
+    " · cancelled": " · 已取消",
+    " · stopped, {n} not imported": " · 已中止，{n} 个未导入",
+    " · {n} unsupported": " · {n} 个不支持",
+    " · {n} updated from bibliography": " · {n} 个已按书目更新",
+    "&Keyboard Shortcuts": "键盘快捷键(&K)",
+    "<p>Drag <b>PDFs</b>, <b>text</b> or <b>Markdown</b> files — or whole folders — anywhere onto this window to add them to your library. PaperPilot keeps a copy, indexes it on this computer and answers questions with citations to the exact passages. Nothing is uploaded.</p><p>No papers at hand? Try the six short sample papers on urban birds.</p>":
+        "<p>把 <b>PDF</b>、<b>文本</b>或 <b>Markdown</b> 文件（或整个文件夹）拖到本窗口任意位置，即可加入文献库。PaperPilot 会保存一份副本，在本机建立索引，并在回答问题时引用确切的段落。不会上传任何内容。</p><p>手头没有论文？试试六篇关于城市鸟类的简短示例论文。</p>",
+    "A local research assistant: every claim in an answer points to a passage of your own papers that the program has checked.":
+        "本地研究助手：答案中的每个论断都指向你自己论文中经程序核实的段落。",
+    "About PaperPilot": "关于 PaperPilot",
+    "All files": "所有文件",
+    "An import is already running; wait for it or cancel it.": "已有导入正在进行；请等待其完成或取消。",
+    "Cancelling import…": "正在取消导入…",
+    "Cannot reach the server: check the URL and your network.": "无法连接服务器：请检查地址和网络。",
+    "Checked": "已检查",
+    "Checking the library…": "正在检查文献库…",
+    "Clear the filter": "清除筛选",
+    "Close &Document": "关闭文献(&D)",
+    "Command": "命令",
+    "Connected to {url}: the server offers {n} model(s). Choose one in the Model box.": "已连接 {url}：服务器提供 {n} 个模型。请在“模型”框中选择一个。",
+    "Connected, but the server lists no models: type the model name.": "已连接，但服务器没有列出模型：请输入模型名称。",
+    "Connection refused: nothing is listening at that address. Is the server running?": "连接被拒绝：该地址上没有服务在监听。服务器是否已启动？",
+    "Dialogs and menus": "对话框和菜单",
+    "Done: {status} in {s:.1f} s": "完成：{status}，用时 {s:.1f} 秒",
+    "Everywhere": "任何位置",
+    "Files that could not be imported": "无法导入的文件",
+    "Filter boxes": "筛选框",
+    "Fit the page to the width of the view": "使页面适应视图宽度",
+    "Fit width": "适合宽度",
+    "Go to page (type a number and press Enter)": "转到页面（输入页码并按 Enter）",
+    "Import a folder of papers": "导入论文文件夹",
+    "Imported {n} · {d} duplicate(s) · {f} failed": "已导入 {n} 个 · {d} 个重复 · {f} 个失败",
+    "Importing {index} of {total}: {name}": "正在导入第 {index} 个，共 {total} 个：{name}",
+    "Importing…": "正在导入…",
+    "Keyboard Shortcuts": "键盘快捷键",
+    "Keys": "按键",
+    "Model: {model}": "模型：{model}",
+    "Move into the results": "移到结果列表",
+    "Next / previous control": "下一个 / 上一个控件",
+    "No answer in time: the server is unreachable or too slow.": "未及时响应：服务器无法访问或速度太慢。",
+    "No problems found.": "未发现问题。",
+    "Not found (404): check the server URL (it usually ends in /v1) and the model name.": "未找到（404）：请检查服务器地址（通常以 /v1 结尾）和模型名称。",
+    "OK.": "正常。",
+    "Open in Window": "在窗口中打开",
+    "Open the first result": "打开第一个结果",
+    "Other": "其他",
+    "Papers and bibliographies": "论文和书目",
+    "Papers": "论文",
+    "Problem": "问题",
+    "Questions to try (clicking one imports the sample papers first):": "可以试试这些问题（点击后会先导入示例论文）：",
+    "Rebuild Search Index": "重建搜索索引",
+    "Rebuilding the search index…": "正在重建搜索索引…",
+    "Rebuilt the search index: {n} chunks.": "已重建搜索索引：{n} 个分块。",
+    "Recovered on opening": "打开时已恢复",
+    "Removing {n} document(s)…": "正在移除 {n} 篇文献…",
+    "Repair fixes what it can without deleting any stored file.": "修复会尽力修正问题，不会删除任何已保存的文件。",
+    "Repaired": "已修复",
+    "Repairing the library…": "正在修复文献库…",
+    "Saving…": "正在保存…",
+    "Show &Chat": "显示对话(&C)",
+    "Show &Inspector": "显示检查器(&I)",
+    "Show &Library": "显示文献库(&L)",
+    "Show or hide the conversation list": "显示或隐藏对话记录列表",
+    "Show or hide the page thumbnails": "显示或隐藏页面缩略图",
+    "Show this document in a window of its own": "在单独的窗口中显示这篇文献",
+    "Stop the run": "停止运行",
+    "The library folder is read-only: problems can be shown but not repaired.": "文献库文件夹是只读的：只能显示问题，无法修复。",
+    "The library is in order.": "文献库状态良好。",
+    "The quotes are checked against the passages; a claim whose quote is not there is dropped. Small local models quote poorly: leave it off for them.":
+        "引文会与段落核对；引文不在段落中的论断会被删除。小型本地模型不擅长引用：使用它们时请关闭此项。",
+    "The server rejected the API key (401/403). Check the key.": "服务器拒绝了 API 密钥（401/403）。请检查密钥。",
+    "The test failed: {error}": "测试失败：{error}",
+    "Theme": "主题",
+    "Follow the system": "跟随系统",
+    "Light": "浅色",
+    "Dark": "深色",
+    "These settings cannot be saved: {reason}.": "无法保存这些设置：{reason}。",
+    "Try asking:": "试着问：",
+    "Welcome to PaperPilot": "欢迎使用 PaperPilot",
+    "can be repaired": "可以修复",
+    "cannot be repaired": "无法修复",
+    "e.g. {example} (optional)": "例如 {example}（可选）",
+    "e.g. {example}": "例如 {example}",
+    "mode {mode} · policy {policy}": "模式 {mode} · 策略 {policy}",
+    "of {pages}": "/ {pages}",
+    "problem(s)": "个问题",
+    "read-only": "只读",
+    "{docs} documents · {chunks} chunks": "{docs} 篇文献 · {chunks} 个分块",
+    "{n} not imported — show": "{n} 个未导入 — 查看",
+    "Test cancelled.": "测试已取消。",
 }
 
 _ZH.update({k: v for k, v in LIBRARY_ZH.items() if k not in _ZH})
@@ -447,6 +542,63 @@ def set_language(code: str) -> None:
 
 def language() -> str:
     return _language
+
+
+# Qt's own words (Cancel, Close Tab, the file dialog's buttons and columns), shipped with
+# PySide6-Essentials as qtbase_<locale>.qm under PySide6/Qt/translations.
+QT_CATALOGUES: dict[str, str] = {"zh": "zh_CN"}
+_qt_translators: list[object] = []
+
+
+def install_qt_translations() -> bool:
+    """Load Qt's translations for the chosen language into the application (again: replacing
+    earlier ones); True when a catalogue was found. English needs none."""
+    from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
+
+    app = QCoreApplication.instance()
+    if app is None:
+        return False
+    for old in _qt_translators:
+        QCoreApplication.removeTranslator(old)  # type: ignore[arg-type]
+    _qt_translators.clear()
+    locale = QT_CATALOGUES.get(_language)
+    if locale is None:
+        return False
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    translator = QTranslator(app)
+    if not translator.load(QLocale(locale), "qtbase", "_", folder):
+        return False
+    QCoreApplication.installTranslator(translator)
+    _qt_translators.append(translator)
+    gaps = _QT_GAPS.get(_language)
+    if gaps:
+        patch = _make_gap_translator(gaps, app)
+        QCoreApplication.installTranslator(patch)
+        _qt_translators.append(patch)
+    return True
+
+
+# Strings Qt 6.12's own qtbase_zh_CN.qm lacks (it has "Look in:" but not the newer "&Look in:"),
+# so Qt's file dialog would show them in English.
+_QT_GAPS: dict[str, dict[tuple[str, str], str]] = {
+    "zh": {
+        ("QFileDialog", "&Look in:"): "查找范围(&L)：",
+        ("QFileDialog", "Files of &type:"): "文件类型(&T)：",
+    }
+}
+
+
+def _make_gap_translator(gaps: dict[tuple[str, str], str], parent: object) -> object:
+    from PySide6.QtCore import QObject, QTranslator
+
+    class GapTranslator(QTranslator):
+        def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str | None:
+            return gaps.get((context, source))  # type: ignore[return-value]  # None: not ours, ask the next
+
+        def isEmpty(self) -> bool:
+            return False
+
+    return GapTranslator(parent if isinstance(parent, QObject) else None)
 
 
 def tr(text: str) -> str:

@@ -29,8 +29,10 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
+    QStyle,
     QTabWidget,
     QTextBrowser,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -57,6 +59,7 @@ from ..core.library import LinkedReference
 from ..core.settings.config import atomic_write_text
 from ..core.text.language import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
+from .core_text import run_word, translate_phrase
 from .i18n import tr
 
 NUMBER_ROLE = Qt.ItemDataRole.UserRole
@@ -100,12 +103,16 @@ def highlight_html(text: str, terms: list[str], colour: str = "#ffe08a") -> str:
 MODEL_FREE_POLICIES = frozenset({"offline"})
 
 
+# "model estimate 0.90", "the model's own estimate 0.90 (weight 0.5)" (confidence.explain).
+_MODEL_ESTIMATE = re.compile(r"\bmodel(?:'s own)? estimate\b", re.IGNORECASE)
+
+
 def confidence_notes(result: Result) -> list[str]:
-    """The confidence notes worth showing for ``result``."""
+    """The confidence notes worth showing for ``result``, in the interface language."""
     notes = [n for n in result.confidence_notes if n.strip()]
     if result.policy in MODEL_FREE_POLICIES:
-        notes = [n for n in notes if "model estimate" not in n.casefold()]
-    return notes
+        notes = [n for n in notes if not _MODEL_ESTIMATE.search(n)]
+    return [translate_phrase(n) for n in notes]
 
 
 def kind_label(kind: str) -> str:
@@ -135,9 +142,12 @@ class InspectorPane(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setObjectName("inspectorTabs")
         self.tabs.setDocumentMode(True)
-        self.export_button = QPushButton(tr("Export…"), self)
+        # An icon, not a word: beside four tabs a labelled button would crowd them at 1024 px.
+        self.export_button = QToolButton(self)
         self.export_button.setObjectName("exportTraceButton")
-        self.export_button.setFlat(True)
+        self.export_button.setAutoRaise(True)
+        self.export_button.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_DialogSaveButton))
+        self.export_button.setAccessibleName(tr("Export…"))
         self.export_button.setToolTip(tr("Export trace") + " (JSON lines / Markdown)")
         self.tabs.setCornerWidget(self.export_button, Qt.Corner.TopRightCorner)
 
@@ -536,7 +546,7 @@ class InspectorPane(QWidget):
         if missing:
             self.missing_label.setText(
                 f"<b>{html.escape(tr(answer_status.missing_heading(r)))}</b>"
-                "<ul style='margin:0'>" + "".join(f"<li>{html.escape(one_line(m))}</li>" for m in missing) + "</ul>"
+                "<ul style='margin:0'>" + "".join(f"<li>{html.escape(one_line(translate_phrase(m)))}</li>" for m in missing) + "</ul>"
             )
         else:
             self.missing_label.setText("—")
@@ -544,9 +554,9 @@ class InspectorPane(QWidget):
         self.passages_label.setText(str(r.passages_read))
         self.tokens_label.setText(f"{r.usage.prompt_tokens} / {r.usage.completion_tokens}")
         self.time_label.setText(f"{r.seconds:.2f} s")
-        run = f"mode {r.mode} · policy {r.policy}"
+        run = tr("mode {mode} · policy {policy}").format(mode=run_word(r.mode), policy=run_word(r.policy))
         if r.error:
-            run += f"\n{one_line(r.error, 300)}"
+            run += f"\n{one_line(translate_phrase(r.error), 300)}"
         self.run_label.setText(run)
 
     # --- trace tree -------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import shiboken6
 from PySide6.QtCore import (
@@ -21,7 +22,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -144,6 +145,9 @@ def fulltext_filter(library: Library, text: str) -> tuple[str, dict[int, int], d
     return text, counts, library.fulltext_snippets(text, best)
 
 
+AUTHORS_MIN_WIDTH = 64
+
+
 class LibraryPane(QWidget):
     import_requested = Signal(list)  # paths (str) to import
     sample_requested = Signal()
@@ -172,6 +176,8 @@ class LibraryPane(QWidget):
         self.fulltext_timer.timeout.connect(self.on_fulltext_timer_timeout)
         self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}
+        # The main window's reader (ui/reader.py): documents open in its tabs; None: in windows.
+        self.reader: Any = None
         self.remove_thread: WorkerThread | None = None
         self.metadata_thread: WorkerThread | None = None
         # Set by the main window: whether online lookups are allowed (a setting) and the
@@ -251,6 +257,35 @@ class LibraryPane(QWidget):
         lay.addStretch(2)
         return page
 
+    def fold_sources(self, fold: bool) -> bool:
+        """Fold the collections tree away in a narrow window (the splitter's handle still opens
+        it); unfold it, as it was, when the window is wide again. True when it changed."""
+        if fold and self._sources_folded is None:
+            sizes = self.table_splitter.sizes()
+            if sizes and sizes[0] > 0:
+                self._sources_folded = sizes
+                self.table_splitter.setSizes([0, sum(sizes)])
+                return True
+        elif not fold and self._sources_folded is not None:
+            sizes, self._sources_folded = self._sources_folded, None
+            if self.table_splitter.sizes()[0] == 0:
+                self.table_splitter.setSizes(sizes)
+            return True
+        return False
+
+    def fit_sources(self) -> None:
+        """Fold the collections tree when the table beside it would get less than its minimum
+        (its columns must stay whole); bring it back when the pane has the room again."""
+        if not self.table_min_width:
+            return
+        room = self.width() - self.table_splitter.handleWidth()
+        if self._sources_folded is None:
+            tree = self.table_splitter.sizes()[0] if self.table_splitter.sizes() else 0
+            if tree and room - tree < self.table_min_width:
+                self.fold_sources(True)
+        elif room - self._sources_folded[0] >= self.table_min_width:
+            self.fold_sources(False)
+
     def _build_table_page(self) -> QWidget:
         page = QWidget(self)
         self.filter_edit = QLineEdit(page)
@@ -308,7 +343,7 @@ class LibraryPane(QWidget):
             Column.YEAR: fm.horizontalAdvance("Year") + 20,
             Column.PAGES: fm.horizontalAdvance("Pages") + 14,
             Column.STATUS: fm.horizontalAdvance("Status") + 20,
-            Column.MARKS: fm.horizontalAdvance("✎⚑OCR") + 10,
+            Column.MARKS: fm.horizontalAdvance("✎⚑OCR") + 4,
             Column.HITS: fm.horizontalAdvance("Hits") + 20,
         }
         for col, w in widths.items():
@@ -316,6 +351,7 @@ class LibraryPane(QWidget):
             header.resizeSection(col, w)
         header.setMinimumSectionSize(36)
         header.setSectionHidden(Column.HITS, True)  # shown in full-text mode
+        self._authors_width = widths[Column.AUTHORS]
         view.doubleClicked.connect(self.on_table_double_clicked)
         view.customContextMenuRequested.connect(self.on_table_context_menu_requested)
         view.selectionModel().selectionChanged.connect(self.on_table_selection_changed)
@@ -355,6 +391,9 @@ class LibraryPane(QWidget):
         self.table_splitter.setStretchFactor(0, 0)
         self.table_splitter.setStretchFactor(1, 1)
         self.table_splitter.setSizes([150, 450])
+        self.table_splitter.setCollapsible(0, True)
+        self._sources_folded: list[int] | None = None  # the sizes before a narrow pane folded the tree
+        self.table_min_width = 0  # what the table needs (set by the window, see fit_sources)
 
         lay = QVBoxLayout(page)
         lay.setContentsMargins(6, 6, 0, 6)
@@ -489,6 +528,24 @@ class LibraryPane(QWidget):
                 sel.select(index, flags)
 
     @Slot()
+    def fit_columns(self) -> None:
+        """In a narrow pane the authors column gives way (elided) before the title does, so the
+        year, pages and status always stay in view without a horizontal scroll bar."""
+        header = self.table.horizontalHeader()
+        others = sum(
+            header.sectionSize(c)
+            for c in range(header.count())
+            if c not in (Column.TITLE, Column.AUTHORS) and not header.isSectionHidden(c)
+        )
+        room = self.table.viewport().width() - others
+        # Up to twice its usual width in a wide pane: "Okafor & Hartmann" whole, not elided.
+        header.resizeSection(Column.AUTHORS, max(AUTHORS_MIN_WIDTH, min(2 * self._authors_width, room * 2 // 5)))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self.fit_sources()
+        self.fit_columns()
+
     def focus_filter(self) -> None:
         if self.is_welcome_shown():
             return
@@ -507,7 +564,7 @@ class LibraryPane(QWidget):
             self,
             tr("Import papers"),
             str(Path.home()),
-            "Papers (*.pdf *.txt *.md *.markdown *.jsonl);;All files (*)",
+            tr("Papers") + " (*.pdf *.txt *.md *.markdown *.jsonl);;" + tr("All files") + " (*)",
         )
         if files:
             self.import_requested.emit(files)
@@ -877,6 +934,8 @@ class LibraryPane(QWidget):
         viewer = self.viewers.get(doc_id)
         if doc is not None and viewer is not None and shiboken6.isValid(viewer):
             viewer.setWindowTitle(f"{doc.title} — PaperPilot")
+            if self.reader is not None:
+                self.reader.retitle(viewer, doc.title)
         self.library_changed.emit()
         return True
 
@@ -1275,8 +1334,12 @@ class LibraryPane(QWidget):
                     self, tr("Open document"), tr("This document is no longer in the library.")
                 )
                 return
-            viewer = DocumentViewer(self.library, doc, page, text, self.window())
+            docked = self.reader is not None
+            viewer = DocumentViewer(self.library, doc, page, text, self.window(), docked=docked)
             self.viewers[doc_id] = viewer
+        if self.reader is not None:
+            self.reader.present(viewer)
+            return
         viewer.show()
         viewer.raise_()
         viewer.activateWindow()

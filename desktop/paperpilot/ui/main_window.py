@@ -6,11 +6,20 @@ nothing of each other or of threads.
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDragLeaveEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDragLeaveEvent,
+    QDropEvent,
+    QKeySequence,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
@@ -19,10 +28,12 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QSplitter,
+    QToolButton,
     QWidget,
 )
 
 from .. import __version__
+from ..core.agent import answer_status
 from ..core.agent.events import EVENT_ADAPTER
 from ..core.app import AskRun, ConversationNotFound, Session
 from ..core.citations.styles import Rendered
@@ -34,11 +45,22 @@ from ..core.settings.config import Settings, atomic_write_text
 from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
+from .core_text import translate_phrase
 from .i18n import tr
 from .inspector import InspectorPane
-from .library_pane import LibraryPane
+from .keyboard import FilterKeys, ShortcutsDialog
+from .library_pane import AUTHORS_MIN_WIDTH, LibraryPane
 from .metadata_dialog import stop_lookups
+from .reader import Reader
+from .theme import apply_theme
 from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
+
+# Below this width the conversation list folds away into a drawer (View ▸ Show Conversations,
+# or the button beside the Chat tab), so the library, the chat and the inspector keep their room.
+NARROW_WIDTH = 1280
+TITLE_MIN_WIDTH = 100  # the library's title column, the one people scan (two lines a row)
+CHAT_MIN_WIDTH = 300
+CONVERSATIONS_MIN_WIDTH = 160
 
 
 class MainWindow(QMainWindow):
@@ -79,15 +101,18 @@ class MainWindow(QMainWindow):
         self.chat_splitter.setStretchFactor(0, 0)
         self.chat_splitter.setStretchFactor(1, 1)
         self.chat_splitter.setSizes([190, 470])
+        # Documents open as tabs beside the chat, so the inspector's evidence stays in view.
+        self.reader = Reader(self.chat_splitter, self)
+        self.library_pane.reader = self.reader
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setObjectName("mainSplitter")
-        for pane in (self.library_pane, self.chat_splitter, self.inspector):
+        for pane in (self.library_pane, self.reader, self.inspector):
             self.splitter.addWidget(pane)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 4)
         self.splitter.setStretchFactor(2, 2)
         # The library pane holds the collections tree beside its table: it gets the larger share.
-        self.splitter.setSizes([540, 540, 340])
+        self.splitter.setSizes([460, 600, 340])
         self.setCentralWidget(self.splitter)
 
         # A frame over the panes while files are dragged onto the window (see set_drop_highlight).
@@ -101,9 +126,13 @@ class MainWindow(QMainWindow):
         )
         self.drop_highlight.setVisible(False)
 
+        self._drawer_folded = False  # the window folded the conversation list because it is narrow
         self._build_status_bar()
         self._build_menus()
+        self._build_drawer_button()
         self._wire()
+        self._keyboard()
+        self.apply_minimum_sizes()
         self._restore_geometry()
         self.refresh_library()
         if self.profile_warning:
@@ -135,7 +164,7 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(220)
         self.progress.setVisible(False)
-        self.cancel_import_button = QPushButton("Cancel", self)
+        self.cancel_import_button = QPushButton(tr("Cancel"), self)
         self.cancel_import_button.setVisible(False)
         self.failures_button = QPushButton(self)
         self.failures_button.setFlat(True)
@@ -148,7 +177,9 @@ class MainWindow(QMainWindow):
         sb.addPermanentWidget(self.model_label)
         self.update_model_label()
 
-    def _action(self, text: str, slot: Any, shortcut: QKeySequence | str | None = None) -> QAction:
+    def _action(
+        self, text: str, slot: Any, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None
+    ) -> QAction:
         act = QAction(text, self)
         if shortcut is not None:
             act.setShortcut(QKeySequence(shortcut))
@@ -190,8 +221,8 @@ class MainWindow(QMainWindow):
         edit.addAction(self._action(tr("&Settings…"), self.on_settings_triggered, QKeySequence.StandardKey.Preferences))
 
         view = mb.addMenu(tr("&View"))
-        for i, name in enumerate((tr("&Library"), "&Chat", "&Inspector")):
-            act = self._action(tr(f"Show {name}"), lambda checked=False, i=i: self.toggle_pane(i), f"Ctrl+{i + 1}")
+        for i, name in enumerate((tr("Show &Library"), tr("Show &Chat"), tr("Show &Inspector"))):
+            act = self._action(name, lambda checked=False, i=i: self.toggle_pane(i), f"Ctrl+{i + 1}")
             act.setCheckable(True)
             act.setChecked(True)
             view.addAction(act)
@@ -201,6 +232,8 @@ class MainWindow(QMainWindow):
         view.addAction(self.show_conversations_action)
         view.addSeparator()
         view.addAction(self._action(tr("Focus &Question Box"), self.chat_pane.focus_input, "Ctrl+L"))
+        self.close_document_action = self._action(tr("Close &Document"), self.on_close_document_triggered, "Ctrl+W")
+        view.addAction(self.close_document_action)
 
         lib = mb.addMenu(tr("&Library"))
         lib.addAction(self._action(tr("&Refresh"), self.refresh_library, QKeySequence.StandardKey.Refresh))
@@ -208,6 +241,11 @@ class MainWindow(QMainWindow):
         lib.addAction(self.reindex_action)
         lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
+        lib.addSeparator()
+        self.matrix_action = self._action(tr("Literature &Matrix of Selected Papers"), self.on_matrix_triggered, "Ctrl+M")
+        lib.addAction(self.matrix_action)
+        self.draft_action = self._action(tr("&Draft a Proposal or Review…"), self.on_draft_triggered, "Ctrl+Shift+D")
+        lib.addAction(self.draft_action)
         lib.addSeparator()
         lib.addAction(self._action(tr("Show &Trash"), self.on_show_trash_triggered))
         lib.addAction(self._action(tr("&Empty Trash…"), self.library_pane.empty_trash))
@@ -217,7 +255,93 @@ class MainWindow(QMainWindow):
         help_menu = mb.addMenu(tr("&Help"))
         self.check_library_action = self._action(tr("&Check Library…"), self.on_check_library_triggered)
         help_menu.addAction(self.check_library_action)
+        self.shortcuts_action = self._action(
+            tr("&Keyboard Shortcuts"), self.on_shortcuts_triggered, QKeySequence.StandardKey.HelpContents
+        )
+        help_menu.addAction(self.shortcuts_action)
         help_menu.addAction(self._action(tr("&About PaperPilot"), self.on_about_triggered))
+
+    def _build_drawer_button(self) -> None:
+        button = QToolButton(self.reader)
+        button.setObjectName("conversationsDrawerButton")
+        button.setText(tr("Conversations"))
+        button.setCheckable(True)
+        button.setChecked(self.show_conversations_action.isChecked())
+        button.clicked.connect(self.show_conversations_action.trigger)
+        self.show_conversations_action.toggled.connect(button.setChecked)
+        button.setToolTip(tr("Show or hide the conversation list") + " (Ctrl+4)")
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setAutoRaise(True)
+        self.drawer_button = button
+        self.reader.setCornerWidget(button, Qt.Corner.TopLeftCorner)
+
+    def apply_minimum_sizes(self) -> None:
+        """Panes never get narrower than what shows their essentials: the library's fixed
+        columns beside a readable title, the inspector's tabs unabbreviated, a usable chat."""
+        header = self.library_pane.table.horizontalHeader()
+        # The authors column elides down to its minimum (LibraryPane.fit_columns); the rest are fixed.
+        fixed = sum(header.sectionSize(c) for c in range(2, header.count()) if not header.isSectionHidden(c))
+        fixed += AUTHORS_MIN_WIDTH
+        scroll = self.library_pane.table.verticalScrollBar().sizeHint().width()
+        table_min = fixed + TITLE_MIN_WIDTH + scroll + 2 * self.library_pane.table.frameWidth() + 4
+        self.library_pane.setMinimumWidth(table_min)
+        # The collections tree steps aside when the table would get less (LibraryPane.resizeEvent).
+        self.library_pane.table_min_width = table_min
+        tabs = self.inspector.tabs
+        corner = self.inspector.export_button.sizeHint().width()
+        self.inspector.setMinimumWidth(tabs.tabBar().sizeHint().width() + corner + 8)
+        self.chat_pane.setMinimumWidth(CHAT_MIN_WIDTH)
+        # Not its natural minimum: an open list must not stop the window from being made narrow
+        # (it folds away below NARROW_WIDTH instead).
+        self.conversations_pane.setMinimumWidth(1)
+        self.chat_splitter.setCollapsible(0, True)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        narrow = event.size().width() < NARROW_WIDTH
+        if self.drawer_open():
+            if narrow:
+                self._place_drawer()
+                return
+            self.on_show_conversations_toggled(True)  # wide again: the drawer becomes a pane
+            return
+        open_now = self.show_conversations_action.isChecked()
+        if narrow and open_now and not self._drawer_folded:
+            self._drawer_folded = True
+            self.show_conversations_action.setChecked(False)
+            self.on_show_conversations_toggled(False)
+        elif not narrow and self._drawer_folded:
+            # Wide again: the list comes back, as it was before the window folded it.
+            self._drawer_folded = False
+            self.show_conversations_action.setChecked(True)
+            self.on_show_conversations_toggled(True)
+
+    def _keyboard(self) -> None:
+        """Filter boxes hand the arrow keys to their results; Tab walks the panes left to right."""
+        lib, conv, chat, insp = self.library_pane, self.conversations_pane, self.chat_pane, self.inspector
+        lib.table.setObjectName("libraryTable")
+        self.library_filter_keys = FilterKeys(lib.filter_edit, lib.table, lib.on_open_action_triggered)
+        self.conversation_filter_keys = FilterKeys(conv.search_edit, conv.list, self.on_conversation_filter_open)
+        chat._stop_shortcut.setProperty("description", tr("Stop the run"))
+        chain: list[QWidget] = [
+            lib.filter_edit, lib.table, conv.search_edit, conv.list, chat.input, chat.mode_combo,
+            chat.send_button, chat.conversation, insp.tabs,
+        ]
+        for first, second in pairwise(chain):
+            QWidget.setTabOrder(first, second)
+
+    @Slot()
+    def on_conversation_filter_open(self) -> None:
+        item = self.conversations_pane.list.currentItem()
+        if item is not None:
+            self.conversations_pane.list.itemActivated.emit(item)
+
+    @Slot()
+    def on_shortcuts_triggered(self) -> None:
+        dlg = ShortcutsDialog(self)
+        dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.shortcuts_dialog = dlg
+        dlg.show()
 
     def _wire(self) -> None:
         self.library_pane.import_requested.connect(self.start_import)
@@ -237,6 +361,7 @@ class MainWindow(QMainWindow):
         self.conversations_pane.deleted.connect(self.on_conversations_pane_deleted)
         self.cancel_import_button.clicked.connect(self.on_cancel_import_clicked)
         self.failures_button.clicked.connect(self.on_failures_clicked)
+        self.reader.popped_out.connect(self.on_reader_popped_out)
 
     def _restore_geometry(self) -> None:
         geo = self.qsettings.value("geometry")
@@ -254,12 +379,15 @@ class MainWindow(QMainWindow):
         chat_state = self.qsettings.value("chatSplitter")
         if isinstance(chat_state, QByteArray):
             self.chat_splitter.restoreState(chat_state)
-            self.show_conversations_action.setChecked(self.chat_splitter.sizes()[0] > 0)
+            shown = self.chat_splitter.sizes()[0] > 0
+            self.show_conversations_action.setChecked(shown)
+            self.conversations_pane.setVisible(shown)
 
     def save_geometry(self) -> None:
         self.qsettings.setValue("geometry", self.saveGeometry())
         self.qsettings.setValue("splitter", self.splitter.saveState())
-        self.qsettings.setValue("chatSplitter", self.chat_splitter.saveState())
+        if not self._drawer_folded:  # folded for a narrow window: the user's choice is kept as it was
+            self.qsettings.setValue("chatSplitter", self.chat_splitter.saveState())
         # The library table's sort order and column widths, like the window's geometry.
         self.qsettings.setValue("libraryHeader", self.library_pane.table.horizontalHeader().saveState())
         self.qsettings.setValue("librarySplitter", self.library_pane.table_splitter.saveState())
@@ -272,7 +400,16 @@ class MainWindow(QMainWindow):
         self.library_pane.refresh()
         # One source: the list the library pane just read (its header counts the same rows).
         docs, chunks = self.library_pane.ready_count()
-        self.docs_label.setText(f"{docs} documents · {chunks} chunks")
+        self.docs_label.setText(tr("{docs} documents · {chunks} chunks").format(docs=docs, chunks=chunks))
+
+    @Slot(int, object)
+    def on_reader_popped_out(self, doc_id: int, viewer: Any) -> None:
+        # The window replaces the tab: opening the document again shows the window.
+        self.library_pane.viewers[doc_id] = viewer
+
+    @Slot()
+    def on_close_document_triggered(self) -> None:
+        self.reader.close_current_document()
 
     @Slot(int)
     def on_library_pane_document_selected(self, doc_id: int) -> None:
@@ -302,9 +439,9 @@ class MainWindow(QMainWindow):
     def update_model_label(self) -> None:
         llm = self.settings.llm
         if llm.enabled and llm.model:
-            self.model_label.setText(f"Model: {llm.model}")
+            self.model_label.setText(tr("Model: {model}").format(model=llm.model))
         else:
-            self.model_label.setText("Offline (no language model)")
+            self.model_label.setText(tr("Offline (no language model)"))
 
     def last_import_dir(self) -> str:
         """Where the file dialogs open: the folder of the last import, else the home folder."""
@@ -319,7 +456,11 @@ class MainWindow(QMainWindow):
     @Slot()
     def on_import_files_triggered(self) -> None:
         files, _ = QFileDialog.getOpenFileNames(
-            self, "Import papers", self.last_import_dir(), "Papers and bibliographies (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;All files (*)"
+            self,
+            tr("Import papers"),
+            self.last_import_dir(),
+            tr("Papers and bibliographies") + " (*.pdf *.txt *.md *.markdown *.jsonl *.bib *.ris *.json);;"
+            + tr("All files") + " (*)",
         )
         if files:
             self.remember_import_dir(files)
@@ -327,7 +468,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_import_folder_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Import a folder of papers", self.last_import_dir())
+        folder = QFileDialog.getExistingDirectory(self, tr("Import a folder of papers"), self.last_import_dir())
         if folder:
             self.remember_import_dir([str(Path(folder) / ".")])
             self.start_import([folder])
@@ -353,7 +494,7 @@ class MainWindow(QMainWindow):
     @Slot(list)
     def start_import(self, paths: list[str]) -> None:
         if self.import_thread is not None:
-            self.statusBar().showMessage("An import is already running; wait for it or cancel it.", 5000)
+            self.statusBar().showMessage(tr("An import is already running; wait for it or cancel it."), 5000)
             return
         worker = ImportWorker(self.library, paths)
         worker.progress.connect(self.on_import_progress)
@@ -365,14 +506,14 @@ class MainWindow(QMainWindow):
         self.progress.setVisible(True)
         self.cancel_import_button.setVisible(True)
         self.failures_button.setVisible(False)
-        self.task_label.setText("Importing…")
+        self.task_label.setText(tr("Importing…"))
         self.import_thread.start()
 
     @Slot(int, int, str)
     def on_import_progress(self, index: int, total: int, path: str) -> None:
         self.progress.setRange(0, total)
         self.progress.setValue(index - 1)
-        self.task_label.setText(f"Importing {index} of {total}: {Path(path).name}")
+        self.task_label.setText(tr("Importing {index} of {total}: {name}").format(index=index, total=total, name=Path(path).name))
         self._import_label = self.task_label.text()
 
     @Slot(str)
@@ -397,33 +538,37 @@ class MainWindow(QMainWindow):
         dups = ""
         if report.duplicates:
             # Name them: "already in the library as #12" says where to look.
-            named = [f"{Path(p).name} already in the library as #{i}" for p, i in report.duplicates[:2]]
+            named = [
+                tr("{name} already in the library as #{n}").format(name=Path(p).name, n=i) for p, i in report.duplicates[:2]
+            ]
             more = len(report.duplicates) - len(named)
-            dups = " (" + "; ".join(named) + (f"; {more} more" if more > 0 else "") + ")"
+            dups = " (" + "; ".join(named) + ("; " + tr("{n} more").format(n=more) if more > 0 else "") + ")"
         summary = (
-            f"Imported {len(report.imported)} · {len(report.duplicates)} duplicate(s){dups} · {len(report.failed)} failed"
-            + (f" · {len(report.unsupported)} unsupported" if report.unsupported else "")
-            + (f" · {len(report.updated)} updated from bibliography" if report.updated else "")
-            + (" · cancelled" if report.cancelled else "")
-            + (f" · stopped, {len(report.not_imported)} not imported" if report.stopped else "")
+            tr("Imported {n} · {d} duplicate(s) · {f} failed").format(
+                n=len(report.imported), d=f"{len(report.duplicates)}{dups}", f=len(report.failed)
+            )
+            + (tr(" · {n} unsupported").format(n=len(report.unsupported)) if report.unsupported else "")
+            + (tr(" · {n} updated from bibliography").format(n=len(report.updated)) if report.updated else "")
+            + (tr(" · cancelled") if report.cancelled else "")
+            + (tr(" · stopped, {n} not imported").format(n=len(report.not_imported)) if report.stopped else "")
         )
         self.task_label.setText(summary)
         skipped = len(report.failed) + len(report.unsupported)
         if skipped:
-            self.failures_button.setText(f"{skipped} not imported — show")
+            self.failures_button.setText(tr("{n} not imported — show").format(n=skipped))
             self.failures_button.setVisible(True)
         elif any(r.failed or r.unsupported for r in self.import_log):
             # An earlier batch's failures stay one click away.
             self.failures_button.setText(tr("Import log"))
             self.failures_button.setVisible(True)
         if report.stopped:
-            QMessageBox.warning(self, "Import", report.stopped)
+            QMessageBox.warning(self, tr("Import"), report.stopped)
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
         self._import_done()
-        self.task_label.setText(message)
-        QMessageBox.warning(self, "Import", message)
+        self.task_label.setText(translate_phrase(message))
+        QMessageBox.warning(self, tr("Import"), message)
 
     @Slot()
     def on_cancel_import_clicked(self) -> None:
@@ -431,7 +576,7 @@ class MainWindow(QMainWindow):
             worker = self.import_thread.worker
             if isinstance(worker, ImportWorker):
                 worker.cancel.set()
-            self.task_label.setText("Cancelling import…")
+            self.task_label.setText(tr("Cancelling import…"))
 
     @Slot()
     def on_failures_clicked(self) -> None:
@@ -442,7 +587,7 @@ class MainWindow(QMainWindow):
             return
         lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
         lines += [f"{Path(p).name}: {r}" for p, r in self.last_report.unsupported]
-        box = QMessageBox(QMessageBox.Icon.Information, "Files that could not be imported", "\n".join(lines[:40]), parent=self)
+        box = QMessageBox(QMessageBox.Icon.Information, tr("Files that could not be imported"), "\n".join(lines[:40]), parent=self)
         if len(lines) > 40:
             box.setDetailedText("\n".join(lines))
         box.exec()
@@ -476,13 +621,13 @@ class MainWindow(QMainWindow):
     def on_reindex_finished(self, n: int) -> None:
         self._reindex_done()
         self.task_label.setText("")
-        self.statusBar().showMessage(f"Rebuilt the search index: {n} chunks.", 5000)
+        self.statusBar().showMessage(tr("Rebuilt the search index: {n} chunks.").format(n=n), 5000)
         self.refresh_library()
 
     @Slot(str)
     def on_reindex_failed(self, message: str) -> None:
         self._reindex_done()
-        self.task_label.setText(message)
+        self.task_label.setText(translate_phrase(message))
         QMessageBox.warning(self, tr("Rebuild Search Index"), message)
 
     # --- chat / agent ----------------------------------------------------------------------
@@ -494,7 +639,7 @@ class MainWindow(QMainWindow):
         try:
             policy = self.session.make_policy()
         except PaperPilotError as e:
-            QMessageBox.warning(self, "Language model", str(e))
+            QMessageBox.warning(self, tr("Language model"), str(e))
             return
         # A collection or tag open in the library pane scopes the question to its documents.
         scope = self.library_pane.current_scope()
@@ -516,7 +661,7 @@ class MainWindow(QMainWindow):
         worker.failed.connect(self.on_agent_failed)
         self.inspector.clear()
         self.chat_pane.set_running(True)
-        self.task_label.setText("Researching…")
+        self.task_label.setText(tr("Researching…"))
         self.agent_thread = WorkerThread(worker, self)
         self.agent_thread.start()
 
@@ -541,7 +686,9 @@ class MainWindow(QMainWindow):
         self.inspector.show_result(result)
         if result is None:
             return
-        self.task_label.setText(f"Done: {result.status.value.replace('_', ' ')} in {result.seconds:.1f} s")
+        self.task_label.setText(
+            tr("Done: {status} in {s:.1f} s").format(status=tr(answer_status.status_label(result.status)), s=result.seconds)
+        )
 
     @Slot(str, str)
     def on_agent_saved(self, conversation_id: str, error: str) -> None:
@@ -558,7 +705,7 @@ class MainWindow(QMainWindow):
     def on_agent_failed(self, message: str) -> None:
         self._agent_done()
         self.chat_pane.show_error(message)
-        self.task_label.setText(message)
+        self.task_label.setText(translate_phrase(message))
 
     @Slot()
     def on_chat_stop_requested(self) -> None:
@@ -581,6 +728,9 @@ class MainWindow(QMainWindow):
 
     def open_conversation(self, conv_id: Any) -> None:
         """Show a saved conversation: its turns in the chat, its last run in the inspector."""
+        if self.drawer_open():
+            self.show_conversations_action.setChecked(False)
+            self.on_show_conversations_toggled(False)
         try:
             turns = list(self.conversations.turns(conv_id))
         except Exception as e:
@@ -647,10 +797,50 @@ class MainWindow(QMainWindow):
 
     @Slot(bool)
     def on_show_conversations_toggled(self, checked: bool) -> None:
-        sizes = self.chat_splitter.sizes()
-        total = sum(sizes)
-        left = min(190, total // 3) if checked else 0
-        self.chat_splitter.setSizes([left, total - left])
+        # Hidden, not dragged to zero: a splitter counts the minimum width of every visible
+        # pane, and the folded list must not keep the window from getting narrow.
+        pane = self.conversations_pane
+        if not checked:
+            pane.setVisible(False)
+            self._dock_conversations()
+            return
+        if self.width() < NARROW_WIDTH:
+            # A narrow window has no room for a fourth pane: the list opens as a drawer over
+            # the chat's left side, and closes again once a conversation is chosen.
+            self._open_drawer()
+            return
+        self._dock_conversations()
+        pane.setVisible(True)
+        total = sum(self.chat_splitter.sizes())
+        left = max(CONVERSATIONS_MIN_WIDTH, min(190, total // 3))
+        self.chat_splitter.setSizes([left, max(0, total - left)])
+
+    def drawer_open(self) -> bool:
+        return self.conversations_pane.parentWidget() is self.reader and self.conversations_pane.isVisible()
+
+    def _open_drawer(self) -> None:
+        pane = self.conversations_pane
+        if pane.parentWidget() is not self.reader:
+            pane.setParent(self.reader)
+            pane.setAutoFillBackground(True)
+        self._place_drawer()
+        pane.show()
+        pane.raise_()
+
+    def _place_drawer(self) -> None:
+        top = self.reader.tabBar().height()
+        width = min(max(CONVERSATIONS_MIN_WIDTH + 60, self.reader.width() // 2), self.reader.width())
+        self.conversations_pane.setGeometry(0, top, width, max(0, self.reader.height() - top))
+
+    def _dock_conversations(self) -> None:
+        pane = self.conversations_pane
+        if pane.parentWidget() is self.chat_splitter:
+            return
+        visible = pane.isVisible()
+        pane.setAutoFillBackground(False)
+        self.chat_splitter.insertWidget(0, pane)
+        self.chat_splitter.setCollapsible(0, True)
+        pane.setVisible(visible)
 
     @Slot()
     def on_profile_triggered(self) -> None:
@@ -687,6 +877,7 @@ class MainWindow(QMainWindow):
         dlg = SettingsDialog(self.settings, self.paths, self)
         if dlg.exec():
             self.session.save_settings(dlg.result_settings())  # new chunk sizes apply to the next import
+            apply_theme(self.settings.ui.theme)
             self.library_pane.set_citation_style(self.session.citation_style)
             self.update_model_label()
 
@@ -715,9 +906,13 @@ class MainWindow(QMainWindow):
     def on_about_triggered(self) -> None:
         QMessageBox.about(
             self,
-            "About PaperPilot",
-            f"<b>PaperPilot {__version__}</b><p>A local research assistant: every claim in an answer "
-            "points to a passage of your own papers that the program has checked.</p>",
+            tr("About PaperPilot"),
+            f"<b>PaperPilot {__version__}</b><p>"
+            + tr(
+                "A local research assistant: every claim in an answer points to a passage of your own papers "
+                "that the program has checked."
+            )
+            + "</p>",
         )
 
     # --- drag and drop ----------------------------------------------------------------------
@@ -750,7 +945,54 @@ class MainWindow(QMainWindow):
 
     # --- shutdown ---------------------------------------------------------------------------
 
+    # --- the literature matrix -----------------------------------------------------------------
+
+    def open_matrix_window(self, doc_ids: list[int] | None = None, matrix_id: str | None = None) -> Any:
+        """A matrix window beside the chat: a new matrix over ``doc_ids`` (all papers when none are
+        selected), or a saved one; its cells' evidence goes to the inspector."""
+        from .matrix_window import MatrixWindow
+
+        win = MatrixWindow(self.session, self)
+        win.show_cell.connect(self.on_matrix_window_show_cell)
+        try:
+            if matrix_id is not None:
+                win.open_saved(matrix_id)
+            else:
+                win.new_matrix(doc_ids or [])
+        except PaperPilotError as e:
+            win.deleteLater()
+            QMessageBox.warning(self, tr("Literature Matrix"), str(e))
+            return None
+        win.show()
+        return win
+
+    def open_draft_window(self, doc_ids: list[int] | None = None) -> Any:
+        """A draft window over ``doc_ids`` (all papers when none are selected)."""
+        from .draft_window import DraftWindow
+
+        win = DraftWindow(self.session, doc_ids or [], self)
+        win.show()
+        return win
+
+    def on_draft_triggered(self) -> None:
+        self.open_draft_window(self.library_pane.selected_ids())
+
+    def on_matrix_triggered(self) -> None:
+        self.open_matrix_window(self.library_pane.selected_ids())
+
+    @Slot(object)
+    def on_matrix_window_show_cell(self, result: Any) -> None:
+        self.inspector.clear()
+        self.inspector.show_result(result)
+        self.inspector.tabs.setCurrentWidget(self.inspector.evidence_tab)
+        self.inspector.select_evidence(1)
+
     def shutdown_workers(self) -> None:
+        from .draft_window import DraftWindow
+        from .matrix_window import MatrixWindow
+
+        for win in [*self.findChildren(MatrixWindow), *self.findChildren(DraftWindow)]:
+            win.close()
         if self.check_dialog is not None:
             self.check_dialog.stop()
         for thread in (self.agent_thread, self.import_thread, self.reindex_thread):

@@ -46,10 +46,9 @@ from ..core.citations.styles import bibliography, get_style
 from ..core.library import Library
 from ..core.library.metadata import item_for_document, save_item
 from .i18n import language, tr
+from .theme import error_colour, ok_colour
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread, wait_lingering_threads
 
-ERROR_COLOUR = "#b3261e"
-OK_COLOUR = "#1b7f3b"
 MAX_YEAR = 2200
 PREVIEW_DELAY_MS = 120  # typing fast re-renders once, not once per key
 
@@ -449,7 +448,7 @@ class MetadataDialog(QDialog):
         self.preview_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error_label = QLabel(self)
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setStyleSheet(f"color: {error_colour()};")
         self.error_label.setVisible(False)
 
         self.buttons = QDialogButtonBox(
@@ -540,7 +539,7 @@ class MetadataDialog(QDialog):
             self.sources_label.setText(tr("Sources: not recorded (imported before PaperPilot kept track)."))
             return
         conf = doc.metadata_confidence if doc is not None else None
-        head = tr("Sources") + (f" (confidence {conf:.2f})" if conf is not None else "")
+        head = tr("Sources") + (tr(" (confidence {conf})").format(conf=f"{conf:.2f}") if conf is not None else "")
         if doc is not None and doc.check_metadata:
             head = "⚑ " + tr("Please check.") + " " + head
         self.sources_label.setText(head + " — " + "; ".join(parts))
@@ -746,7 +745,7 @@ class MetadataDialog(QDialog):
         except Exception as e:  # the preview must never take the editor down with it
             self.preview_box.setTitle(tr("Preview"))
             self.preview_label.setText(
-                f"<span style='color:{ERROR_COLOUR}'>"
+                f"<span style='color:{error_colour()}'>"
                 + _escape(tr("No preview: {reason}").format(reason=f"{type(e).__name__}: {e}"))
                 + "</span>"
             )
@@ -886,7 +885,7 @@ class MetadataDialog(QDialog):
         return tr(label)
 
     def _set_lookup_message(self, ok: bool, message: str) -> None:
-        self.lookup_label.setStyleSheet(f"color: {OK_COLOUR if ok else ERROR_COLOUR};")
+        self.lookup_label.setStyleSheet(f"color: {ok_colour() if ok else error_colour()};")
         self.lookup_label.setText(message)
 
     def _finish_lookup_thread(self) -> None:

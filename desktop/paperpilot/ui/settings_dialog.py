@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.app import resolve_api_key
+from ..core.llm.presets import PRESETS, Preset, model_for_preset, preset_for_url
 from ..core.settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
@@ -53,17 +54,8 @@ from ..core.settings.keystore import (
 from ..core.settings.paths import AppPaths
 from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
+from .theme import THEMES, error_colour, ok_colour
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
-
-PRESETS: tuple[tuple[str, str], ...] = (
-    ("Ollama", "http://127.0.0.1:11434/v1"),
-    ("LM Studio", "http://127.0.0.1:1234/v1"),
-    ("llama.cpp server", "http://127.0.0.1:8080/v1"),
-    ("OpenAI", "https://api.openai.com/v1"),
-    ("DeepSeek", "https://api.deepseek.com/v1"),
-    ("Qwen / DashScope (compatible mode)", "https://dashscope.aliyuncs.com/compatible-mode/v1"),
-    ("Custom", ""),
-)
 
 CITATION_STYLES: tuple[tuple[str, str], ...] = (
     ("gbt7714-2015-numeric", "GB/T 7714-2015 (numeric)"),
@@ -74,8 +66,6 @@ CITATION_STYLES: tuple[tuple[str, str], ...] = (
     ("chicago-author-date", "Chicago (author-date)"),
 )
 
-OK_COLOUR = "#1b7f3b"
-ERROR_COLOUR = "#b3261e"
 TEST_TIMEOUT_S = 20.0
 # Saving checks the model quickly: a server that lists it is taken at its word.
 SAVE_CHECK_TIMEOUT_S = 5.0
@@ -86,15 +76,15 @@ def explain_connection_error(message: str) -> str:
     """A one-line headline for the client's message, so the user sees what kind of failure it is."""
     low = message.lower()
     if "refused" in low:
-        head = "Connection refused: nothing is listening at that address. Is the server running?"
+        head = tr("Connection refused: nothing is listening at that address. Is the server running?")
     elif "timed out" in low:
-        head = "No answer in time: the server is unreachable or too slow."
+        head = tr("No answer in time: the server is unreachable or too slow.")
     elif "api key was rejected" in low or "401" in low or "403" in low:
-        head = "The server rejected the API key (401/403). Check the key."
+        head = tr("The server rejected the API key (401/403). Check the key.")
     elif "404" in low or "not found" in low or "has no model" in low:
-        head = "Not found (404): check the server URL (it usually ends in /v1) and the model name."
+        head = tr("Not found (404): check the server URL (it usually ends in /v1) and the model name.")
     elif "cannot reach" in low:
-        head = "Cannot reach the server: check the URL and your network."
+        head = tr("Cannot reach the server: check the URL and your network.")
     else:
         return message
     return f"{head}\n{message}"
@@ -117,7 +107,8 @@ def test_connection(
     except Exception as e:
         if cancel.is_set():
             return False, CANCELLED_MESSAGE, []
-        return False, redact(f"The test failed: {type(e).__name__}: {e}", [secret] if secret else []), []
+        failed = tr("The test failed: {error}").format(error=f"{type(e).__name__}: {e}")
+        return False, redact(failed, [secret] if secret else []), []
 
 
 def _test(
@@ -148,13 +139,15 @@ def _test(
                     return False, explain_connection_error(str(e)), []
             if not model:
                 if models:
-                    msg = f"Connected to {base_url}: the server offers {len(models)} model(s). Choose one in the Model box."
+                    msg = tr("Connected to {url}: the server offers {n} model(s). Choose one in the Model box.").format(
+                        url=base_url, n=len(models)
+                    )
                     return True, msg, models
-                return False, "Connected, but the server lists no models: type the model name.", []
+                return False, tr("Connected, but the server lists no models: type the model name."), []
             ok, message = client.test_connection(cancel, chat=not quick)
             if ok:
-                count = f" The server offers {len(models)} model(s)." if models else ""
-                return True, f"OK. {message}{count}", models
+                count = tr(" The server offers {n} model(s).").format(n=len(models)) if models else ""
+                return True, f"{tr('OK.')} {message}{count}", models
             return False, explain_connection_error(message), models
         except LLMCancelled:
             return False, CANCELLED_MESSAGE, []
@@ -188,7 +181,7 @@ class SettingsDialog(QDialog):
         self.error_label = QLabel(self)
         self.error_label.setObjectName("settingsError")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setStyleSheet(f"color: {error_colour()};")
         self.error_label.setVisible(False)
         layout.addWidget(self.error_label)
         self.buttons = QDialogButtonBox(
@@ -221,8 +214,8 @@ class SettingsDialog(QDialog):
         form.setContentsMargins(0, 0, 0, 0)
         self.preset_combo = QComboBox(self.llm_fields)
         self.preset_combo.setObjectName("presetCombo")
-        for name, url in PRESETS:
-            self.preset_combo.addItem(tr(name), url)
+        for preset in PRESETS:
+            self.preset_combo.addItem(tr(preset.name), preset.base_url)
         self.url_edit = QLineEdit(self.llm_fields)
         self.url_edit.setObjectName("urlEdit")
         self.url_edit.setPlaceholderText("http://127.0.0.1:11434/v1")
@@ -232,7 +225,7 @@ class SettingsDialog(QDialog):
         self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
         model_edit = self.model_combo.lineEdit()
         if model_edit is not None:
-            model_edit.setPlaceholderText("e.g. qwen2.5:7b-instruct")
+            model_edit.setPlaceholderText(tr("e.g. {example}").format(example="qwen2.5:7b-instruct"))
         self.key_edit = QLineEdit(self.llm_fields)
         self.key_edit.setObjectName("apiKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -249,7 +242,7 @@ class SettingsDialog(QDialog):
         self.key_store_label.setEnabled(False)  # greyed: a remark, not a control
         self.key_env_edit = QLineEdit(self.llm_fields)
         self.key_env_edit.setObjectName("apiKeyEnvEdit")
-        self.key_env_edit.setPlaceholderText("e.g. OPENAI_API_KEY (optional)")
+        self.key_env_edit.setPlaceholderText(tr("e.g. {example} (optional)").format(example="OPENAI_API_KEY"))
         self.test_button = QPushButton(tr("Test connection"), self.llm_fields)
         self.test_button.setObjectName("testConnectionButton")
         self.cancel_test_button = QPushButton(tr("Cancel test"), self.llm_fields)
@@ -320,7 +313,7 @@ class SettingsDialog(QDialog):
         self.chunk_error = QLabel(box)
         self.chunk_error.setObjectName("chunkError")
         self.chunk_error.setWordWrap(True)
-        self.chunk_error.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.chunk_error.setStyleSheet(f"color: {error_colour()};")
         self.chunk_error.setVisible(False)
         self.ocr_check = QCheckBox(tr("Read scanned pages by OCR (Chinese and English, offline)"), box)
         self.ocr_check.setObjectName("ocrCheck")
@@ -350,14 +343,22 @@ class SettingsDialog(QDialog):
             self.language_combo.addItem(name, code)
         note = QLabel(tr("Takes effect after a restart."), box)
         note.setEnabled(False)
+        self.theme_combo = QComboBox(box)
+        self.theme_combo.setObjectName("themeCombo")
+        for code, name in THEMES.items():
+            self.theme_combo.addItem(tr(name), code)
         form.addRow(tr("Interface language"), self.language_combo)
         form.addRow("", note)
+        form.addRow(tr("Theme"), self.theme_combo)
         return box
 
     def _load(self, s: Settings) -> None:
         self.offline_check.setChecked(not s.llm.enabled)
         self.url_edit.setText(s.llm.base_url)
         self._select_preset_for(s.llm.base_url)
+        known = preset_for_url(s.llm.base_url)
+        if known is not None:
+            self.model_combo.addItems(list(known.models))
         self.model_combo.setCurrentText(s.llm.model)
         self.key_env_edit.setText(s.llm.api_key_env)
         self._update_key_placeholder()
@@ -370,6 +371,7 @@ class SettingsDialog(QDialog):
         self.ocr_check.setChecked(s.imports.ocr)
         _select_data(self.citation_combo, s.ui.citation_style)
         _select_data(self.language_combo, s.ui.ui_language)
+        _select_data(self.theme_combo, s.ui.theme)
         self.llm_fields.setEnabled(s.llm.enabled)
 
     # --- results ---------------------------------------------------------------------------------
@@ -389,6 +391,7 @@ class SettingsDialog(QDialog):
         s.imports.ocr = self.ocr_check.isChecked()
         s.ui.citation_style = str(self.citation_combo.currentData())
         s.ui.ui_language = str(self.language_combo.currentData())
+        s.ui.theme = self.theme_combo.currentData()
         # Round-trip through validation so a bad value fails here, not when the file is read back.
         return Settings.model_validate(s.model_dump())
 
@@ -407,7 +410,7 @@ class SettingsDialog(QDialog):
         try:
             self.result_settings()
         except ValidationError as e:  # a value the settings model refuses: said plainly, not saved
-            self._show_error(f"These settings cannot be saved: {describe_invalid(e)}.")
+            self._show_error(tr("These settings cannot be saved: {reason}.").format(reason=describe_invalid(e)))
             return
         if not self.offline_check.isChecked():
             try:
@@ -449,9 +452,21 @@ class SettingsDialog(QDialog):
 
     @Slot(int)
     def on_preset_combo_changed(self, index: int) -> None:
-        url = str(self.preset_combo.itemData(index) or "")
-        if url and not self._updating_url:
-            self.url_edit.setText(url)
+        if self._updating_url or not 0 <= index < len(PRESETS):
+            return
+        preset = PRESETS[index]
+        if preset.base_url:
+            self.url_edit.setText(preset.base_url)
+            self.apply_preset_models(preset)
+
+    def apply_preset_models(self, preset: Preset) -> None:
+        """Offer the provider's model names and fill in its usual one (and its key variable)."""
+        current = self.model_combo.currentText()
+        self.model_combo.clear()
+        self.model_combo.addItems(list(preset.models))
+        self.model_combo.setCurrentText(model_for_preset(preset, current))
+        if preset.key_env and not self.key_env_edit.text().strip():
+            self.key_env_edit.setText(preset.key_env)
 
     @Slot(str)
     def on_url_edit_edited(self, text: str) -> None:
@@ -538,8 +553,8 @@ class SettingsDialog(QDialog):
         return self._check_thread is not None
 
     def _set_test_message(self, ok: bool, message: str) -> None:
-        self.test_label.setStyleSheet(f"color: {OK_COLOUR if ok else ERROR_COLOUR};")
-        self.test_label.setText(message)
+        self.test_label.setStyleSheet(f"color: {ok_colour() if ok else error_colour()};")
+        self.test_label.setText(tr(message) if message == CANCELLED_MESSAGE else message)
 
     def _chunk_problem(self) -> str | None:
         return chunk_range_problem(self.chunk_min_spin.value(), self.chunk_spin.value())
@@ -676,12 +691,8 @@ class SettingsDialog(QDialog):
     def _select_preset_for(self, url: str) -> None:
         self._updating_url = True
         try:
-            target = url.strip().rstrip("/")
-            for i, (_name, preset) in enumerate(PRESETS):
-                if preset and preset.rstrip("/") == target:
-                    self.preset_combo.setCurrentIndex(i)
-                    return
-            self.preset_combo.setCurrentIndex(len(PRESETS) - 1)
+            preset = preset_for_url(url)
+            self.preset_combo.setCurrentIndex(PRESETS.index(preset) if preset else len(PRESETS) - 1)
         finally:
             self._updating_url = False
 

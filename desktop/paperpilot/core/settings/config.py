@@ -7,7 +7,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -79,6 +79,7 @@ class UISettings(BaseModel):
     # CSL-style names; the citation formatter of a later issue reads this.
     citation_style: str = "apa"
     ui_language: str = "en"  # "en" | "zh"
+    theme: Literal["system", "light", "dark"] = "system"
 
 
 class MetadataSettings(BaseModel):

@@ -1,0 +1,1 @@
+"""Research workflows built on the agent loop: the literature matrix and the cited draft."""

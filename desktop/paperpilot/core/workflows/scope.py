@@ -1,0 +1,166 @@
+"""Which papers a matrix or a draft draws on: ids, a query, a year range, tags or collections.
+
+A ``Scope`` is plain data (saved with the matrix or draft); ``resolve_scope`` turns it into the
+documents, in a stable order. Year ranges may be said in words ("近三年", "the last three
+years", "since 2020", "2019–2023") and are read against ``clock.today()``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any, Protocol
+
+from ..clock import today
+from ..errors import InvalidInput, NotFound
+from ..models import DocumentInfo, Hit
+from ..text.kinds import answerable
+from .kinds import hit_kind
+
+# How many passages a query scope looks at: enough that every paper mentioning it has one.
+QUERY_SCOPE_HITS = 400
+
+
+class ScopePool(Protocol):
+    def list_documents(self) -> list[DocumentInfo]: ...
+
+    def search(
+        self,
+        query: str,
+        k: int = 3,
+        *,
+        doc_ids: Sequence[int] | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+    ) -> list[Hit]: ...
+
+
+@dataclass
+class Scope:
+    """The papers to draw on. Empty fields do not filter; all given ones must hold."""
+
+    doc_ids: list[int] = field(default_factory=list)
+    query: str = ""
+    year_from: int | None = None
+    year_to: int | None = None
+    tags: list[str] = field(default_factory=list)
+    collections: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Scope:
+        return cls(
+            doc_ids=[int(x) for x in data.get("doc_ids") or []],
+            query=str(data.get("query") or ""),
+            year_from=data.get("year_from"),
+            year_to=data.get("year_to"),
+            tags=[str(x) for x in data.get("tags") or []],
+            collections=[str(x) for x in data.get("collections") or []],
+        )
+
+    def describe(self) -> str:
+        bits = []
+        if self.doc_ids:
+            bits.append("documents " + ", ".join(str(i) for i in self.doc_ids))
+        if self.query:
+            bits.append(f"matching {self.query!r}")
+        if self.year_from is not None or self.year_to is not None:
+            bits.append(f"years {self.year_from or '…'}–{self.year_to or '…'}")
+        if self.tags:
+            bits.append("tagged " + ", ".join(self.tags))
+        if self.collections:
+            bits.append("in " + ", ".join(self.collections))
+        return "; ".join(bits) or "the whole library"
+
+
+_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+              "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+              "九": 9, "十": 10}  # fmt: skip
+_N = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
+_LAST_N = re.compile(rf"(?:近|最近|过去|近来)\s*{_N}\s*年|\b(?:the\s+)?(?:last|past|recent)\s+{_N}\s+years?\b", re.I)
+_RANGE = re.compile(r"\b((?:19|20)\d{2})\s*(?:[–—-]|to|至|到|~)\s*((?:19|20)\d{2})\b")
+_SINCE = re.compile(r"(?:\bsince\s+|\bfrom\s+|\bafter\s+)((?:19|20)\d{2})\b|((?:19|20)\d{2})\s*年?\s*(?:以来|至今|之后|以后)", re.I)
+_LAST_YEAR = re.compile(r"\b(?:the\s+)?(?:last|past)\s+year\b|去年以来|近一年|最近一年", re.I)
+
+
+def _number(word: str) -> int:
+    return int(word) if word.isdigit() else _NUM_WORDS[word.lower()]
+
+
+def parse_years(text: str, now: date | None = None) -> tuple[int | None, int | None] | None:
+    """The year range ``text`` names, relative to ``now`` (default ``clock.today()``), or None.
+
+    "近三年" and "the last three years" are the current year and the two before it (in 2026:
+    2024–2026), as a researcher says it; "since 2020" runs to this year."""
+    year = (now or today()).year
+    m = _RANGE.search(text)
+    if m:
+        a, b = int(m.group(1)), int(m.group(2))
+        return (min(a, b), max(a, b))
+    m = _LAST_N.search(text)
+    if m:
+        n = _number(next(g for g in m.groups() if g))
+        return (year - n + 1, year)
+    if _LAST_YEAR.search(text):
+        return (year - 1, year)
+    m = _SINCE.search(text)
+    if m:
+        return (int(next(g for g in m.groups() if g)), year)
+    return None
+
+
+def year_argument(text: str, now: date | None = None) -> tuple[int | None, int | None]:
+    """A ``--years`` value: "2019-2023", "2020" (that year), or words ("近三年", "since 2020")."""
+    t = text.strip()
+    if re.fullmatch(r"(?:19|20)\d{2}", t):
+        return (int(t), int(t))
+    parsed = parse_years(t, now)
+    if parsed is None:
+        raise InvalidInput(f"cannot read the year range {text!r} (try 2019-2023, since 2020 or 近三年)")
+    return parsed
+
+
+def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
+    """The ready documents the scope names, in its order (ids as given; a query's best first;
+    otherwise the library's order). Raises NotFound for an id that is not in the library."""
+    docs = pool.list_documents()
+    by_id = {d.doc_id: d for d in docs}
+    if scope.doc_ids:
+        missing = [i for i in scope.doc_ids if i not in by_id]
+        if missing:
+            raise NotFound(
+                f"no document with id {', '.join(str(i) for i in missing)} (see: paperpilot list)"
+            )
+        chosen = [by_id[i] for i in dict.fromkeys(scope.doc_ids)]
+    else:
+        chosen = list(docs)
+    if scope.tags:
+        wanted = {t.casefold() for t in scope.tags}
+        chosen = [d for d in chosen if wanted & {t.casefold() for t in d.tags}]
+    if scope.collections:
+        # Collections arrive with the library's collection feature; until a document knows its
+        # collections, naming one is an error rather than a silently empty matrix.
+        if not any(hasattr(d, "collections") for d in docs):
+            raise InvalidInput("this library has no collections yet; choose documents, a tag or a query")
+        wanted = {c.casefold() for c in scope.collections}
+        chosen = [d for d in chosen if wanted & {str(c).casefold() for c in getattr(d, "collections", [])}]
+    if scope.year_from is not None or scope.year_to is not None:
+        lo = scope.year_from if scope.year_from is not None else -10_000
+        hi = scope.year_to if scope.year_to is not None else 10_000
+        chosen = [d for d in chosen if d.year is not None and lo <= d.year <= hi]
+    if scope.query.strip():
+        ids = [d.doc_id for d in chosen]
+        hits = pool.search(scope.query, QUERY_SCOPE_HITS, doc_ids=ids) if ids else []
+        # A paper is in the scope when one of its passages that can answer (not its reference
+        # list) matches: a bibliography entry mentions everything.
+        order: dict[int, float] = {}
+        for h in hits:
+            if answerable(hit_kind(h)) and h.doc_id not in order:
+                order[h.doc_id] = h.score
+        keep = {d.doc_id: d for d in chosen}
+        chosen = [keep[i] for i in order if i in keep]
+    return chosen

@@ -1,0 +1,145 @@
+"""The plain-words phrases core writes into a result — what is missing, why the confidence is
+what it is, why a run stopped — in the interface language.
+
+Core writes these in English for an English question (and in Chinese for a Chinese one); the
+answer text itself is the policy's and is never touched. Each phrase shape core produces has
+one pattern here; the quoted words, numbers and names inside it are kept as they are. A phrase
+no pattern knows stays as core wrote it (tests/ui/test_translations.py checks that every shape
+core can produce is known).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from .i18n import language
+
+# confidence.explain: "<reason>: <value> (<±weight>)"
+_CONFIDENCE_NAMES_ZH = {
+    "every required part covered": "问题的每个必需部分都已覆盖",
+    "some required parts covered": "覆盖了问题的部分必需内容",
+    "share of required parts covered": "必需部分的覆盖比例",
+    "share of the question's other words found": "问题中其他词语的找到比例",
+    "the asked-for value (number, date, name …) found": "找到了所问的值（数字、日期、名称……）",
+    "every hop of the question covered": "多跳问题的每一步都已覆盖",
+    "both sides of the comparison covered": "比较的两方都已覆盖",
+    "weakest claim's support": "最弱论断的支持度",
+    "sentences removed as unsupported": "因缺乏支持而删除的句子",
+    "citations rejected by verification": "核对时被拒绝的引用",
+    "documents cited": "引用的文献数",
+    "sources disagree on the asked value": "各来源对所问的值说法不一",
+    "a multi-hop question": "多跳问题",
+    "a comparison": "比较类问题",
+    "supported sentences": "有支持的句子",
+    "cited documents named by the question or by each other": "被问题或彼此提及的引用文献",
+    "required parts covered from distinct passages": "必需部分由不同段落覆盖",
+    "the asked value stated by two cited passages": "所问的值有两个引用段落同时给出",
+}
+
+_FIXED_ZH = {
+    "the round limit forced the answer": "达到轮次上限，只得给出答案",
+    "a full answer (the run was stopped)": "完整的答案（运行已被停止）",
+    "a question": "一个问题",
+    "answer rejected: it obeyed a planted instruction": "答案被拒绝：它听从了文中植入的指令",
+    "Please ask a question.": "请提一个问题。",
+    "Stopped before anything was read.": "在阅读任何内容之前就已停止。",
+    "nothing more worth reading": "没有更多值得阅读的内容",
+    "nothing in the question can be searched in the library's language": "问题中没有能用文献库语言检索的词",
+    "The run failed.": "运行失败。",
+    "The run ended without a result.": "运行结束，但没有结果。",
+    "I could not find enough evidence in your library to answer this.": "在你的文献库中找不到足够的证据来回答这个问题。",
+    "key concepts occur in no document (or only in reference lists)": "关键概念不出现在任何文献中（或只出现在参考文献列表里）",
+    "the question's language is not the library's; no model to translate it": "问题所用的语言与文献库不同，且没有语言模型来翻译",
+}
+
+# How a run was made (the Result tab's "mode · policy" line).
+RUN_WORDS_ZH = {"quick": "快速", "loop": "深度循环", "auto": "自动", "offline": "离线", "llm": "语言模型"}
+
+
+def run_word(word: str) -> str:
+    return RUN_WORDS_ZH.get(word, word) if language() == "zh" else word
+
+_SLOT_ZH = {
+    "the person asked for": "所问的人",
+    "the date asked for": "所问的日期",
+    "the place asked for": "所问的地点",
+    "the number asked for": "所问的数量",
+    "the amount asked for": "所问的数值",
+    "the answer": "答案",
+    "a definition": "定义",
+    "the reason": "原因",
+    "an explanation": "解释",
+}
+
+
+def _value_zh(value: str) -> str:
+    return {"yes": "是"}.get(value, value)
+
+
+def _confidence_zh(m: re.Match[str]) -> str | None:
+    name = _CONFIDENCE_NAMES_ZH.get(m["name"])
+    return None if name is None else f"{name}：{_value_zh(m['value'])}（{m['weight']}）"
+
+
+_Pattern = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
+
+_PATTERNS_ZH: list[_Pattern] = [
+    (re.compile(r"^(?P<name>.+?): (?P<value>[^:()]+) \((?P<weight>[+−-]\d+\.\d+)\)$"), _confidence_zh),
+    (
+        re.compile(r"^the model's own estimate (?P<v>[\d.]+) \(weight (?P<w>[\d.]+)\)$"),
+        lambda m: f"模型自己的估计 {m['v']}（权重 {m['w']}）",
+    ),
+    (
+        re.compile(r"^stopped by the user: an extract of what was read, not a full answer \(×(?P<f>[\d.]+)\)$"),
+        lambda m: f"被用户停止：只是已读内容的摘录，不是完整答案（×{m['f']}）",
+    ),
+    (re.compile(r"^[Nn]othing read mentions “(?P<t>.+)”$"), lambda m: f"读过的内容都没有提到“{m['t']}”"),
+    (re.compile(r"^[Nn]o sentence mentions “(?P<t>.+)”$"), lambda m: f"没有句子提到“{m['t']}”"),
+    (re.compile(r"^No passage read mentions “(?P<t>.+)”$"), lambda m: f"读过的段落都没有提到“{m['t']}”"),
+    (re.compile(r"^No passage read mentions (?P<n>\S+)$"), lambda m: f"读过的段落都没有提到 {m['n']}"),
+    (re.compile(r"^Nothing read says anything about “(?P<t>.+)”$"), lambda m: f"读过的内容都没有谈到“{m['t']}”"),
+    (re.compile(r"^No passage says (?P<a>.+?) for “(?P<s>.+)”$"), lambda m: f"没有段落说明“{m['s']}”的{m['a']}"),
+    (re.compile(r"^No passage identifies (?P<t>.+)$"), lambda m: f"没有段落指出{m['t']}"),
+    (re.compile(r"^No passage answers the next step: (?P<t>.+)$"), lambda m: f"没有段落回答下一步：{m['t']}"),
+    (
+        re.compile(r"^The passages read do not settle yes or no: “(?P<t>.+)”$"),
+        lambda m: f"读过的段落不能判定是或否：“{m['t']}”",
+    ),
+    (
+        re.compile(r"^No passage gives (?P<what>.+?): “(?P<t>.+)”$"),
+        lambda m: None if (w := _SLOT_ZH.get(m["what"])) is None else f"没有段落给出{w}：“{m['t']}”",
+    ),
+    (re.compile(r"^No passage about (?P<b>.+?) gives the (?P<r>.+) asked for$"), lambda m: f"没有关于{m['b']}的段落给出所问的{m['r']}"),
+    (re.compile(r"^No passage says (?P<t>.+)$"), lambda m: f"没有段落说明：{m['t']}"),
+    (re.compile(r"^Your library has nothing on (?P<t>.+?)\.?$"), lambda m: f"你的文献库里没有关于{m['t']}的内容"),
+    (
+        re.compile(r"^The run failed unexpectedly: (?P<e>.+?)\.?$"),
+        lambda m: f"运行意外失败：{m['e']}。",
+    ),
+]
+
+
+def translate_phrase(text: str) -> str:
+    """``text`` (a missing part, a confidence note, a failure reason) in the interface language."""
+    if language() != "zh":
+        return text
+    flat = " ".join(text.split())
+    fixed = _FIXED_ZH.get(flat)
+    if fixed is not None:
+        return fixed
+    for pattern, render in _PATTERNS_ZH:
+        m = pattern.match(flat)
+        if m is not None:
+            out = render(m)
+            if out is not None:
+                return out
+    return text
+
+
+def knows(text: str) -> bool:
+    """Whether a Chinese rendering exists for this phrase (the tests walk core's shapes)."""
+    flat = " ".join(text.split())
+    if flat in _FIXED_ZH:
+        return True
+    return any((m := p.match(flat)) is not None and r(m) is not None for p, r in _PATTERNS_ZH)

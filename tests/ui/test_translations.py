@@ -1,0 +1,369 @@
+"""The Chinese interface is complete: every window and dialog, walked widget by widget.
+
+Each test builds the same screens in English and in Chinese and compares them: the Chinese
+build must have no English interface text left (proper names, formats and numbers aside, see
+tests/ui/ui_text.py), and it must show as many pieces of text as the English one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMessageBox, QWidget
+
+from paperpilot.core.agent.events import Result, Status
+from paperpilot.core.library import Library
+from paperpilot.core.settings import keystore
+from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.paths import app_paths
+from paperpilot.ui import i18n
+from paperpilot.ui.core_text import knows, translate_phrase
+from paperpilot.ui.reader import tab_title
+from tests.fixtures.pdfs import make_paper_pdf
+
+from .ui_text import english_left, interface_texts, untranslated
+
+Build = Callable[[], QWidget]
+
+
+@pytest.fixture
+def chinese(qapp: QApplication) -> Iterator[None]:
+    i18n.set_language("zh")
+    assert i18n.install_qt_translations()
+    yield
+    i18n.set_language("en")
+    i18n.install_qt_translations()
+
+
+def in_both_languages(
+    build: Build,
+    data: Callable[[QWidget], tuple[QWidget, ...]] = lambda w: (),
+    data_strings: tuple[str, ...] = (),
+) -> list[str]:
+    """Build the screen in English, then in Chinese; the Chinese one's English leftovers."""
+    counts = []
+    wheres: list[Counter[str]] = []
+    left: list[str] = []
+    for code in ("en", "zh"):
+        i18n.set_language(code)
+        i18n.install_qt_translations()
+        widget = build()
+        QApplication.processEvents()
+        texts = interface_texts(widget, data(widget))
+        counts.append(len(texts))
+        wheres.append(Counter(where for where, _ in texts))
+        if code == "en":
+            assert any(english_left(t) for _, t in texts), "the English build shows no English?"
+        else:
+            left = untranslated(widget, data(widget), data_strings)
+        _dispose(widget)
+    i18n.set_language("en")
+    i18n.install_qt_translations()
+    assert counts[0] == counts[1], f"the two builds differ: {wheres[0] - wheres[1]} / {wheres[1] - wheres[0]}"
+    return left
+
+
+def _dispose(widget: QWidget) -> None:
+    shutdown = getattr(widget, "shutdown_workers", None)
+    if callable(shutdown):
+        shutdown()
+    for viewer in getattr(getattr(widget, "library_pane", None), "viewers", {}).values():
+        import shiboken6
+
+        if shiboken6.isValid(viewer):
+            viewer.close()
+    widget.close()
+    widget.deleteLater()
+    QApplication.processEvents()
+
+
+def main_window_data(w: Any) -> tuple[QWidget, ...]:
+    """The library's rows, the conversation names, the chat's questions and answers, a
+    document's own text: the user's data, not the interface."""
+    out = [w.library_pane.table.viewport(), w.conversations_pane.list.viewport(), w.chat_pane.conversation]
+    out += [w.inspector.evidence_list.viewport(), w.inspector.passage_view]
+    for viewer in w.library_pane.viewers.values():
+        out += [viewer.stack, viewer.thumbnails.viewport()]
+    return tuple(out)
+
+
+@pytest.fixture
+def home(paperpilot_home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv(keystore.NO_KEYRING_ENV, "1")
+    return paperpilot_home
+
+
+def test_main_window_empty_library_is_all_chinese(qapp: QApplication, home: Path) -> None:
+    from paperpilot.ui.main_window import MainWindow
+
+    lib = Library(app_paths())
+    try:
+        left = in_both_languages(lambda: _shown(MainWindow(lib, app_paths(), Settings())), main_window_data)
+    finally:
+        lib.close()
+    assert not left, "\n".join(left)
+
+
+def _shown(w: QWidget, size: tuple[int, int] = (1400, 860)) -> QWidget:
+    w.resize(*size)
+    w.show()
+    QApplication.processEvents()
+    return w
+
+
+def _answered_window(lib: Library, question: str, *, narrow: bool = False, open_pdf: bool = False) -> QWidget:
+    from paperpilot.ui.main_window import MainWindow
+
+    w = MainWindow(lib, app_paths(), Settings())
+    _shown(w, (1024, 700) if narrow else (1400, 860))
+    run = w.session.ask(question, save=False, mode="quick")
+    for event in run:
+        w.on_agent_event(event)
+    result = run.result
+    w.chat_pane.show_result(result)
+    w.inspector.show_result(result)
+    w.refresh_library()
+    if open_pdf:
+        doc = next(d for d in lib.all_documents() if d.file_name.endswith(".pdf"))
+        w.library_pane.open_document(doc.doc_id, 1, "")
+    QApplication.processEvents()
+    return w
+
+
+@pytest.mark.parametrize("narrow", [False, True], ids=["wide", "narrow-drawer-folded"])
+def test_main_window_with_an_answer_and_a_document_is_all_chinese(
+    qapp: QApplication, home: Path, tmp_path: Path, narrow: bool
+) -> None:
+    lib = Library(app_paths())
+    try:
+        (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+        lib.import_paths([make_paper_pdf(tmp_path), tmp_path / "broken.pdf"])
+        left = in_both_languages(
+            lambda: _answered_window(lib, "What does the zebra crossing experiment show about gulls?", narrow=narrow, open_pdf=True),
+            main_window_data,
+            tuple(t for d in lib.all_documents() for t in (d.title, tab_title(d.title).rstrip("…"))),
+        )
+    finally:
+        lib.close()
+    assert not left, "\n".join(left)
+
+
+def test_dialogs_are_all_chinese(qapp: QApplication, home: Path, tmp_path: Path) -> None:
+    from paperpilot.core.memory.profile import ResearchProfile
+    from paperpilot.ui.check_dialog import CheckDialog
+    from paperpilot.ui.document_viewer import DocumentViewer
+    from paperpilot.ui.keyboard import ShortcutsDialog
+    from paperpilot.ui.main_window import MainWindow
+    from paperpilot.ui.metadata_dialog import MetadataDialog
+    from paperpilot.ui.notes_editor import NotesDialog
+    from paperpilot.ui.preferences_dialog import PreferencesDialog
+    from paperpilot.ui.settings_dialog import SettingsDialog
+
+    lib = Library(app_paths())
+    lib.import_paths([make_paper_pdf(tmp_path)])
+    doc = lib.all_documents()[0]
+    paths = app_paths().ensure()
+    online = Settings()
+    online.llm.enabled, online.llm.base_url, online.llm.model = True, "https://api.deepseek.com/v1", "deepseek-chat"
+    builds: dict[str, Build] = {
+        "settings (offline)": lambda: SettingsDialog(Settings(), paths),
+        "settings (DeepSeek)": lambda: SettingsDialog(online, paths),
+        "preferences": lambda: PreferencesDialog(ResearchProfile()),
+        "metadata": lambda: MetadataDialog(lib, doc.doc_id),
+        "notes": lambda: NotesDialog(lib, doc.doc_id, doc.title),
+        "check library": lambda: CheckDialog(lib),
+        "viewer window": lambda: _shown(DocumentViewer(lib, doc, 1, ""), (900, 1000)),
+        "shortcuts": lambda: ShortcutsDialog(_keep(MainWindow(lib, app_paths(), Settings()))),
+    }
+    failures: list[str] = []
+    try:
+        for name, build in builds.items():
+            left = in_both_languages(build, _dialog_data, (doc.title,))
+            failures += [f"{name}: {line}" for line in left]
+    finally:
+        for w in _kept:
+            _dispose(w)
+        _kept.clear()
+        for dlg in QApplication.topLevelWidgets():
+            if isinstance(dlg, CheckDialog):
+                dlg.stop()
+        lib.close()
+    assert not failures, "\n".join(failures)
+
+
+_kept: list[QWidget] = []
+
+
+def _dialog_data(w: QWidget) -> tuple[QWidget, ...]:
+    """A viewer's page, the metadata dialog's citation preview: the document's own words."""
+    from paperpilot.ui.document_viewer import DocumentViewer
+
+    if isinstance(w, DocumentViewer):
+        return (w.stack,)
+    preview = w.findChild(QWidget, "previewLabel")
+    return (preview,) if preview is not None else ()
+
+
+def _keep(w: QWidget) -> QWidget:
+    _kept.append(w)
+    return w
+
+
+def _modal_texts(open_it: Callable[[], object]) -> list[str]:
+    """Run ``open_it`` (which shows a modal box), collect the box's English leftovers, close it."""
+    found: list[str] = []
+
+    def grab() -> None:
+        box = QApplication.activeModalWidget()
+        if box is None:
+            QTimer.singleShot(20, grab)
+            return
+        found.extend(untranslated(box))
+        if isinstance(box, QDialog):
+            box.reject()
+        else:
+            box.close()
+
+    QTimer.singleShot(20, grab)
+    open_it()
+    return found
+
+
+def test_message_boxes_and_qt_file_dialog_are_chinese(chinese: None, home: Path, tmp_path: Path) -> None:
+    from paperpilot.ui.main_window import MainWindow
+
+    lib = Library(app_paths())
+    lib.import_paths([make_paper_pdf(tmp_path)])
+    w = MainWindow(lib, app_paths(), Settings())
+    _shown(w)
+    try:
+        left = _modal_texts(w.on_about_triggered)
+        w.library_pane.table.selectRow(0)
+        left += [t for t in _modal_texts(w.library_pane.remove_selected)  # the confirmation
+                 if english_left(t.replace(lib.all_documents()[0].title, ""))]
+        left += _modal_texts(w.on_export_conversation_triggered)
+        # Qt's own file dialog (not the platform's): its buttons, labels and columns.
+        dialog = QFileDialog(w, i18n.tr("Import papers"), str(tmp_path))
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.show()
+        QApplication.processEvents()
+        file_left = untranslated(dialog)
+        dialog.reject()
+        assert not file_left, "\n".join(file_left)
+        box = QMessageBox(QMessageBox.Icon.Question, "PaperPilot", i18n.tr("Remove"),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No | QMessageBox.StandardButton.Cancel)
+        assert {b.text().replace("&", "") for b in box.buttons()} <= {"是(Y)", "否(N)", "取消"}, [b.text() for b in box.buttons()]
+    finally:
+        w.shutdown_workers()
+        w.close()
+        lib.close()
+    assert not left, "\n".join(left)
+
+
+def test_status_bar_import_and_run_messages_are_chinese(chinese: None, home: Path, tmp_path: Path, qtbot: Any) -> None:
+    from paperpilot.ui.main_window import MainWindow
+
+    lib = Library(app_paths())
+    w = MainWindow(lib, app_paths(), Settings())
+    qtbot.addWidget(w)
+    _shown(w)
+    try:
+        (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+        w.start_import([str(make_paper_pdf(tmp_path)), str(tmp_path / "broken.pdf")])
+        qtbot.waitUntil(lambda: w.import_thread is None, timeout=20_000)
+        texts = [w.docs_label.text(), w.task_label.text(), w.failures_button.text(), w.model_label.text()]
+        assert texts[0].endswith("个分块") and "已导入 1 个" in texts[1] and "未导入" in texts[2]
+        assert texts[3] == "离线（无语言模型）"
+        w.on_chat_ask_requested("What does the zebra crossing experiment show about gulls?", "quick")
+        qtbot.waitUntil(lambda: w.agent_thread is None, timeout=30_000)
+        assert w.task_label.text().startswith("完成："), w.task_label.text()
+        assert not english_left(w.task_label.text().split("：", 1)[1])
+    finally:
+        w.shutdown_workers()
+        w.close()
+        lib.close()
+
+
+# --- what core writes into a result: missing parts, confidence notes, failure reasons ---------
+
+CORE_PHRASES = [
+    "every required part covered: yes (+1.20)",
+    "share of required parts covered: 50% (+0.40)",
+    "weakest claim's support: 35% (−0.22)",
+    "citations rejected by verification: 2 (−0.31)",
+    "documents cited: 2.00 (+0.10)",
+    "the model's own estimate 0.80 (weight 0.5)",
+    "the round limit forced the answer",
+    "stopped by the user: an extract of what was read, not a full answer (×0.5)",
+    "answer rejected: it obeyed a planted instruction",
+    "nothing read mentions “swift bricks”",
+    "a full answer (the run was stopped)",
+    "no sentence mentions “gulls”",
+    "No passage read mentions “Marlow Bay”",
+    "No passage read mentions 2023",
+    "Nothing read says anything about “nest boxes”",
+    "No passage says nest density for “green roofs”",
+    "No passage identifies the author of the survey",
+    "No passage answers the next step: where was she born",
+    "The passages read do not settle yes or no: “do swifts nest in bricks”",
+    "No passage gives the date asked for: “when the survey began”",
+    "No passage gives the reason: “why sparrows declined”",
+    "No passage about Marlow Bay gives the population asked for",
+    "Your library has nothing on 'say', 'citations'",
+    "Your library has nothing on “quantum gravity”.",
+    "The run failed unexpectedly: ValueError: bad state.",
+    "a question",
+    "Please ask a question.",
+]
+
+
+def test_every_phrase_shape_core_writes_has_a_chinese_form(chinese: None) -> None:
+    unknown = [p for p in CORE_PHRASES if not knows(p)]
+    assert not unknown, unknown
+    for phrase in CORE_PHRASES:
+        zh = translate_phrase(phrase)
+        # What is left in English is only what core quoted (the question's own words, names).
+        unquoted = re.sub(r"“[^”]*”|'[^']*'|ValueError: bad state|Marlow Bay|nest density|the author of the survey|"
+                          r"where was she born|population", " ", zh)
+        assert zh != phrase and not english_left(unquoted), (phrase, zh)
+    # Quoted words, numbers and names inside a phrase are kept as core wrote them.
+    assert "“swift bricks”" in translate_phrase("nothing read mentions “swift bricks”")
+    assert "50%" in translate_phrase("share of required parts covered: 50% (+0.40)")
+
+
+def test_the_confidence_reasons_core_can_give_are_all_known(chinese: None) -> None:
+    from paperpilot.core.agent import confidence
+
+    features = dict.fromkeys(confidence.FEATURES, 1.0)
+    features.update(is_bridge=1.0, is_comparison=1.0)
+    notes = confidence.explain(features, model_estimate=0.7)
+    assert len(notes) > 5
+    unknown = [n for n in notes if not knows(n)]
+    assert not unknown, unknown
+
+
+def test_missing_parts_and_notes_of_a_real_run_show_in_chinese(chinese: None, home: Path, tmp_path: Path, qtbot: Any) -> None:
+    from paperpilot.ui.inspector import InspectorPane
+
+    result = Result(
+        question="Did the survey count swifts in 2023?",
+        status=Status.PARTIAL,
+        answer="Swifts were counted [1].",
+        missing=["No passage read mentions 2023", "nothing read mentions “black redstarts”"],
+        confidence=0.4,
+        confidence_notes=["some required parts covered: yes (+0.60)", "the model's own estimate 0.80 (weight 0.5)"],
+        policy="offline",
+    )
+    insp = InspectorPane()
+    qtbot.addWidget(insp)
+    insp.show_result(result)
+    assert "读过的段落都没有提到 2023" in insp.missing_label.text()
+    assert "“black redstarts”" in insp.missing_label.text()
+    notes = insp.confidence_notes.text()
+    assert notes.startswith("覆盖了问题的部分必需内容") and "估计" not in notes  # offline: no model estimate
