@@ -86,7 +86,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         def progress(p: ImportProgress) -> None:
             if tty:
                 name = os.path.basename(p.path)
-                print(f"\r\x1b[K[{p.index}/{p.total}] {name[:70]}", end="", file=sys.stderr, flush=True)
+                step = f" · {p.detail}" if p.detail else ""  # "OCR page 3 of 12"
+                print(f"\r\x1b[K[{p.index}/{p.total}] {name[:60]}{step}", end="", file=sys.stderr, flush=True)
 
         report = s.import_paths(args.paths, progress=progress)
         if tty:
@@ -236,12 +237,14 @@ def cmd_read(args: argparse.Namespace) -> int:
                 "text": p.text,
                 "prev": p.prev,
                 "next": p.next,
+                "ocr": p.ocr,
                 "kind": p.kind,
                 "section_path": p.section_path,
             }
         )
         return EXIT_OK
-    print(f"{p.title}\nsegment {p.seq} · page {p.page}" + (f" · {p.section}" if p.section else ""))
+    ocr = " · text from OCR" if p.ocr else ""
+    print(f"{p.title}\nsegment {p.seq} · page {p.page}" + (f" · {p.section}" if p.section else "") + ocr)
     print()
     print(textwrap.fill(p.text, width()))
     nav = []

@@ -27,9 +27,10 @@ class Page:
 
     number: int
     text: str
+    source: str = "text"  # "ocr": the page had no usable text layer and was read by OCR
     # What the layout says each paragraph of ``text`` is (paragraphs are separated by a blank
     # line): (hint, font size), the hint one of "body", "heading", "title", "caption",
-    # "footnote", "table". Empty when the extractor knows no layout (text files, OCR); the
+    # "footnote", "table". Empty when the extractor knows no layout (text files); the
     # chunker then reads the structure from the text alone.
     layout: list[tuple[str, float]] = field(default_factory=list)
 
@@ -65,6 +66,7 @@ class Block:
     section: str = ""
     path: str = ""
     early: bool = False  # before the document's first heading
+    ocr: bool = False  # its page was read by OCR
 
 
 @dataclass
@@ -111,6 +113,7 @@ class Chunk:
     text: str
     section: str = ""  # the nearest heading
     page: int = 1
+    source: str = "text"  # "ocr" when its page was read by OCR
     kind: str = ""  # a text.kinds.Kind value; "" when not known
     section_path: str = ""  # the headings above it, outermost first: "3 Method > 3.2 Training"
 
@@ -172,5 +175,6 @@ class Passage:
     text: str
     prev: int | None
     next: int | None
+    ocr: bool = False  # the text was read by OCR (a scanned page): recognition errors are possible
     kind: str = ""
     section_path: str = ""

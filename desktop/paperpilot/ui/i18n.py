@@ -430,6 +430,8 @@ _ZH: dict[str, str] = {
     "Status: {status} · confidence {confidence}": "状态：{status} · 置信度 {confidence}",
     "Finding the passage…": "正在定位段落…",
     "Part of the passage highlighted": "已高亮段落的一部分",
+    "text from OCR": "文字来自 OCR 识别",
+    "Read scanned pages by OCR (Chinese and English, offline)": "用 OCR 识别扫描页（中英文，离线）",
     # issue 14: reader, keyboard, layout, theme, status bar, import, settings, check library
     "Ask the model to quote each claim's support (one more call per answer)": "要求模型为每个论断引用原文依据（每次回答多一次调用）",
     "Remove {what} from the library?\n\nThe library's copy and its search entries are deleted; your original files are not touched.":

@@ -505,6 +505,8 @@ class InspectorPane(QWidget):
                 else "",
                 f"{tr('Kind')}: {html.escape(kind_label(e.kind))}" if e.kind and not is_note(e) else "",
                 tr("Page {n}").format(n=e.page),
+                # A scanned page: its words were recognised, so a misread letter is possible.
+                html.escape(tr("text from OCR")) if e.ocr else "",
                 f"doc {e.doc_id} / seg {e.segment}",
             )
             if x

@@ -498,6 +498,7 @@ class MainWindow(QMainWindow):
             return
         worker = ImportWorker(self.library, paths)
         worker.progress.connect(self.on_import_progress)
+        worker.step.connect(self.on_import_step)
         worker.finished.connect(self.on_import_finished)
         worker.failed.connect(self.on_import_failed)
         self.import_thread = WorkerThread(worker, self)
@@ -513,6 +514,13 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, total)
         self.progress.setValue(index - 1)
         self.task_label.setText(tr("Importing {index} of {total}: {name}").format(index=index, total=total, name=Path(path).name))
+        self._import_label = self.task_label.text()
+
+    @Slot(str)
+    def on_import_step(self, detail: str) -> None:
+        """A step inside the file being imported ("OCR page 3 of 12") after its name."""
+        base = getattr(self, "_import_label", "") or self.task_label.text()
+        self.task_label.setText(f"{base} · {detail}")
 
     def _import_done(self) -> None:
         if self.import_thread is not None:

@@ -126,6 +126,7 @@ class ImportWorker(FunctionWorker):
     """An import of files and folders, with one progress signal per file."""
 
     progress = Signal(int, int, str)  # file n (1-based), total, path
+    step = Signal(str)  # a step within the current file: "OCR page 3 of 12"
 
     def __init__(self, library: Library, paths: list[str]) -> None:
         super().__init__(self._import, doing="Import")
@@ -134,7 +135,10 @@ class ImportWorker(FunctionWorker):
 
     def _import(self) -> Any:
         def on_progress(p: ImportProgress) -> None:
-            self.progress.emit(p.index, p.total, p.path)
+            if p.detail:
+                self.step.emit(p.detail)
+            else:
+                self.progress.emit(p.index, p.total, p.path)
 
         return self.library.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
 

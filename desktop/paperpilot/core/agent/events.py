@@ -50,6 +50,7 @@ class PassageView(BaseModel):
     section: str = ""
     page: int = 1
     text: str
+    ocr: bool = False  # read by OCR from a scanned page
     kind: str = ""
     section_path: str = ""
 
@@ -67,6 +68,7 @@ class Evidence(BaseModel):
     text: str
     quote: str = ""
     verified: bool = True
+    ocr: bool = False  # the passage's text was read by OCR (the inspector says so)
     kind: str = ""  # the passage's kind and section path, as stored at import
     section_path: str = ""
 

@@ -416,6 +416,7 @@ class _Run:
             Evidence(
                 number=first + i, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
                 segment=p.segment, text=p.text, verified=False, kind=p.kind, section_path=p.section_path,
+                ocr=p.ocr,
             )
             for i, p in enumerate(passages)
         ]  # fmt: skip

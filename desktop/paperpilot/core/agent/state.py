@@ -226,7 +226,7 @@ class AgentState:
         pid = f"P{len(self.passages) + 1}"
         view = PassageView(
             id=pid, doc_id=p.doc_id, segment=p.seq, title=p.title, section=p.section, page=p.page, text=p.text,
-            kind=p.kind, section_path=p.section_path,
+            kind=p.kind, section_path=p.section_path, ocr=p.ocr,
         )  # fmt: skip
         self.passages[pid] = view
         self.read_keys[key] = pid

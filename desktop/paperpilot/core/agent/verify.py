@@ -173,6 +173,7 @@ def verify_answer(
             segment=passages[ref].segment,
             text=passages[ref].text,
             quote=quotes_by_id.get(ref, ""),
+            ocr=passages[ref].ocr,
             kind=passages[ref].kind,
             section_path=passages[ref].section_path,
         )

@@ -50,6 +50,7 @@ class _Piece:
     kind: Kind = Kind.BODY
     section: str = ""
     path: str = ""
+    ocr: bool = False  # from a page read by OCR
 
 
 def chunk_text(text: str, min_chars: int = 300, max_chars: int = 800) -> list[Chunk]:
@@ -87,7 +88,7 @@ def chunk_document(
             parts = _split_rows(b.text, max_chars)
         else:
             parts = split_paragraph(b.text, max_chars)
-        pieces.extend(_Piece(t, b.page, kind, b.section, b.path) for t in parts)
+        pieces.extend(_Piece(t, b.page, kind, b.section, b.path, b.ocr) for t in parts)
     chunks: list[Chunk] = []
     run: list[_Piece] = []
     for piece in pieces:
@@ -135,7 +136,9 @@ def read_blocks(pages: list[Page]) -> list[Block]:
             kind = block_kind(outline, text, hint, page.number, section)
             if kind == Kind.BODY:
                 outline.seen_body = True
-            out.append(Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading))
+            out.append(
+                Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading, page.source == "ocr")
+            )
     kinds = [Kind(b.kind) for b in out]
     if outline.paper:
         mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
@@ -166,10 +169,11 @@ def _emit_section(pieces: list[_Piece], min_chars: int, max_chars: int, out: lis
     first = pieces[0]
     # Table rows stay rows; everything else is running text.
     joiner = "\n" if first.kind == Kind.TABLE else None
-    merged: list[tuple[list[str], int, int]] = []  # (parts, length, page)
+    merged: list[tuple[list[str], int, int, bool]] = []  # (parts, length, page, any part from OCR)
     parts: list[str] = []
     length = 0
     page = first.page
+    ocr = False
     for piece in pieces:
         if parts:
             sep = joiner or _separator(parts[-1], piece.text)
@@ -180,28 +184,31 @@ def _emit_section(pieces: list[_Piece], min_chars: int, max_chars: int, out: lis
                     parts.append(sep)
                 parts.append(piece.text)
                 length += len(sep) + len(piece.text)
+                ocr = ocr or piece.ocr
                 continue
-            merged.append((parts, length, page))
+            merged.append((parts, length, page, ocr))
         parts = [piece.text]
         length = len(piece.text)
         page = piece.page
-    merged.append((parts, length, page))
+        ocr = piece.ocr
+    merged.append((parts, length, page, ocr))
 
     if len(merged) >= 2:
-        tail_parts, tail_length, _ = merged[-1]
-        prev_parts, prev_length, prev_page = merged[-2]
+        tail_parts, tail_length, _, tail_ocr = merged[-1]
+        prev_parts, prev_length, prev_page, prev_ocr = merged[-2]
         sep = joiner or _separator(prev_parts[-1], tail_parts[0])
         joined = prev_length + len(sep) + tail_length
         if tail_length < min_chars / 3 and joined <= max_chars * 1.25:
-            merged[-2:] = [([*prev_parts, sep, *tail_parts], joined, prev_page)]
+            merged[-2:] = [([*prev_parts, sep, *tail_parts], joined, prev_page, prev_ocr or tail_ocr)]
 
-    for chunk_parts, _length, chunk_page in merged:
+    for chunk_parts, _length, chunk_page, chunk_ocr in merged:
         out.append(
             Chunk(
                 seq=len(out),
                 text="".join(chunk_parts),
                 section=first.section,
                 page=chunk_page,
+                source="ocr" if chunk_ocr else "text",
                 kind=first.kind.value,
                 section_path=first.path,
             )

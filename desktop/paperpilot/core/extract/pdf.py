@@ -33,7 +33,7 @@ import statistics
 import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import attrgetter
 from pathlib import Path
@@ -46,9 +46,19 @@ from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 
 from . import metadata as front_matter
+from .ocr import OcrLine, image_cover, needs_ocr
 from .structure_reader import read_structure
 
-__all__ = ["PDFIUM_LOCK", "clean_line", "extract_pdf", "join_lines"]
+__all__ = [
+    "PDFIUM_LOCK",
+    "PdfScan",
+    "clean_line",
+    "extract_pdf",
+    "finish_pdf",
+    "join_lines",
+    "read_pdf_for_import",
+    "scan_pdf",
+]
 
 # One lock for the whole process: PDFium keeps global state (including its last-error code).
 PDFIUM_LOCK = threading.Lock()
@@ -159,6 +169,9 @@ class _RawPage:
     width: float
     height: float
     lines: list[_Line]
+    # Why the text layer cannot be used ("no_text", "garbage"; see ocr.needs_ocr), else "".
+    ocr: str = ""
+    source: str = "text"  # "ocr" once its lines came from OCR
 
 
 def _lean(func: Any, restype: Any, *argtypes: Any) -> Any:
@@ -494,8 +507,10 @@ def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = No
         textpage = page.get_textpage()
         try:
             text = textpage.get_text_range()
+            reason = needs_ocr(text, lambda: image_cover(page, width, height))
             mapped = len(text) != textpage.count_chars()
-            lines = _PageReader(textpage, width).read(text, mapped) if text.strip() else []
+            # A garbage layer is not worth laying out: OCR replaces it, or the page stays empty.
+            lines = _PageReader(textpage, width).read(text, mapped) if text.strip() and reason != "garbage" else []
             if front is not None and front.wants(index):
                 # Page 1's characters for the by-line, from the text page that is open anyway.
                 spans = [(ln.cstart, ln.count, ln.y1, ln.y0) for ln in lines]
@@ -504,7 +519,7 @@ def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = No
             textpage.close()
     finally:
         page.close()
-    return _RawPage(index + 1, float(width), float(height), lines)
+    return _RawPage(index + 1, float(width), float(height), lines, reason)
 
 
 # --- page layout (no PDFium, no lock) ----------------------------------------------------
@@ -1320,22 +1335,37 @@ def _title_lines(page: _RawPage, drop: set[int], body: float) -> list[_Line]:
     return title
 
 
-def extract_pdf(path: Path) -> Extracted:
-    """Extract cleaned, reading-ordered text and metadata from the PDF at ``path``.
+@dataclass
+class PdfScan:
+    """A PDF whose text layer has been read, with the pages that still need OCR.
 
-    Raises ``ImportFailure`` with code ``encrypted``, ``corrupt``, ``empty`` or ``no_text``
-    (and ``unreadable`` when the file cannot be read at all).
+    Crosses the worker pipe: the importer has the pages read by OCR (``ocr.run_ocr``) and
+    then calls ``finish_pdf``.
+    """
+
+    path: str
+    meta: dict[str, str]
+    pages: list[_RawPage]
+    n_pages: int
+    # Page 1's glyph lines for the by-line (empty when page 1 needs OCR).
+    front: front_matter.Front = field(default_factory=front_matter.Front)
+
+    @property
+    def ocr_pages(self) -> list[int]:
+        """1-based numbers of the pages without a usable text layer."""
+        return [p.number for p in self.pages if p.ocr]
+
+
+def scan_pdf(path: Path) -> PdfScan:
+    """Read the text layer of every page and note which pages need OCR.
+
+    Raises ``ImportFailure`` with code ``encrypted``, ``corrupt``, ``empty`` or ``unreadable``.
     """
     path = Path(path)
     if not path.is_file():
         raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
     meta, raw_pages, n_pages, front = _read_pdf(path)
-    extracted = _assemble(meta, raw_pages, n_pages)
-    _front_matter(path, meta, raw_pages, front, extracted)
-    # Here, in the extraction worker, not in the library's one writer: reading the structure
-    # costs about as much as laying out the pages.
-    extracted.structure = read_structure(extracted.pages)
-    return extracted
+    return PdfScan(str(path), meta, raw_pages, n_pages, front)
 
 
 def _front_matter(
@@ -1356,7 +1386,89 @@ def _front_matter(
     front_matter.apply(rec, extracted.metadata)
 
 
-def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> Extracted:
+def extract_pdf(path: Path) -> Extracted:
+    """Extract cleaned, reading-ordered text and metadata from the PDF at ``path``, without
+    OCR (pages without a usable text layer are left out).
+
+    Raises ``ImportFailure`` with code ``encrypted``, ``corrupt``, ``empty`` or ``no_text``
+    (and ``unreadable`` when the file cannot be read at all).
+    """
+    return finish_pdf(scan_pdf(path), None)
+
+
+def read_pdf_for_import(path: Path, ocr: bool, ocr_off: bool = False) -> Extracted | PdfScan:
+    """The extraction worker's request: the finished ``Extracted``, or with ``ocr`` and pages
+    that need it, the ``PdfScan`` for the importer to finish after OCR. ``ocr_off``: the
+    settings turned OCR off (the failure of a scanned PDF says so)."""
+    scan = scan_pdf(path)
+    if ocr and scan.ocr_pages:
+        return scan
+    return finish_pdf(scan, None, ocr_off=ocr_off)
+
+
+def finish_pdf(scan: PdfScan, ocr: dict[int, list[OcrLine]] | None, ocr_off: bool = False) -> Extracted:
+    """Lay out the pages of ``scan``, with the lines OCR read for pages that needed it.
+
+    ``ocr`` maps 1-based page numbers to their OCR lines (None: OCR did not run; ``ocr_off``
+    says that was the user's setting). Raises ``ImportFailure("no_text")`` with the reason
+    when no page has text.
+    """
+    pages = scan.pages
+    needing = [p for p in pages if p.ocr]
+    if ocr is not None:
+        _use_ocr_lines(pages, ocr)
+    if ocr is not None and needing:
+        no_text = "No text found on any page, even by OCR."
+    elif needing and ocr_off:
+        no_text = "The PDF has no text layer (it looks scanned) and OCR is turned off in the settings."
+    elif needing:
+        no_text = "The PDF has no text layer (it looks scanned); OCR would be needed to import it."
+    else:
+        no_text = "No text found on any page: the pages are blank."
+    extracted = _assemble(scan.meta, pages, scan.n_pages, no_text)
+    # After OCR, so a scanned first page's OCR lines are what the layout sources read.
+    _front_matter(Path(scan.path), scan.meta, pages, scan.front, extracted)
+    # Here, in the extraction worker (or the importer's OCR step), not in the library's one
+    # writer: reading the structure costs about as much as laying out the pages.
+    extracted.structure = read_structure(extracted.pages)
+    return extracted
+
+
+def _use_ocr_lines(pages: Sequence[_RawPage], ocr: dict[int, list[OcrLine]]) -> None:
+    """Give pages that needed OCR its lines, sized like text-layer lines.
+
+    OCR knows a line's box, not its font size. Heading and footnote detection compare sizes with
+    the document's body size, so each OCR page's typical line height is mapped onto the body
+    size of the text-layer pages (10 pt when there are none): taller lines stay taller.
+    """
+    text_sizes = [ln.size for p in pages if not p.ocr for ln in p.lines if len(ln.text) >= 10]
+    ref = statistics.median(text_sizes) if text_sizes else 10.0
+    for p in pages:
+        found = ocr.get(p.number)
+        if not p.ocr or found is None:
+            continue
+        long_lines = [ln for ln in found if len(ln.text) >= 10] or list(found)
+        typical_w = statistics.median((ln.x1 - ln.x0) / len(ln.text) for ln in long_lines) if long_lines else 1.0
+        lines = []
+        for ln in found:
+            if not ln.text:
+                continue
+            # Not the box height: it varies by a fifth with the letters (capitals, descenders),
+            # and the detector sometimes boxes two lines as one. Characters clearly wider than
+            # the page's usual ones are a larger font (a title, a heading).
+            w = (ln.x1 - ln.x0) / len(ln.text)
+            size = round(ref * w / typical_w, 1) if w >= 1.2 * typical_w else ref
+            lines.append(_Line(ln.text, ln.x0, ln.y0, ln.x1, ln.y1, size, False, False))
+        p.lines = lines
+        p.source = "ocr"
+
+
+def _assemble(
+    meta: dict[str, str],
+    raw_pages: list[_RawPage],
+    n_pages: int,
+    no_text: str = "The PDF has no text layer (it looks scanned); OCR would be needed to import it.",
+) -> Extracted:
     """Layout, clean-up and metadata: everything after PDFium has been read."""
     for p in raw_pages:
         dirty = False
@@ -1396,13 +1508,10 @@ def _assemble(meta: dict[str, str], raw_pages: list[_RawPage], n_pages: int) -> 
         )
         if _ALNUM.search(text):
             letters += len(text) - text.count(" ") - text.count("\n")
-            pages.append(Page(p.number, text, layout))
+            pages.append(Page(p.number, text, source=p.source, layout=layout))
             all_paras.append(paras)
     if letters < max(12, 12 * n_pages):
-        raise ImportFailure(
-            "The PDF has no text layer (it looks scanned); OCR would be needed to import it.",
-            "no_text",
-        )
+        raise ImportFailure(no_text, "no_text")
     md = _metadata(meta, raw_pages, title_lines, pages, all_paras)
     return Extracted(pages=pages, metadata=md, kind="pdf")
 

@@ -27,9 +27,16 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ..models import Extracted, ImportFailure
+
+if TYPE_CHECKING:
+    from .ocr import OcrLine
+    from .pdf import PdfScan
+
+# (kind, args): ("extract", (path, ocr, ocr_off)) or ("ocr", (path, page index)).
+_Request = tuple[str, tuple[Any, ...]]
 
 # Children that crash (PDFium on a hostile file) are replaced this many times per pool.
 MAX_RESTARTS = 5
@@ -70,8 +77,19 @@ def _die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
 
 
+def _handle(kind: str, args: tuple[Any, ...]) -> Any:
+    """One request: ``extract`` a PDF (its text layer, or what is left for OCR), or ``ocr`` a page."""
+    if kind == "ocr":
+        from .ocr import ocr_pdf_page
+
+        return ocr_pdf_page(args[0], args[1])
+    from .pdf import read_pdf_for_import
+
+    return read_pdf_for_import(Path(args[0]), ocr=bool(args[1]), ocr_off=bool(args[2]))
+
+
 def worker_main() -> None:
-    """Entry point of a worker process: read (id, path) requests, answer (id, ok, payload)."""
+    """Entry point of a worker process: read (id, kind, args) requests, answer (id, ok, payload)."""
     parent_pid = int(sys.argv[1])
     _die_with_parent(parent_pid)
     # The pipes are the protocol: keep private copies and point fds 0 and 1 elsewhere so that
@@ -82,18 +100,18 @@ def worker_main() -> None:
     os.dup2(devnull, 0)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    from .pdf import extract_pdf
+    from .ocr import OcrUnavailable
 
     while True:
         try:
-            req_id, path = pickle.load(requests)
+            req_id, kind, args = pickle.load(requests)
         except (EOFError, OSError, pickle.UnpicklingError):
             os._exit(0)  # the parent closed the pipe or went away
         ok: bool
         payload: Any
         try:
-            payload, ok = extract_pdf(Path(path)), True
-        except ImportFailure as e:
+            payload, ok = _handle(kind, args), True
+        except (ImportFailure, OcrUnavailable) as e:
             payload, ok = e, False
         except Exception as e:  # an extractor bug: the parent reports it for this one file
             payload, ok = ImportFailure(f"Unexpected error while reading the file: {e}", "error"), False
@@ -106,7 +124,7 @@ def worker_main() -> None:
 
 class _Worker:
     def __init__(self, on_exit: Callable[[_Worker], None]) -> None:
-        self.pending: deque[tuple[int, Future[Extracted], str]] = deque()
+        self.pending: deque[tuple[int, Future[Any], _Request]] = deque()
         self.lock = threading.Lock()
         self.on_exit = on_exit
         self.proc = subprocess.Popen(
@@ -121,11 +139,11 @@ class _Worker:
         self.reader = threading.Thread(target=self._read, args=(self.proc.stdout,), name="extract-reader", daemon=True)
         self.reader.start()
 
-    def send(self, req_id: int, future: Future[Extracted], path: str) -> bool:
+    def send(self, req_id: int, future: Future[Any], request: _Request) -> bool:
         with self.lock:
-            self.pending.append((req_id, future, path))
+            self.pending.append((req_id, future, request))
         try:
-            pickle.dump((req_id, path), self.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((req_id, *request), self.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self.stdin.flush()
         except (OSError, ValueError):  # the child is gone; its reader thread reports it
             return False
@@ -148,7 +166,7 @@ class _Worker:
                 future.set_exception(payload)
         self.on_exit(self)
 
-    def take_pending(self) -> list[tuple[int, Future[Extracted], str]]:
+    def take_pending(self) -> list[tuple[int, Future[Any], _Request]]:
         with self.lock:
             items = list(self.pending)
             self.pending.clear()
@@ -157,6 +175,11 @@ class _Worker:
     def close(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.stdin.close()
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            self.proc.kill()
+        self.close()
 
     def reap(self, timeout: float) -> None:
         try:
@@ -179,6 +202,7 @@ class ExtractionPool:
     """
 
     def __init__(self, workers: int) -> None:
+        self.size = workers
         self._lock = threading.Lock()
         self._closed = False
         self._size = workers
@@ -186,7 +210,7 @@ class ExtractionPool:
         self._next_id = 0
         self._workers: list[_Worker] = []
         self._dead: list[_Worker] = []
-        self._orphans: list[tuple[Future[Extracted], str]] = []
+        self._orphans: list[tuple[Future[Any], _Request]] = []
         for _ in range(workers):
             self._workers.append(_Worker(self._on_worker_exit))
 
@@ -195,13 +219,23 @@ class ExtractionPool:
         # A frozen application has no ``python -c`` to start.
         return not getattr(sys, "frozen", False)
 
-    def submit(self, path: str) -> Future[Extracted]:
-        future: Future[Extracted] = Future()
+    def submit(self, path: str, ocr: bool = False, ocr_off: bool = False) -> Future[Extracted | PdfScan]:
+        """Extract the PDF at ``path``; with ``ocr``, a PDF with pages that need OCR comes back
+        as a ``PdfScan`` (its text layer read) for ``submit_ocr`` and ``finish_pdf``.
+        ``ocr_off``: OCR is off in the settings (said in the failure of a scanned PDF)."""
+        future: Future[Extracted | PdfScan] = Future()
         self.maintain()
-        self._dispatch(future, path)
+        self._dispatch(future, ("extract", (path, ocr, ocr_off)))
         return future
 
-    def _dispatch(self, future: Future[Extracted], path: str) -> None:
+    def submit_ocr(self, path: str, index: int) -> Future[list[OcrLine]]:
+        """Read page ``index`` (0-based) of the PDF at ``path`` by OCR."""
+        future: Future[list[OcrLine]] = Future()
+        self.maintain()
+        self._dispatch(future, ("ocr", (path, index)))
+        return future
+
+    def _dispatch(self, future: Future[Any], request: _Request) -> None:
         with self._lock:
             if self._closed or not self._workers:
                 future.set_exception(WorkerCrashed("no extraction worker is running", culprit=False))
@@ -209,7 +243,7 @@ class ExtractionPool:
             self._next_id += 1
             req_id = self._next_id
             worker = min(self._workers, key=lambda w: len(w.pending))
-        worker.send(req_id, future, path)
+        worker.send(req_id, future, request)
 
     def _on_worker_exit(self, worker: _Worker) -> None:
         """Runs in the reader thread of a worker whose pipe closed: park its queued files."""
@@ -266,6 +300,15 @@ class ExtractionPool:
             self._dead.clear()
         for w in dead:
             w.reap(timeout)
+
+    def kill(self) -> None:
+        """End every worker at once (cancel: an OCR page takes seconds), then close the pool."""
+        with self._lock:
+            self._closed = True  # the reader threads then cancel what the workers had queued
+            workers = list(self._workers)
+        for w in workers:
+            w.kill()
+        self.close()
 
     def pids(self) -> list[int]:
         with self._lock:

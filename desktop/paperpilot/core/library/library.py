@@ -58,7 +58,8 @@ from ..errors import (
 from ..extract.chunker import chunk_document
 from ..extract.corpus import CorpusError, CorpusRecord, is_corpus_file, iter_corpus
 from ..extract.metadata import confidence as metadata_confidence
-from ..extract.pdf import extract_pdf
+from ..extract.ocr import LocalOcrPool, OcrCancelled, OcrPool, OcrUnavailable, ocr_available, run_ocr
+from ..extract.pdf import PdfScan, finish_pdf, read_pdf_for_import
 from ..extract.text import extract_text_file
 from ..extract.workers import ExtractionPool, WorkerCrashed
 from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadata, Page, Passage, Reference
@@ -155,6 +156,7 @@ class ImportProgress:
     index: int  # 1-based number of the file being imported
     total: int
     path: str
+    detail: str = ""  # a step within the file, e.g. "OCR page 3 of 12"
 
 
 ProgressFn = Callable[[ImportProgress], None]
@@ -244,33 +246,38 @@ class _PdfPrefetcher:
     AHEAD = 4
     WAIT_S = 0.1
 
-    def __init__(self, pdfs: list[Path], workers: int) -> None:
+    def __init__(self, pdfs: list[Path], workers: int, ocr: bool = False, ocr_off: bool = False) -> None:
+        self.ocr = ocr  # PDFs with pages that need OCR come back as a PdfScan
+        self.ocr_off = ocr_off
         self.pool = ExtractionPool(workers)
         self.queue: deque[Path] = deque(pdfs)
-        self.futures: dict[Path, Future[Extracted]] = {}
+        self.futures: dict[Path, Future[Extracted | PdfScan]] = {}
         self._fill()
 
     @classmethod
-    def for_files(cls, files: list[Path]) -> _PdfPrefetcher | None:
+    def for_files(cls, files: list[Path], ocr: bool = False, ocr_off: bool = False) -> _PdfPrefetcher | None:
         pdfs = [f for f in files if f.suffix.lower() in PDF_EXT]
         workers = min(2, os.cpu_count() or 1)
         if len(pdfs) < cls.MIN_FILES or workers < 2 or not ExtractionPool.available():
             return None
-        return cls(pdfs, workers)
+        return cls(pdfs, workers, ocr, ocr_off)
 
     def _fill(self) -> None:
         while self.queue and len(self.futures) < self.AHEAD:
             path = self.queue.popleft()
-            self.futures[path] = self.pool.submit(str(path))
+            self.futures[path] = self.pool.submit(str(path), ocr=self.ocr, ocr_off=self.ocr_off)
 
-    def result(self, path: Path, idle: Callable[[], bool]) -> Extracted:
+    def _here(self, path: Path) -> Extracted | PdfScan:
+        return read_pdf_for_import(path, ocr=self.ocr, ocr_off=self.ocr_off)
+
+    def result(self, path: Path, idle: Callable[[], bool]) -> Extracted | PdfScan:
         """The extraction of ``path``. While it is not ready, ``idle`` is called every
         WAIT_S (the library hands its writer lock over there); it returns True to give up."""
         future = self.futures.pop(path, None)
         if future is None:  # not prefetched: do it here
             self.queue = deque(p for p in self.queue if p != path)
             self._fill()
-            return extract_pdf(path)
+            return self._here(path)
         self._fill()
         while True:
             try:
@@ -284,9 +291,9 @@ class _PdfPrefetcher:
                     raise ImportFailure(
                         "The PDF could not be read: the text extractor crashed on it.", "corrupt"
                     ) from None
-                return extract_pdf(path)
+                return self._here(path)
             except CancelledError:
-                return extract_pdf(path)
+                return self._here(path)
 
     def close(self) -> None:
         self.pool.close()
@@ -353,6 +360,8 @@ class Library:
             raise LibraryError(f"The library folder {paths.library_dir} cannot be created: {e.strerror or e}.") from e
         self.settings = settings or ImportSettings()
         self.lock_timeout = lock_timeout
+        # OCR workers of the running import (started on the first page that needs OCR).
+        self._ocr_pool: OcrPool | None = None
         self.trash_days = TRASH_DAYS
         self.read_only = not _writable(paths)
         self.damaged = ""
@@ -903,16 +912,22 @@ class Library:
             report.stopped = str(e)
             report.not_imported = [str(f) for f in files]
             return report
-        prefetch = _PdfPrefetcher.for_files(files)
+        prefetch = _PdfPrefetcher.for_files(files, ocr=self._ocr_wanted(), ocr_off=not self.settings.ocr)
         try:
             for i, f in enumerate(files):
                 if cancel is not None and cancel.is_set():
                     report.cancelled = True
                     break
+                step: Callable[[str], None] | None = None
                 if progress is not None:
                     progress(ImportProgress(i + 1, len(files), str(f)))
+
+                    def step(detail: str, i: int = i, f: Path = f) -> None:
+                        assert progress is not None
+                        progress(ImportProgress(i + 1, len(files), str(f), detail))
+
                 try:
-                    self._import_one(f, report, cancel, prefetch)
+                    self._import_one(f, report, cancel, prefetch, step)
                     self._maybe_flush()
                 except _Cancelled:
                     report.cancelled = True
@@ -923,6 +938,7 @@ class Library:
         finally:
             if prefetch is not None:
                 prefetch.close()
+            self._close_ocr_pool()
             with self._writing():
                 try:
                     self._flush_and_unlock()
@@ -943,6 +959,7 @@ class Library:
         report: ImportReport,
         cancel: threading.Event | None,
         prefetch: _PdfPrefetcher | None = None,
+        step: Callable[[str], None] | None = None,
     ) -> None:
         # A file name that is not valid UTF-8 reaches us with surrogates, which SQLite and JSON
         # cannot hold: the library keeps its readable form (bytes as \xNN).
@@ -1006,10 +1023,7 @@ class Library:
             return
         try:
             if ext in PDF_EXT:
-                if prefetch is not None:
-                    extracted = prefetch.result(path, lambda: self._idle(cancel))
-                else:
-                    extracted = extract_pdf(path)
+                extracted = self._extract_pdf(path, prefetch, cancel, step)
             else:
                 extracted = extract_text_file(path)
             self._store_extracted(
@@ -1035,6 +1049,50 @@ class Library:
                 ImportFailure(f"Unexpected error while reading the file: {e}", "error"),
                 report,
             )
+
+    # --- PDF extraction with OCR ---------------------------------------------------------------
+
+    def _ocr_wanted(self) -> bool:
+        return self.settings.ocr and ocr_available()
+
+    def _extract_pdf(
+        self,
+        path: Path,
+        prefetch: _PdfPrefetcher | None = None,
+        cancel: threading.Event | None = None,
+        step: Callable[[str], None] | None = None,
+    ) -> Extracted:
+        """The PDF's text: its text layer, and OCR in worker processes for pages without one."""
+        if prefetch is not None:
+            got = prefetch.result(path, lambda: self._idle(cancel))
+        else:
+            got = read_pdf_for_import(path, ocr=self._ocr_wanted(), ocr_off=not self.settings.ocr)
+        if isinstance(got, Extracted):
+            return got
+        pool = self._ocr_pool
+        if pool is None:
+            workers = max(1, min(self.settings.ocr_workers, os.cpu_count() or 1))
+            pool = ExtractionPool(workers) if ExtractionPool.available() else LocalOcrPool()
+            self._ocr_pool = pool
+
+        def on_page(done: int, total: int) -> None:
+            if step is not None:
+                step(f"OCR page {done} of {total}")
+
+        try:
+            lines = run_ocr(pool, got.path, got.ocr_pages, on_page, lambda: self._idle(cancel))
+        except OcrCancelled:
+            self._ocr_pool = None  # run_ocr ended its workers
+            raise _Cancelled() from None
+        except OcrUnavailable as e:
+            log.warning("OCR unavailable: %s", e)
+            return finish_pdf(got, None)
+        return finish_pdf(got, lines)
+
+    def _close_ocr_pool(self) -> None:
+        pool, self._ocr_pool = self._ocr_pool, None
+        if pool is not None:
+            pool.close()
 
     def _idle(self, cancel: threading.Event | None) -> bool:
         """Called while waiting for an extraction: hand the lock over if wanted; True to give up."""
@@ -1256,7 +1314,10 @@ class Library:
         side = self.read_sidecar(rel) or {}
         if side.get("sha256") not in (None, digest):
             side = {}
-        extracted = extract_pdf(path) if ext in PDF_EXT else extract_text_file(path)
+        try:
+            extracted = self._extract_pdf(path) if ext in PDF_EXT else extract_text_file(path)
+        finally:
+            self._close_ocr_pool()
         return self._store_extracted(
             extracted,
             report,

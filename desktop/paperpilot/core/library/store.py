@@ -23,7 +23,9 @@ from ..text.kinds import classify_passage
 # 4: metadata provenance: documents.metadata_sources ({field: source}), metadata_confidence, check_metadata.
 # 5: chunks.kind and chunks.section_path (the structure of a paper, see extract.structure),
 #    doc_references (each document's parsed reference list).
-# 7: the trash (documents.trashed), collections and their members, tag colours (library.organize).
+# 7: the trash (documents.trashed), collections and their members, tag colours (library.organize);
+#    chunks.source, "ocr" for text read by OCR from a page without a usable text layer (a
+#    branch numbered this 6; its libraries get the other steps, the others get this one).
 SCHEMA_VERSION = 7
 
 _SCHEMA = """
@@ -77,6 +79,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT NOT NULL DEFAULT '',
     page    INTEGER NOT NULL DEFAULT 1,
     text    TEXT NOT NULL,
+    -- text: from the PDF's text layer or the file; ocr: read by OCR from the page image.
+    source  TEXT NOT NULL DEFAULT 'text',
     -- a text.kinds.Kind value (body, abstract, references, caption, table …)
     kind    TEXT NOT NULL DEFAULT '',
     -- the headings above the chunk, outermost first, joined by " > "
@@ -341,7 +345,12 @@ class Store:
             raise StoreError(
                 f"The library was written by a newer PaperPilot (schema {row[0]}); please upgrade."
             )
-        if row is None or int(row[0]) < SCHEMA_VERSION:
+        # A library main wrote at version 7 before chunks.source joined that step lacks the
+        # column; the steps are idempotent, so running them again gives it.
+        stale = row is None or int(row[0]) < SCHEMA_VERSION
+        if not stale:
+            stale = "source" not in {r[1] for r in self.conn.execute("PRAGMA table_info(chunks)")}
+        if stale:
             if not migrate:
                 raise StoreError(
                     "The library was written by an older PaperPilot and its folder is read-only: "
@@ -390,6 +399,9 @@ class Store:
                 "UPDATE chunks SET kind=?, section_path=? WHERE id=?",
                 ((classify_passage(text, section).value, section, cid) for cid, text, section in rows),
             )
+            # Where a chunk's text came from (independent of the other steps, like them).
+            if "source" not in chunk_cols:
+                c.execute("ALTER TABLE chunks ADD COLUMN source TEXT NOT NULL DEFAULT 'text'")
             c.execute(
                 "INSERT INTO meta(key, value) VALUES ('schema_version', ?)"
                 " ON CONFLICT(key) DO UPDATE SET value=excluded.value",
@@ -467,8 +479,9 @@ class Store:
             )  # fmt: skip
             new_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path) VALUES (?,?,?,?,?,?,?)",
-                ((new_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path, source)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                ((new_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path, ch.source) for ch in chunks),
             )
             _insert_references(c, new_id, references)
         return new_id
@@ -596,8 +609,9 @@ class Store:
             )  # fmt: skip
             doc_id = int(cur.lastrowid or 0)
             c.executemany(
-                "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in chunks),
+                "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path, source)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                ((doc_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path, ch.source) for ch in chunks),
             )
         return doc_id
 
@@ -633,8 +647,12 @@ class Store:
             if replace_chunks is not None:
                 c.execute("DELETE FROM chunks WHERE doc_id=?", (doc_id,))
                 c.executemany(
-                    "INSERT INTO chunks (doc_id, seq, section, page, text) VALUES (?,?,?,?,?)",
-                    ((doc_id, ch.seq, ch.section, ch.page, ch.text) for ch in replace_chunks),
+                    "INSERT INTO chunks (doc_id, seq, section, page, text, kind, section_path, source)"
+                    " VALUES (?,?,?,?,?,?,?,?)",
+                    (
+                        (doc_id, ch.seq, ch.section, ch.page, ch.text, ch.kind, ch.section_path, ch.source)
+                        for ch in replace_chunks
+                    ),
                 )
                 c.execute("UPDATE documents SET chunk_count=? WHERE id=?", (len(replace_chunks), doc_id))
         return True
@@ -787,8 +805,8 @@ class Store:
 
     def passage(self, doc_id: int, seq: int) -> Passage | None:
         r = self.conn.execute(
-            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count, c.kind, c.section_path FROM chunks c"
-            " JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'"
+            "SELECT c.id, c.section, c.page, c.text, d.title, d.chunk_count, c.kind, c.section_path, c.source"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.doc_id=? AND c.seq=? AND d.status='ready'"
             " AND d.trashed=''",
             (doc_id, seq),
         ).fetchone()
@@ -806,6 +824,7 @@ class Store:
             next=seq + 1 if seq + 1 < r[5] else None,
             kind=r[6],
             section_path=r[7],
+            ocr=r[8] == "ocr",
         )
 
     # --- organizing: the trash, tags, collections (schema step 7; see library.organize) -------

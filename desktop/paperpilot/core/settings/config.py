@@ -26,6 +26,10 @@ class ImportSettings(BaseModel):
     chunk_min_chars: int = Field(300, ge=50, le=5000)
     chunk_max_chars: int = Field(800, ge=100, le=20000)
     max_file_mb: float = Field(200.0, gt=0)
+    # Read pages without a usable text layer (scans) by OCR, in this many worker processes
+    # (each holds about 1 GB while it reads; one per core is what two cores can use).
+    ocr: bool = True
+    ocr_workers: int = Field(2, ge=1, le=8)
 
     @model_validator(mode="after")
     def _min_not_above_max(self) -> Self:

@@ -144,3 +144,24 @@ def test_old_library_is_migrated_and_its_chunks_classified(tmp_path: Path) -> No
         assert library.references(1) == []
     finally:
         library.close()
+
+
+def test_a_version_7_library_without_chunk_sources_gets_the_column(tmp_path: Path) -> None:
+    # Main wrote version 7 before chunks.source joined that migration step.
+    home = tmp_path / "v7"
+    Library(app_paths(home)).close()
+    db = app_paths(home).database
+    conn = sqlite3.connect(db)
+    conn.executescript(
+        "ALTER TABLE chunks DROP COLUMN source;"
+        "INSERT INTO documents (id, title, added, status, kind) VALUES (1, 'Old paper', '2020-01-01T00:00:00Z', 'ready', 'text');"
+        "INSERT INTO chunks (doc_id, seq, section, text, kind) VALUES (1, 0, 'Introduction', 'Birds sing in cities.', 'body');"
+    )
+    conn.commit()
+    conn.close()
+    library = Library(app_paths(home))
+    try:
+        passage = library.store.passage(1, 0)
+        assert passage is not None and passage.kind == "body" and passage.ocr is False
+    finally:
+        library.close()
