@@ -307,11 +307,18 @@ class LibraryPane(QWidget):
         self.needs_checking_box = QCheckBox(tr("Needs checking"), page)
         self.needs_checking_box.setToolTip(tr("Only documents whose metadata came from weak sources (⚑)"))
         self.needs_checking_box.toggled.connect(self.on_needs_checking_box_toggled)
-        top = QHBoxLayout()
-        top.addWidget(self.filter_edit, 1)
-        top.addWidget(self.fulltext_check)
-        top.addWidget(self.needs_checking_box)
-        top.addWidget(self.count_label)
+        # The filter keeps the row's width; its switches sit under it (a narrow pane would
+        # otherwise squeeze the box to a few letters).
+        top = QVBoxLayout()
+        line = QHBoxLayout()
+        line.addWidget(self.filter_edit, 1)
+        line.addWidget(self.count_label)
+        switches = QHBoxLayout()
+        switches.addWidget(self.fulltext_check)
+        switches.addWidget(self.needs_checking_box)
+        switches.addStretch(1)
+        top.addLayout(line)
+        top.addLayout(switches)
 
         view = QTableView(page)
         view.setModel(self.proxy)
