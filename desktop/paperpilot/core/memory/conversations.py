@@ -7,11 +7,8 @@ library's store. Conversation ids are short hex strings.
 from __future__ import annotations
 
 import builtins
-import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,6 +20,7 @@ from ..clock import utc_now
 from ..errors import PaperPilotError
 from ..settings.paths import AppPaths
 from ..text.redaction import redact, redacted_json
+from .sqlite_store import ThreadLocalStore
 
 if TYPE_CHECKING:
     from ..library import Library
@@ -99,70 +97,22 @@ def default_title(question: str) -> str:
     return (cut[:sp] if sp > TITLE_CHARS * 0.6 else cut) + "…"
 
 
-class ConversationStore:
+class ConversationStore(ThreadLocalStore):
     """The conversations of one user. Safe to use from several threads (one connection each)."""
 
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = CONVERSATIONS_SCHEMA_VERSION
+    ERROR = ConversationError
+    WHAT = "conversations"
+
     def __init__(self, paths: AppPaths, busy_timeout_ms: int = 10_000) -> None:
-        self.path = paths.data_dir / CONVERSATIONS_FILE
-        self.busy_timeout_ms = busy_timeout_ms
-        self._local = threading.local()
-        self._conns: builtins.list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
-        _ = self.conn  # open now so a broken file is reported at once
-
-    # --- connections ------------------------------------------------------------------------
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                conn = sqlite3.connect(
-                    str(self.path), isolation_level=None, check_same_thread=False,
-                    timeout=self.busy_timeout_ms / 1000,
-                )  # fmt: skip
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-                conn.executescript(_SCHEMA)
-                conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                    (str(CONVERSATIONS_SCHEMA_VERSION),),
-                )
-            except sqlite3.DatabaseError as e:
-                raise ConversationError(
-                    f"The conversations database {self.path} cannot be opened: {e}"
-                ) from e
-            self._local.conn = conn
-            with self._lock:
-                self._conns.append(conn)
-        return conn
-
-    def close(self) -> None:
-        with self._lock:
-            for c in self._conns:
-                c.close()
-            self._conns.clear()
-        self._local = threading.local()
+        super().__init__(paths.data_dir / CONVERSATIONS_FILE, busy_timeout_ms)
 
     def __enter__(self) -> ConversationStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            yield c
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        else:
-            c.execute("COMMIT")
 
     # --- conversations ----------------------------------------------------------------------
 

@@ -12,15 +12,14 @@ from __future__ import annotations
 import builtins
 import json
 import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 from ..clock import utc_now
 from ..errors import NotFound, PaperPilotError
 from ..settings.paths import AppPaths
+from .sqlite_store import ThreadLocalStore
 
 WORKFLOWS_FILE = "workflows.sqlite3"
 WORKFLOWS_SCHEMA_VERSION = 1
@@ -86,56 +85,16 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-class WorkflowStore:
+class WorkflowStore(ThreadLocalStore):
     """Matrices, column sets and drafts of one user; one connection per thread."""
 
+    SCHEMA = _SCHEMA
+    SCHEMA_VERSION = WORKFLOWS_SCHEMA_VERSION
+    ERROR = WorkflowError
+    WHAT = "workflows"
+
     def __init__(self, paths: AppPaths, busy_timeout_ms: int = 10_000) -> None:
-        self.path = paths.data_dir / WORKFLOWS_FILE
-        self.busy_timeout_ms = busy_timeout_ms
-        self._local = threading.local()
-        self._conns: builtins.list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
-        _ = self.conn
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
-                                       timeout=self.busy_timeout_ms / 1000)  # fmt: skip
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("PRAGMA foreign_keys=ON")
-                conn.executescript(_SCHEMA)
-                conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                             (str(WORKFLOWS_SCHEMA_VERSION),))  # fmt: skip
-            except sqlite3.DatabaseError as e:
-                raise WorkflowError(f"The workflows database {self.path} cannot be opened: {e}") from e
-            self._local.conn = conn
-            with self._lock:
-                self._conns.append(conn)
-        return conn
-
-    def close(self) -> None:
-        with self._lock:
-            for c in self._conns:
-                c.close()
-            self._conns.clear()
-        self._local = threading.local()
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            yield c
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        else:
-            c.execute("COMMIT")
+        super().__init__(paths.data_dir / WORKFLOWS_FILE, busy_timeout_ms)
 
     def schema_version(self) -> int:
         r = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
