@@ -1009,32 +1009,30 @@ def zh_concepts(text: str) -> list[str]:
     return out
 
 
+# Chinese question words → answer type, the first that matches wins (a comparison is tested first).
+_ZH_TYPES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern), kind)
+    for pattern, kind in (
+        (r"为什么|为何|原因|何故", "why"),
+        (r"什么时候|何时|哪一?年|哪天|几月|几号|年份|日期|时间", "when"),
+        (r"哪里|哪儿|在哪|什么地方|何地|哪个(?:国家|城市|省|地区|地方)|位于", "where"),
+        (r"多少钱|多大|多高|多长|多重|多远|多久", "how_much"),
+        (r"多少|几[个位名种篇项条次年]|数量|人数", "how_many"),
+        (r"谁|哪位|哪个人|作者是", "who"),
+        (r"如何|怎么|怎样", "how"),
+        (r"什么是|是什么|指什么|是指|含义|定义|意思", "definition"),
+        (r"是否|是不是|有没有|能不能|可不可以|[吗么][？?]?$", "yes_no"),
+        (r"哪些|哪个|哪一|哪种|什么", "which"),
+    )
+)
+
+
 def _answer_type_zh(q: str) -> str:
     if re.search(r"对比|比较|区别|差异|异同|相比|不同|哪个更|谁更|更早|更晚|更多|更少|还是", q) and re.search(
         r"[和与跟同及、]|还是|相比", q
     ):
         return "comparison"
-    if re.search(r"为什么|为何|原因|何故", q):
-        return "why"
-    if re.search(r"什么时候|何时|哪一?年|哪天|几月|几号|年份|日期|时间", q):
-        return "when"
-    if re.search(r"哪里|哪儿|在哪|什么地方|何地|哪个(?:国家|城市|省|地区|地方)|位于", q):
-        return "where"
-    if re.search(r"多少钱|多大|多高|多长|多重|多远|多久", q):
-        return "how_much"
-    if re.search(r"多少|几[个位名种篇项条次年]|数量|人数", q):
-        return "how_many"
-    if re.search(r"谁|哪位|哪个人|作者是", q):
-        return "who"
-    if re.search(r"如何|怎么|怎样", q):
-        return "how"
-    if re.search(r"什么是|是什么|指什么|是指|含义|定义|意思", q):
-        return "definition"
-    if re.search(r"是否|是不是|有没有|能不能|可不可以|[吗么][？?]?$", q):
-        return "yes_no"
-    if re.search(r"哪些|哪个|哪一|哪种|什么", q):
-        return "which"
-    return "other"
+    return next((kind for pattern, kind in _ZH_TYPES if pattern.search(q)), "other")
 
 
 def _sides_zh(q: str, concepts: list[str]) -> list[str]:
