@@ -738,7 +738,10 @@ _ZH_NUMBERED = re.compile(
     r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
     r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
 )
-_LEADER = re.compile(r"(?:\. ?){4}|…{2}")
+_LEADER = re.compile(r"(?:[.⋅·] ?){4}|…{2}")
+# One sentence ending and another starting: headings are phrases, so a "heading" with this
+# inside is a bold or letter-led paragraph ("A Bigtable is a sparse … map. The map is …").
+_SENTENCE_INSIDE = re.compile(r"[^\W\d_]{2}[.!?] +[A-Z]|[。！？].")
 _ZH_SENTENCE_END = re.compile("[。；，！？]")
 
 
@@ -1567,6 +1570,19 @@ def _table_text(q: _Para) -> str:
     return "\n".join(" | ".join(cell for cell in row if cell) for row in q.rows)
 
 
+def _reads_as_prose(text: str) -> bool:
+    """Whether a paragraph taken for a heading is really text: a sentence ends inside it, it
+    is a long statement ending in a full stop (a bold contribution bullet), an address line,
+    or rows of a table."""
+    return (
+        len(text) > 160
+        or "\n" in text
+        or "@" in text
+        or bool(_SENTENCE_INSIDE.search(text))
+        or (text.endswith(".") and len(text.split()) > 8)
+    )
+
+
 def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:
     """Split "Abstract—text" into heading and text, glue lone symbols to what follows, drop
     bare axis numbers and demote table-of-contents entries that looked like headings."""
@@ -1583,6 +1599,8 @@ def _tidy(paras: list[_Para], page_no: int) -> list[_Para]:
             continue  # a bare number from a plot's axis: noise for search and chunks
         if q.kind == "heading" and _LEADER.search(q.text):
             q.kind = "body"  # a table-of-contents entry whose leader dots came on the same row
+        elif q.kind == "heading" and _reads_as_prose(q.text):
+            q.kind = "body"  # prose set in bold, or a sentence that starts like "A Proofs"
         m = _INLINE_ABSTRACT.match(q.text) if q.kind == "body" and page_no <= 2 else None
         if m:
             out.append(_Para("heading", q.last, m.group(1).replace(" ", ""), q.right))

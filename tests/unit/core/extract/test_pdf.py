@@ -277,3 +277,50 @@ def test_concurrent_extractions_share_the_lock(fixture_dir: Path) -> None:
     assert not errors
     assert len(results) == 6
     assert all(r.pages for r in results)
+
+
+def _bold_prose_pdf(path: Path) -> Path:
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4", unit="mm")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    y = 30.0
+    body = [
+        "Our store keeps many tables for many projects, and each of them makes its own",
+        "demands on size and latency. This section and the next describe the design.",
+    ]
+    pdf.set_font("Helvetica", "B", 18)
+    pdf.text(20, 20, "A Store for Structured Data")
+    for kind, lines in [
+        ("h", ["1 Introduction"]),
+        ("p", body),
+        ("h", ["2 Data Model"]),
+        # A definition set in bold that starts like an appendix heading ("A Proofs").
+        (
+            "b",
+            [
+                "A Widget is a sparse, distributed, persistent multi-",
+                "dimensional sorted map. The map is indexed by a row key.",
+            ],
+        ),
+        # A contribution bullet in bold: a numbered statement, not a section.
+        ("b", ["1. We propose a store that scales to thousands of machines."]),
+        ("p", body),
+    ]:
+        pdf.set_font("Helvetica", "B" if kind in "hb" else "", 12 if kind == "h" else 10)
+        for line in lines:
+            pdf.text(20, y, line)
+            y += 5
+        y += 4
+    pdf.output(str(path))
+    return path
+
+
+def test_bold_prose_that_looks_like_a_heading_stays_text(tmp_path: Path) -> None:
+    ex = extract_pdf(_bold_prose_pdf(tmp_path / "bold.pdf"))
+    paras = paragraphs(ex.pages[0].text)
+    heads = [p for p in paras if p.startswith("# ")]
+    assert heads == ["# 1 Introduction", "# 2 Data Model"]
+    assert any(p.startswith("A Widget is a sparse, distributed, persistent multidimensional") for p in paras)
+    assert "1. We propose a store that scales to thousands of machines." in paras
