@@ -739,12 +739,13 @@ class _Run:
     def cross_language_note(self) -> str:
         """Plain words for a question in a language the library lacks, with no model to translate it."""
         st = self.state
-        shown = describe_languages(st.library_languages)
+        zh = self.analysis.language == "zh"
+        shown = describe_languages(st.library_languages, zh=zh)
         terms = [k for k in dict.fromkeys([*self.analysis.entities, *self.analysis.concepts])
                  if searchable_across(k, self.analysis.language)]  # fmt: skip
         if self.analysis.language == "zh":
             searched = f"离线只检索了问题中的拉丁字母词：{'、'.join(terms)}。" if terms else "问题中没有可以直接检索的词。"
-            return (f"你的文献库是{shown}的文献，没有中文文献；用中文问题检索其他语言的文献（跨语言检索）需要语言模型。"
+            return (f"你的文献库中的文献：{shown}，没有中文文献；用中文问题检索其他语言的文献（跨语言检索）需要语言模型。"
                     + searched)  # fmt: skip
         searched = f"Offline, only the question's names were searched: {', '.join(terms)}." if terms else (
             "Nothing in the question can be searched as written."

@@ -62,6 +62,7 @@ class LanguagePool(Protocol):
 
 
 LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
+LANGUAGE_NAMES_ZH = {"en": "英文", "zh": "中文"}
 
 
 def language_mix(pool: object) -> dict[str, float]:
@@ -78,10 +79,11 @@ def language_mix(pool: object) -> dict[str, float]:
     return {x: known.count(x) / len(known) for x in dict.fromkeys(known)} if known else {}
 
 
-def describe_languages(mix: dict[str, float]) -> str:
-    """ "English 92 %, Chinese 8 %" (largest first)."""
-    return ", ".join(
-        f"{LANGUAGE_NAMES.get(lang, lang)} {round(100 * share)} %" for lang, share in sorted(mix.items(), key=lambda x: -x[1])
+def describe_languages(mix: dict[str, float], zh: bool = False) -> str:
+    """ "English 92 %, Chinese 8 %" (largest first); "英文 92 %、中文 8 %" with ``zh``."""
+    names = LANGUAGE_NAMES_ZH if zh else LANGUAGE_NAMES
+    return ("、" if zh else ", ").join(
+        f"{names.get(lang, lang)} {round(100 * share)} %" for lang, share in sorted(mix.items(), key=lambda x: -x[1])
     )
 
 

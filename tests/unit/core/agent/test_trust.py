@@ -292,6 +292,7 @@ def test_chinese_question_over_an_english_library_offline_says_a_model_is_needed
     queries = [e.query for e in events if isinstance(e, ToolResult) and e.tool == "search"]
     assert queries and queries[0] == "LoopAgent"  # what can be searched: the Latin-script name
     assert "跨语言检索" in r.missing[0] and "需要语言模型" in r.missing[0]
+    assert "英文 100 %" in r.missing[0] and "English" not in r.missing[0]  # all in the asker's language
     assert r.answer.startswith(r.missing[0])
     assert any(e.title.startswith("LoopAgent") for e in r.evidence)
 
