@@ -894,7 +894,9 @@ def _hops_en(q: str, entities: list[str]) -> list[Hop]:
     for h in chain:
         main = main.replace(h.text, " ")
     main_rel = [w for w in _content(_strip_entities(main, entities)) if w not in _GENERIC]
-    if main_rel or len(chain) < 2:
+    # "What is the data model of Bigtable?": the ask outside the description ("What is") adds
+    # no relation, so the question has one hop, not a second one nothing could ever answer.
+    if main_rel:
         chain.append(Hop(text=" ".join(main.split()), anchor="", relation=tuple(dict.fromkeys(main_rel))[:6]))
     return chain if len(chain) >= 2 else []
 

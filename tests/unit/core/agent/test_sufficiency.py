@@ -112,6 +112,17 @@ def test_compositional_template_chains_from_the_named_entity() -> None:
 
 
 @pytest.mark.parametrize(
+    "question", ["What is the data model of Bigtable?", "Who is the father of Kasper Schmeichel?"]
+)
+def test_one_description_with_a_bare_ask_is_one_hop(question: str) -> None:
+    # "What is" outside the description adds no step: no part may ask for a "next step" that
+    # no passage could ever answer.
+    a = analyze(question)
+    assert not a.is_bridge
+    assert not [p for p in a.parts if p.kind == "hop"]
+
+
+@pytest.mark.parametrize(
     ("question", "answer_type"),
     [
         ("The arena where the Lewiston Maineiacs played their home games can seat how many people?", "how_many"),
