@@ -302,7 +302,8 @@ _MEASURE_NOUNS = frozenset(
 )  # fmt: skip
 _DEFINE = re.compile(
     r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(?P<x>[^?]{1,60}?)\s*\??\s*$"
-    r"|(?:define|definition of|meaning of)\s+(?P<y>[^?]{1,60})|what\s+does\s+(?P<z>[^?]{1,60}?)\s+(?:mean|stand for)\b)",
+    r"|(?:define|definition of|meaning of)\s+(?P<y>[^?]{1,60})|what\s+does\s+(?P<z>[^?]{1,60}?)\s+(?:mean|stand for|contain|include|comprise|consist of|cover|offer|provide)\b"
+    r"|what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(?P<w>[^?]{1,60}?)\s+about\s*\??\s*$)",
     re.IGNORECASE,
 )
 # "A or B" choice with the compared attribute, and other comparison cues.
@@ -646,6 +647,10 @@ def _answer_type_en(q: str) -> tuple[str, str]:
             r"\b(?:of|on|in|for|with|by|between|to|from|that|which|who)\b", x
         ):
             return "definition", ""
+        return "other", ""
+    if wh == "what" and not head:
+        # "What does S2ORC contain?", "What did the authors find?": the wh-word is the object of a
+        # verb, and the answer is a description, not one name to pick out of a passage.
         return "other", ""
     return "which", head
 

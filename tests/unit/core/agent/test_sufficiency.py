@@ -128,6 +128,10 @@ def test_one_description_with_a_bare_ask_is_one_hop(question: str) -> None:
         ("The arena where the Lewiston Maineiacs played their home games can seat how many people?", "how_many"),
         ("The Vermont Catamounts men's soccer team competes in a conference founded in what year?", "when"),
         ("What is PaperMage?", "definition"),
+        # Asking what something contains or is about asks it to be described, not for one name.
+        ("What does S2ORC contain?", "definition"),
+        ("What is PaperMage about?", "definition"),
+        ("What did the authors find?", "other"),
         ("What is the effect of microplastics on fish reproduction?", "other"),
         ("Were Scott Derrickson and Ed Wood of the same nationality?", "comparison"),
         ("Why did sparrow numbers fall?", "why"),
