@@ -53,6 +53,7 @@ def _share(terms: list[str], text_lower: str) -> float:
 # --- names: the bridge entities of multi-hop questions ------------------------------------------
 
 _NONWORD = re.compile(r"[^\w]+")
+_WORD = re.compile(r"[^\W\d_]{2,}|[\u3400-\u9fff]")  # a word of two letters, or one Han character
 _PAREN = re.compile(r"\s*\([^)]*\)\s*$")
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b|\d{4}年")
 # Comparisons decided by a date: prefer the sentence that gives one.
@@ -110,6 +111,7 @@ class _Context:
     names: list[str]
     overlap: float  # share of the question's terms in the sentence (with its passage title)
     weight: float
+    caption: bool = False  # a figure or table caption: an answer sentence only when nothing else will do
 
 
 def _contexts(state: AgentState) -> list[_Context]:
@@ -128,11 +130,12 @@ def _contexts(state: AgentState) -> list[_Context]:
         # Reference entries, code, tables, author blocks and text addressed to an AI stay
         # readable but never become answer sentences; a caption only when nothing else will do.
         for i, (sent, kind) in enumerate(answer_sentences(p.text, p.section, p.kind)):
-            if not answerable(kind) or is_instruction(sent):
-                continue
+            if not answerable(kind) or is_instruction(sent) or len(_WORD.findall(sent)) < 2:
+                continue  # (a diagram's "..." or a lone label says nothing)
             overlap = _share(terms, title_low + " " + sent.lower())
-            weight = w_passage * (0.25 + overlap) * (0.5 if kind == Kind.CAPTION else 1.0)
-            out.append(_Context(p, i, sent, _norm(sent), names_in(sent), overlap, weight))
+            caption = kind == Kind.CAPTION
+            weight = w_passage * (0.25 + overlap) * (0.5 if caption else 1.0)
+            out.append(_Context(p, i, sent, _norm(sent), names_in(sent), overlap, weight, caption))
     return out
 
 
@@ -586,9 +589,19 @@ class OfflinePolicy:
             # strongest other sentences of the same passages, causes first when asked why.
             why = bool(_WHY.search(state.question))
             ids = {x.passage.id for x in chosen}
-            extra = [c for c in contexts if c not in chosen and c.passage.id in ids and c.overlap > 0]
+            # The explanation often runs on into the next chunks of the same section.
+            sections = {(x.passage.doc_id, x.passage.section) for x in chosen if x.passage.section}
+            extra = [
+                c for c in contexts
+                if c not in chosen and c.overlap > 0
+                and (c.passage.id in ids or (c.passage.doc_id, c.passage.section) in sections)
+            ]  # fmt: skip
             extra.sort(
-                key=lambda c: (-(c.overlap + (0.5 if why and _CAUSE.search(c.text) else 0.0)), c.index)
+                key=lambda c: (
+                    -(c.overlap + (0.5 if why and _CAUSE.search(c.text) else 0.0)) * (0.5 if c.caption else 1.0),
+                    c.passage.id not in ids,
+                    c.index,
+                )
             )
             chosen.extend(extra[: self.answer_sentences - len(chosen)])
         if not chosen:
@@ -643,7 +656,9 @@ class OfflinePolicy:
                 gain += max(0.0, 0.3 - 0.05 * c.index) + 0.1 * c.overlap
         elif gain:
             gain -= 0.05  # prefer spreading the citations over the passages
-        return gain
+        # A caption names what a figure shows ("Figure 4: Tablet location hierarchy"); the text
+        # around it says it. It covers the question's words as well, so it must not win on them.
+        return gain * 0.5 if c.caption else gain
 
     @staticmethod
     def _compared(question: str) -> list[str]:

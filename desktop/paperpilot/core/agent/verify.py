@@ -19,6 +19,8 @@ from .support import Bridges, ClaimSupport, check_claim, citable_text, claim_tex
 
 # [P3], [P3, P5], [3], [1][2] — ids as the loop assigns them (P-prefixed) or bare numbers.
 _CITE = re.compile(r"\[((?:P?\d+)(?:\s*[,;]\s*P?\d+)*)\]")
+# A bibliography mark of the quoted paper itself: "the Paxos algorithm [9, 23]", "[4–6]".
+_SOURCE_REF = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
 _QUOTE = re.compile(r"\"([^\"]{4,}?)\"|“([^”]{4,}?)”|「([^」]{2,}?)」")
 _WS = re.compile(r"\s+")
 
@@ -44,6 +46,13 @@ def _sentences(para: str) -> list[str]:
         else:
             out.append(s)
     return out
+
+
+def drop_source_refs(text: str) -> str:
+    """Text that cites passages by their ids ([P3]) may still carry a quoted paper's own reference
+    marks ("the Paxos algorithm [9, 23]"): they point into that paper's bibliography, not to the
+    evidence, and would read as this answer's sources, so they go."""
+    return _SOURCE_REF.sub("", text) if "[P" in text else text
 
 
 def sentences_of(paragraph: str) -> list[str]:
@@ -115,7 +124,7 @@ def verify_answer(
     obeyed: list[str] = []
     unsupported = 0
     n_sentences = 0
-    text = answer.text
+    text = drop_source_refs(answer.text)
     listed = [r for r in dict.fromkeys(_canon(x) for x in answer.evidence_ids)]
     unmarked = bool(listed) and bool(text.strip()) and not _CITE.search(text)
     cited_anywhere = [_canon(r) for m in _CITE.finditer(text) for r in re.split(r"[,;]", m.group(1))]

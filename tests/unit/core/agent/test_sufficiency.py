@@ -439,3 +439,42 @@ def test_offline_confidence_never_mentions_a_model_estimate(tmp_path: Path) -> N
     result, _ = run(lib, "How do PaperMage and the Kubernetes scheduler differ?")
     assert result.confidence < answered
 
+
+
+def test_how_answer_explains_from_the_section_not_from_a_caption() -> None:
+    from paperpilot.core.agent.state import AgentState
+
+    sec = "5.1 Tablet Location"
+    title = "Quarry: A Store for Tables"
+    texts = [
+        ("caption", "... Figure 4: Tablet location hierarchy."),
+        (
+            "body",
+            "The client library caches tablet locations. If the client does not know the location of "
+            "a tablet, then it recursively moves up the hierarchy.",
+        ),
+        ("body", "We use a three-level hierarchy analogous to a B-tree to store location information."),
+    ]
+    st = AgentState(question="How does Quarry locate tablets?")
+    for i, (kind, text) in enumerate(texts, 1):
+        st.passages[f"P{i}"] = PassageView(id=f"P{i}", doc_id=1, segment=40 + i, title=title, section=sec,
+                                           text=text, kind=kind)  # fmt: skip
+    step = OfflinePolicy().answer(st, "test")
+    assert isinstance(step.decision.action, Answer)
+    lines = step.decision.action.text.splitlines()
+    # The caption covers the question's words as well as any sentence, but the text says how.
+    assert any("caches tablet locations" in ln for ln in lines), lines
+    assert not any(ln.startswith("- ...") for ln in lines)  # a diagram's dots are not a sentence
+
+
+def test_a_quoted_papers_own_reference_marks_are_not_citations() -> None:
+    from paperpilot.core.agent.verify import verify_answer
+
+    ps = {
+        "P1": PassageView(id="P1", doc_id=1, segment=0, title="Lock Service",
+                          text="Chubby uses the Paxos algorithm [9, 23] to keep its replicas consistent."),
+    }  # fmt: skip
+    v = verify_answer(Answer(text="- Chubby uses the Paxos algorithm [9, 23] to keep its replicas consistent. [P1]",
+                             evidence_ids=["P1"]), ps)  # fmt: skip
+    assert v.text == "- Chubby uses the Paxos algorithm to keep its replicas consistent [1]."
+    assert not [c for c, _ in v.rejected if c == "invented_citation"]
