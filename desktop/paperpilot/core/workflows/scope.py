@@ -126,7 +126,8 @@ def year_argument(text: str, now: date | None = None) -> tuple[int | None, int |
 
 def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
     """The ready documents the scope names, in its order (ids as given; a query's best first;
-    otherwise the library's order). Raises NotFound for an id that is not in the library."""
+    otherwise the library's order). Ids, tags, collections, years and the query all narrow the
+    same set. Raises NotFound for an id or a collection that is not in the library."""
     docs = pool.list_documents()
     by_id = {d.doc_id: d for d in docs}
     if scope.doc_ids:
@@ -142,12 +143,16 @@ def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
         wanted = {t.casefold() for t in scope.tags}
         chosen = [d for d in chosen if wanted & {t.casefold() for t in d.tags}]
     if scope.collections:
-        # Collections arrive with the library's collection feature; until a document knows its
-        # collections, naming one is an error rather than a silently empty matrix.
-        if not any(hasattr(d, "collections") for d in docs):
-            raise InvalidInput("this library has no collections yet; choose documents, a tag or a query")
-        wanted = {c.casefold() for c in scope.collections}
-        chosen = [d for d in chosen if wanted & {str(c).casefold() for c in getattr(d, "collections", [])}]
+        # A collection's papers are those filed in it or in any of its sub-collections; the
+        # library knows them (its collection tree), a document does not carry them.
+        tree_of = getattr(pool, "collection_tree", None)
+        if not callable(tree_of):
+            raise InvalidInput("these papers have no collections; choose documents, a tag or a query")
+        tree = tree_of()
+        members: set[int] = set()
+        for name in scope.collections:
+            members |= set(tree.get(name).all_doc_ids())  # CollectionNotFound names the unknown one
+        chosen = [d for d in chosen if d.doc_id in members]
     if scope.year_from is not None or scope.year_to is not None:
         lo = scope.year_from if scope.year_from is not None else -10_000
         hi = scope.year_to if scope.year_to is not None else 10_000
