@@ -52,12 +52,15 @@ _ROLES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+def first_named(table: Sequence[tuple[str, re.Pattern[str]]], text: str, default: str = "") -> str:
+    """The name of the first pattern of ``table`` that ``text`` matches (``default`` for none):
+    section roles here, method families in the matrix."""
+    return next((name for name, pattern in table if pattern.search(text)), default)
+
+
 def section_role(section: str) -> str:
     """"abstract", "method", "results" … for a section heading ("3.2 Results on SQuAD"), or ""."""
-    for role, pattern in _ROLES:
-        if pattern.search(section):
-            return role
-    return ""
+    return first_named(_ROLES, section)
 
 
 def _headings(obj: object) -> list[str]:

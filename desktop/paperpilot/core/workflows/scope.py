@@ -8,14 +8,14 @@ years", "since 2020", "2019–2023") and are read against ``clock.today()``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any, Protocol
+from typing import Any
 
+from ..agent.state import DocumentPool
 from ..clock import today
 from ..errors import InvalidInput, NotFound
-from ..models import DocumentInfo, Hit
+from ..models import DocumentInfo
 from ..text.kinds import answerable
 from .kinds import hit_kind
 
@@ -23,18 +23,9 @@ from .kinds import hit_kind
 QUERY_SCOPE_HITS = 400
 
 
-class ScopePool(Protocol):
-    def list_documents(self) -> list[DocumentInfo]: ...
-
-    def search(
-        self,
-        query: str,
-        k: int = 3,
-        *,
-        doc_ids: Sequence[int] | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
-    ) -> list[Hit]: ...
+# The papers a scope draws on are the agent's pool (the library, or a part of it); a pool that
+# can also list its collections (``collection_tree``) can be scoped by them.
+ScopePool = DocumentPool
 
 
 @dataclass
