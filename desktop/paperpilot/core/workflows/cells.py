@@ -37,6 +37,8 @@ _FRAME = frozenset(
 MIN_SENTENCE_CHARS = 25
 MIN_SENTENCE_CHARS_ZH = 8
 MAX_SENTENCE_CHARS = 420
+# What one Read action may take: its segment and the six others ``Read.also`` allows.
+READ_AT_ONCE = 7
 
 # The section a heading names, as the cue sets speak of them.
 _ROLES: list[tuple[str, re.Pattern[str]]] = [
@@ -292,6 +294,8 @@ def candidates(ask: Ask, passages: Sequence[PassageView]) -> list[Candidate]:
                 score += 1.0
             if kind == Kind.CAPTION:
                 score -= 1.0
+            if s[0].islower() and not has_cjk(s[:1]):
+                score -= 1.0  # most likely the tail of a sentence the PDF's columns cut apart
             score -= 0.001 * i  # earlier in its passage: usually the topic sentence
             out.append(Candidate(p, i, s, score, found + [f"§ {h}" for h in vouch[:1]]))
     out.sort(key=lambda c: -c.score)
@@ -385,7 +389,9 @@ class GatherPolicy:
                 return (2.0 * (len(cue_hits(self.ask.cues_for(), snippet)) + named) + _term_share(terms, snippet)
                         + (1.0 if role in self.ask.sections else 0.0) + 0.1 * float(getattr(h, "score", 0.0)))  # fmt: skip
 
-            pick = sorted(unread, key=rank, reverse=True)[: self.reads - len(state.passages)]
+            # One read action takes at most READ_AT_ONCE passages; a draft's larger budget reads on
+            # in the next round.
+            pick = sorted(unread, key=rank, reverse=True)[: min(READ_AT_ONCE, self.reads - len(state.passages))]
             first, *rest = pick
             return PolicyStep(Decision(thought="read the passages that may answer",
                                        action=Read(doc_id=first.doc_id, segments=[first.segment],
