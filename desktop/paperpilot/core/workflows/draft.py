@@ -289,7 +289,7 @@ def related_work_section(spec: SectionSpec, topic: str, pool: object, store: Wor
             ids = [r.doc_id for r in rows]
             ask = Ask(question=f"{topic} {name}", cues=default_columns()[1].cues, sections=["method", "results", "abstract"],
                       max_sentences=4, min_overlap=0.34, per_doc=1, any_script=True)  # fmt: skip
-            how = (f"请用一段中文概述“{name}”这一类方法的研究进展（新的在前），每句话都要引用" if language == "zh"
+            how = (f"请用一段中文概述“{shown}”这一类方法的研究进展（新的在前），每句话都要引用" if language == "zh"
                    else f"write one paragraph on the '{name}' line of work, newest first, citing every sentence")  # fmt: skip
             asked = ask_papers(ask, pool, ids, model=model, cancel=cancel, k=10, reads=MODEL_READS, reason=how)
             usage.add(asked.usage)

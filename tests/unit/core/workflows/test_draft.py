@@ -255,3 +255,29 @@ def test_offline_proposal_reads_as_a_proposal(sample_session: Session, tmp_path:
 
     texts = [p.text for p in Document(str(out)).paragraphs]
     assert not any("（待作者填写）" in t and "请作者填写" in t for t in texts)
+
+
+def test_model_proposal_in_chinese_keeps_prompts_and_chinese_headings(
+    session: Session, scripted_llm: ScriptedServer
+) -> None:
+    scripted_llm.set_script([_model_answer] * 40)
+    from paperpilot.core.llm.client import LLMConfig
+
+    model = session.make_policy("llm", config=LLMConfig(base_url=scripted_llm.url, model="scripted-model"))
+    try:
+        draft, _ = _draft(session, "医学影像分割的研究进展", "proposal-zh", model=model)
+    finally:
+        model.client.close()  # type: ignore[attr-defined]
+    data = to_json(draft)
+    assert "pelican" not in json.dumps(data, ensure_ascii=False).lower() and data["dropped_sentences"] >= 3
+    _check_numbering(data)
+    _check_supported(draft)
+    by = {s["heading"]: s for s in data["sections"]}
+    for h in ("研究内容", "创新点", "研究计划与进度"):
+        assert [p["status"] for p in by[h]["paragraphs"]] == ["prompt"], h
+    # The groups of related work are named in Chinese, and so is what the model is asked to write.
+    groups = {p.get("group", "") for p in by["国内外研究现状"]["paragraphs"] if p["status"] == "supported"}
+    assert groups and all(re.search(r"[\u4e00-\u9fff]", g) for g in groups), groups
+    asked = [r["messages"][-1]["content"] for r in scripted_llm.requests]
+    assert any("类方法" in a and "一段中文" in a for a in asked)
+    assert not any(re.search(r"概述“[A-Za-z /]+”", a) for a in asked)
