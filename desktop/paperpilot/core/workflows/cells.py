@@ -65,11 +65,15 @@ def section_role(section: str) -> str:
     return first_named(_ROLES, section)
 
 
+# "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")
+
+
 def _headings(obj: object) -> list[str]:
     """The headings a passage or hit sits under, deepest first ("2.2 Bird surveys", "2. Methods"),
     without their numbers."""
     path = str(getattr(obj, "section_path", "") or getattr(obj, "section", "") or "")
-    return [re.sub(r"^[\dIVX.\s]+(?=\w)", "", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
+    return [_HEADING_NUMBER.sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
 
 
 def passage_role(obj: object) -> str:
