@@ -174,17 +174,23 @@ def _model_answer(req: dict[str, Any]) -> dict[str, Any]:
             "evidence_ids": [pid], "missing": [], "confidence": 0.8}  # fmt: skip
 
 
-def test_model_draft_drops_unsupported_sentences_and_reports_tokens(
-    session: Session, scripted_llm: ScriptedServer
-) -> None:
+def _model_draft(session: Session, scripted_llm: ScriptedServer, topic: str, template: str) -> Draft:
+    """The draft written through the scripted model (``_model_answer`` for every call)."""
     scripted_llm.set_script([_model_answer] * 40)
     from paperpilot.core.llm.client import LLMConfig
 
     model = session.make_policy("llm", config=LLMConfig(base_url=scripted_llm.url, model="scripted-model"))
     try:
-        draft, _ = _draft(session, "deep learning for medical images", "review-en", model=model)
+        draft, _ = _draft(session, topic, template, model=model)
     finally:
         model.client.close()  # type: ignore[attr-defined]
+    return draft
+
+
+def test_model_draft_drops_unsupported_sentences_and_reports_tokens(
+    session: Session, scripted_llm: ScriptedServer
+) -> None:
+    draft = _model_draft(session, scripted_llm, "deep learning for medical images", "review-en")
     data = to_json(draft)
     text = json.dumps(data, ensure_ascii=False)
     assert "pelican" not in text.lower()
@@ -260,14 +266,7 @@ def test_offline_proposal_reads_as_a_proposal(sample_session: Session, tmp_path:
 def test_model_proposal_in_chinese_keeps_prompts_and_chinese_headings(
     session: Session, scripted_llm: ScriptedServer
 ) -> None:
-    scripted_llm.set_script([_model_answer] * 40)
-    from paperpilot.core.llm.client import LLMConfig
-
-    model = session.make_policy("llm", config=LLMConfig(base_url=scripted_llm.url, model="scripted-model"))
-    try:
-        draft, _ = _draft(session, "医学影像分割的研究进展", "proposal-zh", model=model)
-    finally:
-        model.client.close()  # type: ignore[attr-defined]
+    draft = _model_draft(session, scripted_llm, "医学影像分割的研究进展", "proposal-zh")
     data = to_json(draft)
     assert "pelican" not in json.dumps(data, ensure_ascii=False).lower() and data["dropped_sentences"] >= 3
     _check_numbering(data)
