@@ -201,3 +201,18 @@ def test_matrix_resumes_after_kill_9(home: str, scripted_llm: ScriptedServer, ca
     assert all(c["status"] in ("found", "not_stated") for r in data["rows"] for c in r["cells"])
     found = [c for r in data["rows"] for c in r["cells"] if c["status"] == "found"]
     assert found and all(c["evidence"] for c in found)
+
+
+def test_matrix_and_draft_by_collection_with_a_tag(capsys: pytest.CaptureFixture[str], home: str) -> None:
+    ids = _ids(capsys, home)
+    seg, vessels = ids["Transformer"], ids["Convolutional"]
+    assert run(capsys, "--home", home, "collection", "add", "Thesis/Chapter 2", str(seg), str(vessels))[0] == 0
+    assert run(capsys, "--home", home, "tag", str(seg), "--add", "core")[0] == 0
+    data = run_json(capsys, "--home", home, "matrix", "--collection", "Thesis", "--column", "Data")
+    assert sorted(r["doc_id"] for r in data["rows"]) == sorted([seg, vessels])
+    data = run_json(capsys, "--home", home, "matrix", "--collection", "Thesis", "--tag", "core", "--column", "Data")
+    assert [r["doc_id"] for r in data["rows"]] == [seg]
+    draft = run_json(capsys, "--home", home, "draft", "segmentation", "--template", "review-en", "--collection", "Thesis")
+    assert {r["doc_id"] for r in draft["references"]} <= {seg, vessels} and draft["references"]
+    code, out, err = run(capsys, "--home", home, "matrix", "--collection", "Nope")
+    assert code != 0 and out == "" and err.strip() == "paperpilot: no collection named 'Nope' (see: paperpilot collection list)"

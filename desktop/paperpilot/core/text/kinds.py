@@ -145,7 +145,13 @@ _AFFIL = re.compile(
 _BOILER = re.compile(
     r"©|\ball rights reserved\b|\blicen[cs]ed under (?:a |the )?(?:creative commons|CC)\b|\bCC[- ]BY(?:[- ]\w\w)?\s+\d\.\d|"
     r"\bpermission to make digital\b|\bproceedings of the\b.{0,80}\bpages\s+\d+|\bpreprint\b.{0,40}\bunder review\b"
-    r"|版权所有|未经许可",
+    r"|版权所有|未经许可"
+    # A sample or template document's disclaimer: the licence it is released under, and that
+    # its people and data are invented ("… released under CC0. … all data in this paper are
+    # fictional."); it says nothing about the study.
+    r"|\breleased (?:in)?to the public domain\b|\b(?:released|distributed|published|available) under (?:the |a )?(?:CC0|CC[- ]BY|creative commons)"
+    r"|\b(?:data|names|people|persons|places|events|characters)\b[^.]{0,60}\b(?:are|is|were) (?:all )?(?:entirely |purely |wholly )?(?:fictional|fictitious)\b"
+    r"|以\s*CC0\s*方式发布|均为虚构|纯属虚构",
     re.IGNORECASE,
 )
 _CAPTION = re.compile(r"^\s*(?:figure|fig\.|table|tab\.)\s*\d+[a-z]?\s*[:.|]|^\s*[图表]\s*\d+", re.IGNORECASE)
@@ -344,7 +350,8 @@ _SUSPECT_WORDS = (
     "©", "@", "et al", "doi", "http", "www.", "in:", "pp.", "vol.", "proc", "arxiv", "isbn", "[j]", "[c]", "[m]",
     "licen", "rights reserved", "permission", "copyright", "open access", "preprint", "thank", "grateful",
     "acknowledg", "supported", "funded", "sponsor", "{", "}", ";", "`", "#", "$", "\\", "::", "=", "->",
-    "self.", "def ", "import ", "print(", "感谢", "致谢", "资助", "版权", "基金",
+    "self.", "def ", "import ", "print(", "感谢", "致谢", "资助", "版权", "基金", "cc0", "fictional", "fictitious",
+    "虚构",
 )  # fmt: skip
 _SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
 _DIGIT = re.compile(r"\d")
@@ -377,7 +384,7 @@ def plainly_prose(text: str) -> bool:
 _OTHER_KIND_WORDS = (
     "@", "©", "thank", "grateful", "acknowledg", "supported", "funded", "sponsored", "gratitude", "reserved",
     "licen", "cc by", "cc-by", "permission to", "proceedings of the", "under review", "感谢", "致谢", "资助",
-    "支持", "版权", "未经",
+    "支持", "版权", "未经", "cc0", "creative commons", "public domain", "fictional", "fictitious", "虚构",
 )  # fmt: skip
 
 

@@ -27,7 +27,7 @@ from ..errors import DocumentNotFound
 from ..models import DocumentInfo, Hit, Passage
 from ..text.kinds import Kind, answer_sentences, answerable
 from ..text.language import STOPWORDS, has_cjk, query_terms
-from .kinds import hit_kind, passage_kind
+from .kinds import hit_kind, passage_kind, stored_kind
 
 # Words of a column's question that say what kind of thing is asked, not what to look for.
 _FRAME = frozenset(
@@ -37,6 +37,8 @@ _FRAME = frozenset(
 MIN_SENTENCE_CHARS = 25
 MIN_SENTENCE_CHARS_ZH = 8
 MAX_SENTENCE_CHARS = 420
+# What one Read action may take: its segment and the six others ``Read.also`` allows.
+READ_AT_ONCE = 7
 
 # The section a heading names, as the cue sets speak of them.
 _ROLES: list[tuple[str, re.Pattern[str]]] = [
@@ -52,12 +54,72 @@ _ROLES: list[tuple[str, re.Pattern[str]]] = [
 ]
 
 
+def first_named(table: Sequence[tuple[str, re.Pattern[str]]], text: str, default: str = "") -> str:
+    """The name of the first pattern of ``table`` that ``text`` matches (``default`` for none):
+    section roles here, method families in the matrix."""
+    return next((name for name, pattern in table if pattern.search(text)), default)
+
+
 def section_role(section: str) -> str:
     """"abstract", "method", "results" … for a section heading ("3.2 Results on SQuAD"), or ""."""
-    for role, pattern in _ROLES:
-        if pattern.search(section):
+    return first_named(_ROLES, section)
+
+
+# "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")
+
+
+def _headings(obj: object) -> list[str]:
+    """The headings a passage or hit sits under, deepest first ("2.2 Bird surveys", "2. Methods"),
+    without their numbers."""
+    path = str(getattr(obj, "section_path", "") or getattr(obj, "section", "") or "")
+    return [_HEADING_NUMBER.sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
+
+
+def passage_role(obj: object) -> str:
+    """The section role of a passage or hit: its own heading's, else its parent's ("Bird surveys"
+    under "2. Methods" is method). "Abstract" counts only for text stored as the abstract: a
+    paper whose headings the importer missed has its whole body under the first one it saw."""
+    stored = stored_kind(obj)
+    for h in _headings(obj):
+        role = section_role(h)
+        if role == "abstract" and stored is not None and stored != Kind.ABSTRACT:
+            continue
+        if role:
             return role
     return ""
+
+
+def heading_vouches(ask: Ask, obj: object) -> list[str]:
+    """The column's headings ("Limitations", "Data") that a passage's own or parent heading names."""
+    for h in _headings(obj):
+        found = cue_hits(ask.headings, h)
+        if found:
+            return found[:1]
+    return []
+
+
+def inline_heading(ask: Ask, sentence: str) -> str:
+    """A column heading that opens ``sentence`` as a run-in heading the importer did not split
+    off ("Data sets Daily streamflow data were …", "Evaluation Metrics We use …"), or ""."""
+    head = sentence[:60]
+    for h in ask.headings:
+        if has_cjk(h):
+            continue
+        m = re.match(rf"^(?:[\dIVX]+\.?\s*)?(?:[A-Z][\w-]*\s+){{0,2}}?(?i:{re.escape(h)})s?\s+[A-Z]", head)
+        if m:
+            return h
+    return ""
+
+
+# A sentence that speaks of the paper's own work, not of the field's or of earlier work: what a
+# column about the paper's own limitations or aims needs ("existing corpora are not without their
+# limitations" is about others).
+_OWN_WORK = re.compile(
+    r"\b(?:we|our|us|this|these|the (?:present|current|proposed) \w+|the (?:study|work|paper|report|project|"
+    r"analysis|method|model|approach|survey|system|tool|findings|results|data|sample))\b|本文|本研究|我们|该研究",
+    re.I,
+)
 
 
 class Ask(BaseModel):
@@ -77,6 +139,9 @@ class Ask(BaseModel):
     bullets: bool = False  # one sentence a line ("- …"), for a draft's points
     # A draft draws on papers in both languages whatever its own: every cue counts.
     any_script: bool = False
+    # The answer must be about the paper's own work (we, our, this study …) unless a heading
+    # names the column: a paper's limitations, not the field's.
+    own_work: bool = False
 
     def cues_for(self) -> list[str]:
         """The cues in the question's script: Chinese cues for a Chinese question, the others
@@ -146,7 +211,7 @@ def cue_hits(cues: Sequence[str], text: str) -> list[str]:
         if has_cjk(c0):
             if c0 in low.replace(" ", ""):
                 out.append(c)
-        elif re.search(rf"(?<![\w-]){re.escape(c0)}", low):
+        elif re.search(rf"(?<![\w-]){re.escape(c0)}" if c0[0].isalnum() else re.escape(c0), low):
             out.append(c)
     return out
 
@@ -194,44 +259,68 @@ class Candidate:
 
 def candidates(ask: Ask, passages: Sequence[PassageView]) -> list[Candidate]:
     """The sentences of ``passages`` that may answer ``ask``, best first: answerable kinds only
-    (no reference entries, boilerplate, code, tables, author blocks, planted instructions)."""
+    (no reference entries, boilerplate, code, tables, author blocks, planted instructions).
+
+    A sentence is scored by the column's cue phrases in it, the share of the question's terms,
+    the role of its section (its own heading or its parent's), a heading that names the column
+    (its section's, or a run-in heading opening it), numbers where the column asks for them; a
+    section of another role costs a little (a results sentence is no method)."""
     terms = content_terms(ask.question)
     cues = ask.cues_for()
     out: list[Candidate] = []
     for p in passages:
         if not answerable(passage_kind(p)):
             continue
-        role = section_role(p.section)
+        role = passage_role(p)
         # A heading that names what the column asks ("6 Limitations", "3 Data") vouches for
         # the sentences under it, whatever words they use.
-        heading = cue_hits(ask.headings, re.sub(r"^[\d.\s]+", "", p.section)) if p.section else []
+        heading = heading_vouches(ask, p)
         for i, (s, kind) in enumerate(answer_sentences(p.text, p.section)):
             s = s.strip()
             if not answerable(kind) or is_instruction(s) or not reads_as_prose(s):
                 continue
             if len(s) < (MIN_SENTENCE_CHARS_ZH if has_cjk(s) else MIN_SENTENCE_CHARS) or len(s) > MAX_SENTENCE_CHARS:
                 continue
-            found = cue_hits(cues, s) + [f"§ {h}" for h in heading[:1]]
+            run_in = inline_heading(ask, s)
+            vouch = heading or ([run_in] if run_in else [])
+            found = cue_hits(cues, s)
             share = _term_share(terms, s)
-            if not found and share < ask.min_overlap:
+            if not found and not vouch and share < ask.min_overlap:
                 continue
-            score = 2.0 * min(2, len(found)) + share
+            if ask.own_work and not vouch and not _OWN_WORK.search(s):
+                continue
+            score = 2.0 * min(2, len(found)) + share + (1.5 if vouch and not found else 0.0)
             if role and role in ask.sections:
-                score += 1.0 + 0.2 * (len(ask.sections) - ask.sections.index(role)) / max(1, len(ask.sections))
+                score += 1.0 + 0.5 * (len(ask.sections) - ask.sections.index(role)) / max(1, len(ask.sections))
+            elif role:
+                score -= 0.5
             if ask.numbers and re.search(r"\d", s):
                 score += 1.0
             if kind == Kind.CAPTION:
                 score -= 1.0
+            if s[0].islower() and not has_cjk(s[:1]):
+                score -= 1.0  # most likely the tail of a sentence the PDF's columns cut apart
             score -= 0.001 * i  # earlier in its passage: usually the topic sentence
-            out.append(Candidate(p, i, s, score, found))
+            out.append(Candidate(p, i, s, score, found + [f"§ {h}" for h in vouch[:1]]))
     out.sort(key=lambda c: -c.score)
     return out
+
+
+_PAPER_MARKERS = re.compile(r"\s*\[\d+(?:\s*[,–-]\s*\d+)*\](?:\s*,\s*\[\d+(?:\s*[,–-]\s*\d+)*\])*")
+
+
+def own_markers_removed(sentence: str) -> str:
+    """A paper's sentence without its own numeric citations ("… is sweet [8].", "[1], [2]"):
+    in a cell they would read as citations of passages of this run, which they are not."""
+    out = _PAPER_MARKERS.sub("", sentence)
+    return re.sub(r"\s+([.,;:])", r"\1", out).strip()
 
 
 def extractive_answer(ask: Ask, state: AgentState) -> Answer:
     """The best one or two sentences of what was read, each citing its passage ("" when none)."""
     chosen: list[Candidate] = []
     said: set[str] = set()
+    said_numbers: set[str] = set()
     per_doc: dict[int, int] = {}
     for c in candidates(ask, list(state.passages.values())):
         if len(chosen) >= ask.max_sentences:
@@ -242,9 +331,15 @@ def extractive_answer(ask: Ask, state: AgentState) -> Answer:
         words = set(key.split())
         if any(len(words & set(k.split())) >= 0.7 * max(1, min(len(words), len(k.split()))) for k in said):
             continue  # the same finding told twice (abstract and results)
+        numbers = set(re.findall(r"\d+(?:[.,]\d+)?", c.text))
+        if numbers and numbers <= said_numbers:
+            continue  # the same numbers again: the abstract's finding in the results' words
         if per_doc.get(c.passage.doc_id, 0) >= ask.per_doc:
             continue
+        if chosen and not ask.bullets and not any(not q.startswith("§ ") for q in c.cues):
+            continue  # a second sentence of a cell must answer in its own words, not be a neighbour
         said.add(key)
+        said_numbers |= numbers
         per_doc[c.passage.doc_id] = per_doc.get(c.passage.doc_id, 0) + 1
         chosen.append(c)
     for c in chosen:
@@ -255,7 +350,7 @@ def extractive_answer(ask: Ask, state: AgentState) -> Answer:
             if ("", cue, "the column's cue phrase") not in state.bridge_terms:
                 state.bridge_terms.append(("", cue, "the column's cue phrase"))
     sep = "\n" if ask.bullets else " "
-    text = sep.join(("- " if ask.bullets else "") + f"{c.text} [{c.passage.id}]" for c in chosen)
+    text = sep.join(("- " if ask.bullets else "") + f"{own_markers_removed(c.text)} [{c.passage.id}]" for c in chosen)
     return Answer(text=text, evidence_ids=list(dict.fromkeys(c.passage.id for c in chosen)),
                   missing=[] if chosen else [state.question], confidence=0.6 if chosen else 0.0)  # fmt: skip
 
@@ -293,12 +388,14 @@ class GatherPolicy:
 
             def rank(h: object) -> float:
                 snippet = getattr(h, "snippet", "")
-                role = section_role(getattr(h, "section", ""))
-                named = bool(cue_hits(self.ask.headings, getattr(h, "section", "")))
+                role = passage_role(h)
+                named = bool(heading_vouches(self.ask, h))
                 return (2.0 * (len(cue_hits(self.ask.cues_for(), snippet)) + named) + _term_share(terms, snippet)
                         + (1.0 if role in self.ask.sections else 0.0) + 0.1 * float(getattr(h, "score", 0.0)))  # fmt: skip
 
-            pick = sorted(unread, key=rank, reverse=True)[: self.reads - len(state.passages)]
+            # One read action takes at most READ_AT_ONCE passages; a draft's larger budget reads on
+            # in the next round.
+            pick = sorted(unread, key=rank, reverse=True)[: min(READ_AT_ONCE, self.reads - len(state.passages))]
             first, *rest = pick
             return PolicyStep(Decision(thought="read the passages that may answer",
                                        action=Read(doc_id=first.doc_id, segments=[first.segment],

@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from ..agent.events import Evidence, Usage
 from ..agent.state import Policy
+from ..agent.verify import sentences_of
 from ..errors import InvalidInput
 from ..memory.workflows import WorkflowStore
 from ..models import DocumentInfo
@@ -208,8 +209,6 @@ def _doc_markers(text: str, evidence: Sequence[Evidence]) -> tuple[list[str], li
 
 def _sentences_without_citation(line: str) -> tuple[str, int]:
     """Drop sentences of a model's paragraph that carry no citation; returns (kept, dropped)."""
-    from ..agent.verify import sentences_of
-
     kept, dropped = [], 0
     for s in sentences_of(line):
         if _REF.search(s):
@@ -290,7 +289,7 @@ def related_work_section(spec: SectionSpec, topic: str, pool: object, store: Wor
             ids = [r.doc_id for r in rows]
             ask = Ask(question=f"{topic} {name}", cues=default_columns()[1].cues, sections=["method", "results", "abstract"],
                       max_sentences=4, min_overlap=0.34, per_doc=1, any_script=True)  # fmt: skip
-            how = (f"请用一段中文概述“{name}”这一类方法的研究进展（新的在前），每句话都要引用" if language == "zh"
+            how = (f"请用一段中文概述“{shown}”这一类方法的研究进展（新的在前），每句话都要引用" if language == "zh"
                    else f"write one paragraph on the '{name}' line of work, newest first, citing every sentence")  # fmt: skip
             asked = ask_papers(ask, pool, ids, model=model, cancel=cancel, k=10, reads=MODEL_READS, reason=how)
             usage.add(asked.usage)
@@ -311,6 +310,11 @@ def related_work_section(spec: SectionSpec, topic: str, pool: object, store: Wor
             bits = [x for x in (tr.method, tr.results) if x]
             if not bits:
                 continue
+            if len(bits) == 2:
+                # A sentence that answers both columns is told once.
+                said = set(sentences_of(bits[0]))
+                bits[1] = " ".join(x for x in sentences_of(bits[1]) if x not in said)
+                bits = [b for b in bits if b]
             cell_ev = [
                 DraftEvidence(doc_id=e.doc_id, page=e.page, segment=e.segment, section=e.section, text=e.text)
                 for key in ("method", "results")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import html
 import io
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -164,8 +165,11 @@ def _table_rows(section: Section, numbers: dict[int, int], zh: bool) -> tuple[li
     return header, rows
 
 
-def _prompt_mark(zh: bool) -> str:
-    return "（待作者填写）" if zh else "(for the author)"
+def _prompt(text: str, zh: bool) -> str:
+    """A prompt for the author, marked as one unless its text already says so ("【请作者填写】…")."""
+    if re.search(r"作者填写|for the author", text, re.I):
+        return f"✎ {text}"
+    return f"✎ {text} " + ("（待作者填写）" if zh else "(for the author)")
 
 
 def draft_markdown(draft: Draft, *, appendix: bool = False) -> str:
@@ -176,6 +180,8 @@ def draft_markdown(draft: Draft, *, appendix: bool = False) -> str:
         lines += [f"> {draft.note()}", ""]
     for s, paras in parts:
         lines += [f"## {s.heading}", ""]
+        if s.note:  # "nothing in the papers supports this section" comes before the author's prompt
+            lines += [f"*{s.note}*", ""]
         if s.kind == "references":
             lines += [f"[{n}] {text}" for n, _d, text in draft.references] or ["—"]
             lines.append("")
@@ -186,15 +192,13 @@ def draft_markdown(draft: Draft, *, appendix: bool = False) -> str:
                 group = g
                 lines += ["", f"### {g}", ""]
             if status == "prompt":
-                lines += ["", f"> ✎ {text} {_prompt_mark(zh)}", ""]
+                lines += ["", f"> {_prompt(text, zh)}", ""]
             elif draft.offline:
                 lines.append(f"- {text}")
             else:
                 lines += [text, ""]
         if draft.offline and paras and paras[-1][1] != "prompt":
             lines.append("")
-        if s.note:
-            lines += [f"*{s.note}*", ""]
         if s.table:
             header, rows = _table_rows(s, numbers, zh)
             lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -222,6 +226,8 @@ def draft_docx(draft: Draft, path: Path, *, appendix: bool = False) -> None:
         doc.add_paragraph().add_run(draft.note()).italic = True
     for s, paras in parts:
         doc.add_heading(s.heading, level=1)
+        if s.note:
+            doc.add_paragraph().add_run(s.note).italic = True
         if s.kind == "references":
             for n, _d, text in draft.references:
                 doc.add_paragraph(f"[{n}] {text}")
@@ -233,14 +239,12 @@ def draft_docx(draft: Draft, path: Path, *, appendix: bool = False) -> None:
                 doc.add_heading(g, level=2)
             if status == "prompt":
                 p = doc.add_paragraph()
-                run = p.add_run(f"✎ {text} {_prompt_mark(zh)}")
+                run = p.add_run(_prompt(text, zh))
                 run.italic = True
             elif draft.offline:
                 doc.add_paragraph(text, style="List Bullet")
             else:
                 doc.add_paragraph(text)
-        if s.note:
-            doc.add_paragraph().add_run(s.note).italic = True
         if s.table:
             header, rows = _table_rows(s, numbers, zh)
             t = doc.add_table(rows=1, cols=len(header))

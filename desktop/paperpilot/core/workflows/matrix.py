@@ -25,7 +25,7 @@ from ..errors import InvalidInput
 from ..memory.workflows import WorkflowStore
 from ..models import DocumentInfo
 from ..text.language import has_cjk
-from .cells import Ask, ask_papers
+from .cells import Ask, ask_papers, first_named
 from .scope import Scope, ScopePool, resolve_scope
 from .templates import templates_dir
 
@@ -355,10 +355,7 @@ _FAMILIES: list[tuple[str, re.Pattern[str]]] = [
 
 def family(text: str) -> str:
     """The method family a method cell names ("Transformer", "Survey / field study" …), or "Other"."""
-    for name, pattern in _FAMILIES:
-        if pattern.search(text):
-            return name
-    return "Other"
+    return first_named(_FAMILIES, text, "Other")
 
 
 def year_group(year: int | None) -> str:

@@ -8,14 +8,14 @@ years", "since 2020", "2019–2023") and are read against ``clock.today()``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any, Protocol
+from typing import Any
 
+from ..agent.state import DocumentPool
 from ..clock import today
 from ..errors import InvalidInput, NotFound
-from ..models import DocumentInfo, Hit
+from ..models import DocumentInfo
 from ..text.kinds import answerable
 from .kinds import hit_kind
 
@@ -23,18 +23,9 @@ from .kinds import hit_kind
 QUERY_SCOPE_HITS = 400
 
 
-class ScopePool(Protocol):
-    def list_documents(self) -> list[DocumentInfo]: ...
-
-    def search(
-        self,
-        query: str,
-        k: int = 3,
-        *,
-        doc_ids: Sequence[int] | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
-    ) -> list[Hit]: ...
+# The papers a scope draws on are the agent's pool (the library, or a part of it); a pool that
+# can also list its collections (``collection_tree``) can be scoped by them.
+ScopePool = DocumentPool
 
 
 @dataclass
@@ -126,7 +117,8 @@ def year_argument(text: str, now: date | None = None) -> tuple[int | None, int |
 
 def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
     """The ready documents the scope names, in its order (ids as given; a query's best first;
-    otherwise the library's order). Raises NotFound for an id that is not in the library."""
+    otherwise the library's order). Ids, tags, collections, years and the query all narrow the
+    same set. Raises NotFound for an id or a collection that is not in the library."""
     docs = pool.list_documents()
     by_id = {d.doc_id: d for d in docs}
     if scope.doc_ids:
@@ -142,12 +134,16 @@ def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
         wanted = {t.casefold() for t in scope.tags}
         chosen = [d for d in chosen if wanted & {t.casefold() for t in d.tags}]
     if scope.collections:
-        # Collections arrive with the library's collection feature; until a document knows its
-        # collections, naming one is an error rather than a silently empty matrix.
-        if not any(hasattr(d, "collections") for d in docs):
-            raise InvalidInput("this library has no collections yet; choose documents, a tag or a query")
-        wanted = {c.casefold() for c in scope.collections}
-        chosen = [d for d in chosen if wanted & {str(c).casefold() for c in getattr(d, "collections", [])}]
+        # A collection's papers are those filed in it or in any of its sub-collections; the
+        # library knows them (its collection tree), a document does not carry them.
+        tree_of = getattr(pool, "collection_tree", None)
+        if not callable(tree_of):
+            raise InvalidInput("these papers have no collections; choose documents, a tag or a query")
+        tree = tree_of()
+        members: set[int] = set()
+        for name in scope.collections:
+            members |= set(tree.get(name).all_doc_ids())  # CollectionNotFound names the unknown one
+        chosen = [d for d in chosen if d.doc_id in members]
     if scope.year_from is not None or scope.year_to is not None:
         lo = scope.year_from if scope.year_from is not None else -10_000
         hi = scope.year_to if scope.year_to is not None else 10_000

@@ -174,17 +174,23 @@ def _model_answer(req: dict[str, Any]) -> dict[str, Any]:
             "evidence_ids": [pid], "missing": [], "confidence": 0.8}  # fmt: skip
 
 
-def test_model_draft_drops_unsupported_sentences_and_reports_tokens(
-    session: Session, scripted_llm: ScriptedServer
-) -> None:
+def _model_draft(session: Session, scripted_llm: ScriptedServer, topic: str, template: str) -> Draft:
+    """The draft written through the scripted model (``_model_answer`` for every call)."""
     scripted_llm.set_script([_model_answer] * 40)
     from paperpilot.core.llm.client import LLMConfig
 
     model = session.make_policy("llm", config=LLMConfig(base_url=scripted_llm.url, model="scripted-model"))
     try:
-        draft, _ = _draft(session, "deep learning for medical images", "review-en", model=model)
+        draft, _ = _draft(session, topic, template, model=model)
     finally:
         model.client.close()  # type: ignore[attr-defined]
+    return draft
+
+
+def test_model_draft_drops_unsupported_sentences_and_reports_tokens(
+    session: Session, scripted_llm: ScriptedServer
+) -> None:
+    draft = _model_draft(session, scripted_llm, "deep learning for medical images", "review-en")
     data = to_json(draft)
     text = json.dumps(data, ensure_ascii=False)
     assert "pelican" not in text.lower()
@@ -217,3 +223,60 @@ def test_bad_templates_get_one_line(tmp_path: Path) -> None:
         {"heading": "References", "kind": "references"}]}), encoding="utf-8")  # fmt: skip
     t = load_template(str(lab))
     assert [s.kind for s in t.sections] == ["evidence", "prompt", "references"]
+
+
+def test_a_draft_section_reads_past_one_read_action(sample_session: Session) -> None:
+    # A draft section reads up to ten passages; one Read action takes seven at most, and asking
+    # for more once failed the section's run ("Read got a value it does not accept") and left
+    # 现有研究的不足 empty.
+    from paperpilot.core.workflows.cells import READ_AT_ONCE, Ask, ask_papers
+
+    ids = [d.doc_id for d in sample_session.library.list_documents()]
+    ask = Ask(question="limitations and open problems of urban bird studies", cues=["limitation", "remains", "short period"],
+              sections=["discussion"], max_sentences=6, per_doc=1, bullets=True, any_script=True, min_overlap=0.34)  # fmt: skip
+    asked = ask_papers(ask, sample_session.library, ids, k=10, reads=10)
+    assert not [w for w in asked.warnings if w.startswith("policy_error")], asked.warnings
+    assert READ_AT_ONCE == 7 and asked.text.strip()
+
+
+def test_offline_proposal_reads_as_a_proposal(sample_session: Session, tmp_path: Path) -> None:
+    draft, _ = _draft(sample_session, "城市鸟类与建成环境", "proposal-zh")
+    data = to_json(draft)
+    by = {s["heading"]: s for s in data["sections"]}
+    # Every evidence section of the sample library has points; none is an empty heading.
+    for h in ("选题背景与意义", "国内外研究现状", "现有研究的不足"):
+        assert [p for p in by[h]["paragraphs"] if p["status"] == "supported"], h
+    md = draft_markdown(draft)
+    # A prompt that says it is for the author is not marked a second time.
+    assert "【请作者填写】本课题的创新点" in md and "（待作者填写）" not in md
+    # No bullet from the samples' disclaimer, no point told twice within a paper's bullet.
+    assert "虚构" not in md and "fictional" not in md and "CC0" not in md
+    for s in draft.sections:
+        for p in s.paragraphs:
+            sents = sentences_of(p.text.split(": ", 1)[-1])
+            assert len(sents) == len(set(sents)), p.text
+    out = tmp_path / "p.docx"
+    draft_docx(draft, out)
+    from docx import Document
+
+    texts = [p.text for p in Document(str(out)).paragraphs]
+    assert not any("（待作者填写）" in t and "请作者填写" in t for t in texts)
+
+
+def test_model_proposal_in_chinese_keeps_prompts_and_chinese_headings(
+    session: Session, scripted_llm: ScriptedServer
+) -> None:
+    draft = _model_draft(session, scripted_llm, "医学影像分割的研究进展", "proposal-zh")
+    data = to_json(draft)
+    assert "pelican" not in json.dumps(data, ensure_ascii=False).lower() and data["dropped_sentences"] >= 3
+    _check_numbering(data)
+    _check_supported(draft)
+    by = {s["heading"]: s for s in data["sections"]}
+    for h in ("研究内容", "创新点", "研究计划与进度"):
+        assert [p["status"] for p in by[h]["paragraphs"]] == ["prompt"], h
+    # The groups of related work are named in Chinese, and so is what the model is asked to write.
+    groups = {p.get("group", "") for p in by["国内外研究现状"]["paragraphs"] if p["status"] == "supported"}
+    assert groups and all(re.search(r"[\u4e00-\u9fff]", g) for g in groups), groups
+    asked = [r["messages"][-1]["content"] for r in scripted_llm.requests]
+    assert any("类方法" in a and "一段中文" in a for a in asked)
+    assert not any(re.search(r"概述“[A-Za-z /]+”", a) for a in asked)

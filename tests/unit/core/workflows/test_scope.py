@@ -6,9 +6,11 @@ from datetime import date
 
 import pytest
 
+from paperpilot.core.app import Session
 from paperpilot.core.clock import today
-from paperpilot.core.errors import InvalidInput
-from paperpilot.core.workflows.scope import Scope, parse_years, year_argument
+from paperpilot.core.errors import InvalidInput, NotFound
+from paperpilot.core.workflows.matrix import column, create_matrix
+from paperpilot.core.workflows.scope import Scope, parse_years, resolve_scope, year_argument
 
 TODAY = date(2026, 12, 1)
 
@@ -51,3 +53,26 @@ def test_scope_round_trips_as_data() -> None:
     s = Scope(doc_ids=[3, 1], query="dice", year_from=2020, year_to=None, tags=["to read"], collections=["thesis"])
     assert Scope.from_json(s.to_json()) == s
     assert s.describe() == "documents 3, 1; matching 'dice'; years 2020–…; tagged to read; in thesis"
+
+
+def test_collection_tag_years_and_query_narrow_the_same_papers(sample_session: Session) -> None:
+    # The matrix's --collection once failed with "this library has no collections yet" for a
+    # library that had them: a document does not carry its collections, the library does.
+    s = sample_session
+    ids = {d.title.split()[0]: d.doc_id for d in s.library.list_documents()}
+    sparrow, tit, roofs, survey = ids["House"], ids["Traffic"], ids["Green"], ids["Marlow"]
+    s.collection_add("Birds/Urban", [sparrow, tit])
+    s.collection_add("Birds", [roofs])
+    s.tag([sparrow, roofs, survey], add=["to read"])
+    got = lambda **kw: [d.doc_id for d in resolve_scope(s.library, Scope(**kw))]  # noqa: E731
+    assert sorted(got(collections=["Birds"])) == sorted([sparrow, tit, roofs])  # with its sub-collection
+    assert sorted(got(collections=["Birds/Urban"])) == sorted([sparrow, tit])
+    assert sorted(got(collections=["Birds"], tags=["to read"])) == sorted([sparrow, roofs])
+    assert got(collections=["Birds"], tags=["to read"], year_from=2022) == [sparrow]  # 2022; roofs are 2021
+    assert got(collections=["Birds"], query="traffic noise song") == [tit]
+    assert got(collections=["Birds"], tags=["to read"], query="traffic noise song") == []
+    with pytest.raises(NotFound, match="no collection named 'Nope'"):
+        resolve_scope(s.library, Scope(collections=["Nope"]))
+    # A matrix and a draft over a collection take its papers.
+    m = create_matrix(s.workflows, s.library, Scope(collections=["Birds/Urban"]), [column("Data")])
+    assert sorted(r.doc_id for r in m.rows) == sorted([sparrow, tit])
