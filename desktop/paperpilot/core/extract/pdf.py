@@ -738,6 +738,7 @@ _ZH_NUMBERED = re.compile(
     r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
     r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
 )
+_ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
 _LEADER = re.compile(r"(?:[.⋅·] ?){4}|…{2}")
 # One sentence ending and another starting: headings are phrases, so a "heading" with this
 # inside is a bold or letter-led paragraph ("A Bigtable is a sparse … map. The map is …").
@@ -759,7 +760,9 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     if "@" in text or "://" in text or _LEADER.search(text):
         return 0  # an address, or a table-of-contents entry with dot leaders
     bigger = ln.size >= body * 1.08 if body > 0 else False
-    emphasised = ln.bold or bigger
+    # IEEE sets its section headings in small capitals of the body's size, neither bold nor big:
+    # a Roman numeral and capitals ("IV. RESULTS") is as sure a mark.
+    emphasised = ln.bold or bigger or _ROMAN_CAPS.match(text) is not None
     if not emphasised and (n > 30 or not (text[0].isupper() or _CJK_JOIN.match(text[0]))):
         return 0  # plain type: only a short, capitalised known name can be a heading
     if _CJK_JOIN.match(text[0]) or _ZH_NUMBERED.match(text):
@@ -959,7 +962,14 @@ def _paragraphs(
             if cur is not None:
                 last = cur.last
                 # Another piece of the same visual row (a footnote mark, a split line).
-                if ln.x0 >= last.x1 - 1 and ln.y1 > last.y0 and ln.y0 < last.y1 and _same_row(last, ln):
+                if (
+                    ln.x0 >= last.x1 - 1
+                    and ln.y1 > last.y0
+                    and ln.y0 < last.y1
+                    and _same_row(last, ln)
+                    # A centred heading and the other column's line level with it are two things.
+                    and (cur.kind != "heading" or ln.x0 - last.x1 < 3 * max(ln.size, 1.0))
+                ):
                     cur.add(ln, text, compounds, right, left, same_row=True)
                     continue
             if title and id(ln) in title:
@@ -1039,6 +1049,7 @@ def _heading_goes_on(a: _Line, b: _Line, text: str) -> bool:
         and a.bold == b.bold
         and -0.5 * b.size < a.y0 - b.y1 < 0.8 * b.size
         and len(text) <= 80
+        and (text.isupper() or not a.text.isupper())  # a heading in capitals goes on in capitals
         and not _NUMBERED.match(text)
         and _strip_heading_number(text).lower().rstrip(":.") not in _HEADING_WORDS
     )
@@ -1578,7 +1589,7 @@ def _reads_as_prose(text: str) -> bool:
         len(text) > 160
         or "\n" in text
         or "@" in text
-        or bool(_SENTENCE_INSIDE.search(text))
+        or bool(_SENTENCE_INSIDE.search(_strip_heading_number(text)))  # not "II. METHOD"
         or (text.endswith(".") and len(text.split()) > 8)
     )
 

@@ -324,3 +324,31 @@ def test_bold_prose_that_looks_like_a_heading_stays_text(tmp_path: Path) -> None
     assert heads == ["# 1 Introduction", "# 2 Data Model"]
     assert any(p.startswith("A Widget is a sparse, distributed, persistent multidimensional") for p in paras)
     assert "1. We propose a store that scales to thousands of machines." in paras
+
+
+def test_ieee_headings_in_plain_capitals_with_roman_numerals(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4", unit="mm")
+    pdf.set_auto_page_break(False)
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 18)
+    pdf.text(20, 20, "Stereo Matching in Real Time")
+    pdf.set_font("Helvetica", "", 10)  # headings in the body's own type: only the capitals mark them
+    y = 32.0
+    for head in ("I. INTRODUCTION", "II. RELATED WORK"):
+        pdf.text(80, y, head)
+        # The other column's line, level with the centred heading, is not part of it.
+        pdf.text(150, y, "work, local stereo algorithms")
+        y += 6
+        for line in (
+            "Stereo matching is the process of identifying correspondences between pixels of two",
+            "images taken from slightly different points of view, and it has a long history here.",
+        ):
+            pdf.text(20, y, line)
+            y += 5
+        y += 5
+    pdf.output(str(tmp_path / "ieee.pdf"))
+    ex = extract_pdf(tmp_path / "ieee.pdf")
+    heads = [p for p in paragraphs(ex.pages[0].text) if p.startswith("# ")]
+    assert heads == ["# I. INTRODUCTION", "# II. RELATED WORK"]
