@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from ..clock import now as clock_now
 from ..errors import InvalidInput, NotFound
 from ..models import DocumentInfo
 
@@ -197,7 +198,7 @@ class CollectionTree:
 
 def recently_added(docs: Iterable[DocumentInfo], days: int = RECENT_DAYS, now: datetime | None = None) -> list[int]:
     """Ids of the documents added within ``days`` of ``now``, newest first."""
-    cutoff = (now or datetime.now(UTC)) - timedelta(days=days)
+    cutoff = (now or clock_now()) - timedelta(days=days)
     out: list[tuple[str, int]] = []
     for d in docs:
         try:
