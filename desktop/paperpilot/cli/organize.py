@@ -79,6 +79,7 @@ def _flat(c: Collection, depth: int) -> dict[str, object]:
         "parent_id": c.parent_id,
         "depth": depth,
         "count": len(c.doc_ids),
+        "count_with_subcollections": len(c.all_doc_ids()),
         "doc_ids": sorted(c.doc_ids),
     }
 
@@ -121,7 +122,9 @@ def cmd_collection(args: argparse.Namespace) -> int:
                 print("No collections yet. Make one with: paperpilot collection add NAME DOC_ID...")
                 return EXIT_OK
             for c in tree.walk():
-                print(f"{'  ' * c.path.count('/')}{c.name}  ({len(c.doc_ids)})")
+                # The number `list --collection` shows: sub-collections included.
+                inner = len(c.all_doc_ids())
+                print(f"{'  ' * c.path.count('/')}{c.name}  ({inner})")
             return EXIT_OK
     if as_json:
         emit_json(out)

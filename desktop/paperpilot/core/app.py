@@ -531,7 +531,7 @@ class Session:
         trash, narrowed to a tag and / or a collection (with its sub-collections)."""
         docs = self.library.trashed_documents() if trash else self.library.all_documents()
         if tag is not None:
-            want = normalize_tag(tag).casefold()
+            want = normalize_tag(tag, new=False).casefold()
             docs = [d for d in docs if want in {t.casefold() for t in d.tags}]
         if collection is not None:
             ids = self.collections().get(collection).all_doc_ids()
@@ -544,7 +544,7 @@ class Session:
         """Add and / or remove tags on documents (all of them, or none when an id is wrong);
         returns the documents whose tags changed. Undoable."""
         plus = [normalize_tag(t) for t in add]
-        minus = [normalize_tag(t) for t in remove]
+        minus = [normalize_tag(t, new=False) for t in remove]
         wanted = self._known_ids(doc_ids, "tagged", {"ready", "trashed"})
         before: dict[int, list[str]] = {}
         changes: dict[int, list[str]] = {}
@@ -567,7 +567,7 @@ class Session:
         """Give a tag one of organize.TAG_COLORS (by name or hex), or none with ''."""
         from .library.organize import TAG_COLORS
 
-        name = normalize_tag(tag)
+        name = normalize_tag(tag, new=False)
         value = TAG_COLORS.get(color.casefold(), color) if color else ""
         if value and not (value.startswith("#") and len(value) == 7):
             raise InvalidInput(f"unknown colour {color!r}; choose one of: {', '.join(TAG_COLORS)}")
@@ -610,7 +610,7 @@ class Session:
         if scope.kind == "collection":
             ids = self.collections().get(scope.name).all_doc_ids()
         elif scope.kind == "tag":
-            want = normalize_tag(scope.name).casefold()
+            want = normalize_tag(scope.name, new=False).casefold()
             ids = {d.doc_id for d in self.library.list_documents() if want in {t.casefold() for t in d.tags}}
         else:
             raise InvalidInput(f"unknown scope {scope.kind!r} (collection or tag)")

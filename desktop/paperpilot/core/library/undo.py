@@ -73,11 +73,13 @@ def _entry(row: _Row) -> UndoEntry | None:
         action = Action(row[2])
     except ValueError:  # written by a newer version, or damaged: not something to run
         return None
-    return UndoEntry(row[0], row[1], action, row[3], row[4], row[5], payload if isinstance(payload, dict) else {})
+    return UndoEntry(
+        row[0], row[1], action, row[3], row[4], row[5], payload if isinstance(payload, dict) else {}
+    )
 
 
 def documents_label(verb: str, n: int, rest: str = "") -> str:
-    """"Remove 3 documents", "Tag 1 document", "Add 2 documents to Thesis"."""
+    """ "Remove 3 documents", "Tag 1 document", "Add 2 documents to Thesis"."""
     return f"{verb} {n} document{'' if n == 1 else 's'}{rest}"
 
 
@@ -87,7 +89,9 @@ def _ids(n: Sequence[int]) -> str:
 
 
 def _gone_phrase(gone: Sequence[int]) -> str:
-    return f"{'document' if len(gone) == 1 else 'documents'} {_ids(gone)} {'was' if len(gone) == 1 else 'were'}"
+    return (
+        f"{'document' if len(gone) == 1 else 'documents'} {_ids(gone)} {'was' if len(gone) == 1 else 'were'}"
+    )
 
 
 class UndoJournal:
@@ -123,7 +127,9 @@ class UndoJournal:
 
     # --- writing -----------------------------------------------------------------------------
 
-    def record(self, action: Action, label: str, payload: dict[str, Any], *, n: int = 0, name: str = "") -> None:
+    def record(
+        self, action: Action, label: str, payload: dict[str, Any], *, n: int = 0, name: str = ""
+    ) -> None:
         """Add an entry (after the change it undoes was made)."""
         lib = self._library()
         with lib.writing():
@@ -144,8 +150,10 @@ class UndoJournal:
     def record_filing(self, collection_id: int, path: str, doc_ids: Sequence[int], *, added: bool) -> None:
         """Documents were put into (``added``) or taken out of the collection at ``path``."""
         ids = sorted(doc_ids)
-        label = documents_label("Add", len(ids), f" to {path}") if added else documents_label(
-            "Remove", len(ids), f" from {path}"
+        label = (
+            documents_label("Add", len(ids), f" to {path}")
+            if added
+            else documents_label("Remove", len(ids), f" from {path}")
         )
         payload = {"collection_id": collection_id, "path": path, "doc_ids": ids}
         self.record(Action.UNFILE if added else Action.FILE, label, payload, n=len(ids), name=path)
@@ -178,7 +186,9 @@ class UndoJournal:
             # Another process undid that one in between: look again.
         entry = _entry(row)
         if entry is None:
-            raise NothingToUndo(f"The last change ({row[3]}) was recorded by another PaperPilot version and cannot be undone here.")
+            raise NothingToUndo(
+                f"The last change ({row[3]}) was recorded by another PaperPilot version and cannot be undone here."
+            )
         try:
             note = _apply(lib, entry)
         except NothingToUndo:
@@ -205,10 +215,14 @@ def _apply(lib: Library, e: UndoEntry) -> str:
     if e.action is Action.RESTORE:
         here, gone = _split(lib, p.get("doc_ids") or [])
         if not here:
-            raise NothingToUndo(f"Cannot undo “{e.label}”: {_gone_phrase(gone)} deleted from the trash for good since.")
+            raise NothingToUndo(
+                f"Cannot undo “{e.label}”: {_gone_phrase(gone)} deleted from the trash for good since."
+            )
         trashed = {d.doc_id for d in lib.trashed_documents()}
-        lib.restore([i for i in here if i in trashed])
-        return f"{_gone_phrase(gone)} deleted from the trash for good since" if gone else ""
+        back = lib.restore([i for i in here if i in trashed])
+        if gone:
+            return f"{_gone_phrase(gone)} deleted from the trash for good since"
+        return "" if back else "already restored"
     if e.action is Action.SET_TAGS:
         tags = {int(k): [str(t) for t in v] for k, v in (p.get("tags") or {}).items()}
         here, gone = _split(lib, tags)
@@ -243,6 +257,8 @@ def _apply(lib: Library, e: UndoEntry) -> str:
         raise NothingToUndo(f"Cannot undo “{e.label}”: document #{doc_id} was deleted for good since.")
     doc = lib.document(doc_id)
     if doc is not None and doc.status == "trashed":
-        raise InvalidInput(f"Cannot undo “{e.label}” yet: document #{doc_id} is in the trash; restore it first.")
+        raise InvalidInput(
+            f"Cannot undo “{e.label}” yet: document #{doc_id} is in the trash; restore it first."
+        )
     save_item(lib, doc_id, item_from_csl(dict(p.get("item") or {})))
     return ""

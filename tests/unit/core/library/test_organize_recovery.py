@@ -266,7 +266,10 @@ def test_undo_of_a_removal_whose_documents_were_purged_says_so(session: Session)
     # Part of it purged: the rest comes back, and the answer says what did not.
     session.remove([i["urban"], i["moss"]])
     session.empty_trash([i["moss"]])
-    assert session.undo() == f"Remove 2 documents (document #{i['moss']} was deleted from the trash for good since)"
+    assert (
+        session.undo()
+        == f"Remove 2 documents (document #{i['moss']} was deleted from the trash for good since)"
+    )
     assert [d.doc_id for d in session.documents() if d.doc_id == i["urban"]] == [i["urban"]]
 
 
