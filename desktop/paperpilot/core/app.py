@@ -40,7 +40,7 @@ from .library.metadata import (
     retrieve_metadata,
     save_item,
 )
-from .library.organize import CollectionTree, merge_tags, normalize_tag
+from .library.organize import Collection, CollectionTree, merge_tags, normalize_tag
 from .library.scope import Scope, ScopedLibrary
 from .library.undo import UndoJournal
 from .memory.conversations import ConversationError, ConversationStore, Turn
@@ -595,14 +595,30 @@ class Session:
         return gone
 
     def collection_delete(self, path: str) -> int:
-        """Delete a collection and its sub-collections (the documents stay); its id."""
-        c = self.collections().get(path)
+        """Delete a collection and its sub-collections (the documents stay); its id. Undoable:
+        the collections come back with their documents."""
+        tree = self.collections()
+        c = tree.get(path)
+        created = self.library.store.collection_created()
+        subtree: list[dict[str, Any]] = []
+
+        def visit(x: Collection) -> None:
+            subtree.append({"path": x.path, "created": created.get(x.collection_id, ""), "doc_ids": sorted(x.doc_ids)})
+            for ch in x.children:
+                visit(ch)
+
+        visit(c)
         self.library.delete_collection(c.collection_id)
+        self.undo_stack.record_deleted_collection(c.path, subtree)
         return c.collection_id
 
     def collection_rename(self, path: str, new_name: str) -> int:
+        """Rename a collection (undoable); its id."""
         c = self.collections().get(path)
         self.library.rename_collection(c.collection_id, new_name)
+        renamed = self.collections().by_id[c.collection_id].path
+        if renamed != c.path:
+            self.undo_stack.record_renamed_collection(c.collection_id, c.path, renamed)
         return c.collection_id
 
     def scope_doc_ids(self, scope: Scope) -> list[int]:

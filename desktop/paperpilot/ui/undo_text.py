@@ -22,4 +22,8 @@ def undo_text(entry: UndoEntry) -> str:
         return f"将 {n} 篇文献加入“{name}”"
     if entry.action is Action.FILE:
         return f"将 {n} 篇文献移出“{name}”"
+    if entry.action is Action.RECREATE:
+        return f"删除文献集“{name}”"
+    if entry.action is Action.RENAME:
+        return f"重命名文献集“{name}”"
     return f"编辑“{name}”的元数据" if name else "编辑元数据"

@@ -90,6 +90,9 @@ COMMIT_INTERVAL_S = 1.0
 WAITER_CHECK_S = 0.05
 PART_SUFFIX = ".part"
 _SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
+# meta key: the sidecars of filed documents and meta/library.json were written once (libraries
+# organised before sidecars named collections get them on the first start that can write).
+_COLLECTIONS_KEPT = "sidecars_collections"
 # Documents stay this many days in the trash; start-up empties what is older.
 TRASH_DAYS = 30
 
@@ -783,6 +786,13 @@ class Library:
                     n = self._write_all_sidecars()
                     if n:
                         notes.append(f"wrote {_plural(n, 'sidecar')} for stored copies")
+                if self.store.get_meta(_COLLECTIONS_KEPT) is None:
+                    filed = {i for ids in self.store.collection_members().values() for i in ids}
+                    self._write_sidecars(filed)
+                    if filed or self.store.collections() or self.store.tag_colors():
+                        self.write_organize_file()
+                        notes.append("kept the collections and tag colours beside the stored copies")
+                    self.store.set_meta(_COLLECTIONS_KEPT, "1")
         except Exception as e:
             # Recovery is best effort and reading must keep working (a full disk, a second index
             # writer, a damaged index): say so and go on; the integrity check reports the rest.
@@ -1505,6 +1515,7 @@ class Library:
             self.damaged = ""
             self._local.store = self._new_store(must_exist=False)
             self.store.set_meta(_SIDECARS_DONE, "1")
+            self.store.set_meta(_COLLECTIONS_KEPT, "1")
             self.index = self._fresh_index()
         self._changed()
         return aside
@@ -1582,12 +1593,13 @@ class Library:
     def collection_tree(self) -> CollectionTree:
         return CollectionTree(self.store.collections(), self.store.collection_members())
 
-    def create_collection(self, path: str) -> int:
-        """The collection at ``path`` ("Parent/Child"), made with any missing parents; its id."""
+    def create_collection(self, path: str, created: str | None = None) -> int:
+        """The collection at ``path`` ("Parent/Child"), made with any missing parents; its id.
+        ``created``: when the new ones were made (an undone deletion keeps the date)."""
         parts = parse_path(path)
         with self.writing():
             before = len(self.store.collections())
-            cid = self._ensure_collection(parts)
+            cid = self._ensure_collection(parts, created)
             if len(self.store.collections()) != before:
                 self.write_organize_file()
             return cid

@@ -37,6 +37,8 @@ class Action(StrEnum):
     FILE = "file"  # taken out of a collection: put them back in (the collection is made again if gone)
     UNFILE = "unfile"  # put into a collection: take them out
     METADATA = "metadata"  # a metadata edit: save the earlier CSL item
+    RECREATE = "recreate"  # a deleted collection: make it (and its sub-collections) again, filled
+    RENAME = "rename"  # a renamed collection: give it its old name back
 
 
 class NothingToUndo(NotFound):
@@ -158,6 +160,20 @@ class UndoJournal:
         payload = {"collection_id": collection_id, "path": path, "doc_ids": ids}
         self.record(Action.UNFILE if added else Action.FILE, label, payload, n=len(ids), name=path)
 
+    def record_deleted_collection(self, path: str, subtree: list[dict[str, Any]]) -> None:
+        """``subtree``: the collection and those below it, parents first, each
+        {"path", "created", "doc_ids"}, as they were before the deletion."""
+        n = len({i for c in subtree for i in c["doc_ids"]})
+        self.record(Action.RECREATE, f"Delete collection {path}", {"collections": subtree}, n=n, name=path)
+
+    def record_renamed_collection(self, collection_id: int, old_path: str, new_path: str) -> None:
+        self.record(
+            Action.RENAME,
+            f"Rename collection {old_path} to {new_path.rsplit('/', 1)[-1]}",
+            {"collection_id": collection_id, "old_name": old_path.rsplit("/", 1)[-1], "path": new_path},
+            name=old_path,
+        )
+
     def record_metadata(self, doc_id: int, title: str, before: CslItem) -> None:
         self.record(
             Action.METADATA,
@@ -247,6 +263,24 @@ def _apply(lib: Library, e: UndoEntry) -> str:
             cid = c.collection_id if c is not None else lib.create_collection(path)
             lib.file_documents(cid, here, True)
         return f"{_gone_phrase(gone)} deleted for good since" if gone else ""
+    if e.action is Action.RECREATE:
+        subtree = [
+            c for c in p.get("collections") or [] if isinstance(c, dict) and isinstance(c.get("path"), str)
+        ]
+        members = {int(i) for item in subtree for i in item.get("doc_ids") or []}
+        _here, gone = _split(lib, members)
+        for item in subtree:
+            cid = lib.create_collection(item["path"], created=str(item.get("created") or "") or None)
+            ids, _gone = _split(lib, item.get("doc_ids") or [])
+            if ids:
+                lib.file_documents(cid, ids, True)
+        return f"{_gone_phrase(sorted(gone))} deleted for good since" if gone else ""
+    if e.action is Action.RENAME:
+        renamed = lib.collection_tree().by_id.get(int(p.get("collection_id") or 0))
+        if renamed is None:
+            raise NothingToUndo(f"Cannot undo “{e.label}”: the collection {p.get('path')} was deleted since.")
+        lib.rename_collection(renamed.collection_id, str(p.get("old_name") or renamed.name))
+        return ""
     # METADATA
     from ..citations.model import item_from_csl
     from .metadata import save_item

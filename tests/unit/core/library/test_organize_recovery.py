@@ -385,3 +385,59 @@ def test_the_trash_is_emptied_after_30_days_by_the_clock(
             s.undo()
     finally:
         s.close()
+
+
+def test_deleting_or_renaming_a_collection_is_undone_with_its_documents(session: Session) -> None:
+    i = organise(session)
+    before = organisation(session)
+    created = session.library.store.collection_created()
+    session.collection_delete("Thesis")
+    assert [c.path for c in session.collections().walk()] == ["Reading list", "Someday", "Someday/Maybe"]
+    session.close()
+    s = Session()  # after a restart
+    try:
+        assert s.undo_stack.label() == "Delete collection Thesis"
+        assert s.undo() == "Delete collection Thesis"
+        assert organisation(s) == before
+        # The collections come back with the dates they were made on.
+        again = s.library.store.collection_created()
+        assert sorted(again.values()) == sorted(created.values())
+        s.collection_rename("Thesis/Chapter 2", "Results")
+        assert s.undo_stack.label() == "Rename collection Thesis/Chapter 2 to Results"
+        assert s.undo() == "Rename collection Thesis/Chapter 2 to Results"
+        assert organisation(s) == before
+        side = s.library.read_sidecar(s.library.document(i["urban"]).stored_path)  # type: ignore[union-attr]
+        assert side is not None and side["collections"] == [
+            "Reading list",
+            "Thesis/Chapter 1/Methods",
+            "Thesis/Chapter 2",
+        ]
+        assert s.check().clean
+    finally:
+        s.close()
+
+
+def test_a_library_organised_before_this_step_gets_its_sidecars_written_once(session: Session) -> None:
+    """A library from main (collections in SQLite only): the first start that can write puts
+    them into the sidecars and meta/library.json, and the check is clean without a repair."""
+    i = organise(session)
+    paths = session.library.paths
+    birds = session.library.document(i["urban"]).stored_path  # type: ignore[union-attr]
+    session.close()
+    (paths.sidecar_dir / "library.json").unlink()
+    side = paths.sidecar_dir / Path(birds).parent.name / (Path(birds).name + ".json")
+    data = json.loads(side.read_text(encoding="utf-8"))
+    del data["collections"]
+    side.write_text(json.dumps(data), encoding="utf-8")
+    with sqlite3.connect(paths.database) as c:
+        c.execute("DELETE FROM meta WHERE key='sidecars_collections'")
+    s = Session()
+    try:
+        assert any("collections" in n for n in s.library.recovery_notes)
+        assert json.loads(side.read_text(encoding="utf-8"))["collections"] == [
+            "Reading list", "Thesis/Chapter 1/Methods", "Thesis/Chapter 2",
+        ]  # fmt: skip
+        assert (paths.sidecar_dir / "library.json").is_file()
+        assert s.check().clean
+    finally:
+        s.close()
