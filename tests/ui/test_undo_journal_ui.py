@@ -113,3 +113,33 @@ def test_undo_of_a_purged_removal_says_so_in_one_line(
     ]
     window.on_edit_menu_about_to_show()
     assert window.undo_action.text() == "&Undo"
+
+
+def test_a_metadata_edit_in_the_window_is_undone_after_a_restart(
+    window: Any, pane: LibraryPane, library: Library, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paperpilot.core.app import Session
+    from paperpilot.ui.metadata_dialog import MetadataDialog
+
+    target = ids(library)["gulls"]
+
+    def fill_and_accept(dlg: MetadataDialog) -> int:
+        dlg.title_edit.setText("Gulls at the Old Harbour")
+        dlg.accept()
+        qtbot.waitUntil(lambda: not dlg.is_saving(), timeout=10_000)
+        return int(dlg.result())
+
+    monkeypatch.setattr(MetadataDialog, "exec", fill_and_accept)
+    assert pane.edit_metadata(target)
+    wait_write(qtbot, pane)  # the journal entry is written by a worker, not the GUI thread
+    assert library.document(target).title == "Gulls at the Old Harbour"  # type: ignore[union-attr]
+    # Another session on the same home (a restart of the window, or the CLI) sees it and undoes it.
+    s = Session()
+    try:
+        assert s.undo_stack.label() == "Edit metadata of “Gulls at the Harbour”"
+        assert s.undo() == "Edit metadata of “Gulls at the Harbour”"
+    finally:
+        s.close()
+    window.refresh_library()
+    assert library.document(target).title == "Gulls at the Harbour"  # type: ignore[union-attr]
+    assert library.search("gulls fishing boats")[0].title == "Gulls at the Harbour"
