@@ -38,8 +38,8 @@ def add_parsers(add: AddParser) -> None:
     sp.add_argument("--empty", action="store_true", help="delete every document in the trash for good")
     sp = add(
         "undo",
-        "undo the library's last removal, tag, collection or metadata edit (the window's Edit ▸ Undo; "
-        "it works after a restart and whichever of them made the change)",
+        "undo the library's last removal, tag, collection or metadata edit, made here or in the window "
+        "(its Edit ▸ Undo), also after a restart",
     )
     sp.add_argument("--list", action="store_true", help="list what can be undone, newest first, and change nothing")
 
