@@ -159,7 +159,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = [
         [
             str(d.doc_id),
-            d.title if d.status == "ready" else f"{d.title} — {d.error}",
+            f"{d.title} — {d.error}" if d.status == "failed" else d.title,
             authors(d.authors),
             str(d.year or ""),
             str(d.pages),
@@ -173,7 +173,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         table(
             rows,
             ["ID", "TITLE", "AUTHORS", "YEAR", "PAGES", "CHUNKS", "STATUS"],
-            [6, max(20, w - 62), 24, 4, 5, 6, 6],
+            [6, max(20, w - 63), 24, 4, 5, 6, 7],  # "trashed" whole
         )
     )
     return EXIT_OK

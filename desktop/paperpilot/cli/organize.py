@@ -1,4 +1,4 @@
-"""Organizing commands: tag, collection, restore, trash (the trash that remove moves to)."""
+"""Organizing commands: tag, collection, restore, trash (the trash that remove moves to), undo."""
 
 from __future__ import annotations
 
@@ -36,6 +36,12 @@ def add_parsers(add: AddParser) -> None:
     sp.add_argument("doc_ids", type=doc_id_type, nargs="+", metavar="DOC_ID")
     sp = add("trash", "list the trash, or empty it (the only command that deletes documents for good)")
     sp.add_argument("--empty", action="store_true", help="delete every document in the trash for good")
+    sp = add(
+        "undo",
+        "undo the library's last removal, tag, collection or metadata edit, made here or in the window "
+        "(its Edit ▸ Undo), also after a restart",
+    )
+    sp.add_argument("--list", action="store_true", help="list what can be undone, newest first, and change nothing")
 
 
 def _brief(d: DocumentInfo) -> dict[str, object]:
@@ -73,6 +79,7 @@ def _flat(c: Collection, depth: int) -> dict[str, object]:
         "parent_id": c.parent_id,
         "depth": depth,
         "count": len(c.doc_ids),
+        "count_with_subcollections": len(c.all_doc_ids()),
         "doc_ids": sorted(c.doc_ids),
     }
 
@@ -115,7 +122,9 @@ def cmd_collection(args: argparse.Namespace) -> int:
                 print("No collections yet. Make one with: paperpilot collection add NAME DOC_ID...")
                 return EXIT_OK
             for c in tree.walk():
-                print(f"{'  ' * c.path.count('/')}{c.name}  ({len(c.doc_ids)})")
+                # The number `list --collection` shows: sub-collections included.
+                inner = len(c.all_doc_ids())
+                print(f"{'  ' * c.path.count('/')}{c.name}  ({inner})")
             return EXIT_OK
     if as_json:
         emit_json(out)
@@ -160,4 +169,24 @@ def cmd_trash(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"tag": cmd_tag, "collection": cmd_collection, "restore": cmd_restore, "trash": cmd_trash}
+def cmd_undo(args: argparse.Namespace) -> int:
+    with session(args) as s:
+        if args.list:
+            entries = s.undo_stack.entries()
+            if args.json:
+                emit_json({"undo": [e.to_json() for e in entries]})
+            elif not entries:
+                print("Nothing to undo.")
+            else:
+                for e in entries:
+                    print(f"{e.created[:19].replace('T', ' ')}  {e.label}")
+            return EXIT_OK
+        done = s.undo()
+    if args.json:
+        emit_json({"undone": done or None})
+    else:
+        print(f"undone: {done}" if done else "Nothing to undo.")
+    return EXIT_OK
+
+
+COMMANDS = {"tag": cmd_tag, "collection": cmd_collection, "restore": cmd_restore, "trash": cmd_trash, "undo": cmd_undo}

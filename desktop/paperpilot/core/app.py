@@ -40,9 +40,9 @@ from .library.metadata import (
     retrieve_metadata,
     save_item,
 )
-from .library.organize import CollectionTree, merge_tags, normalize_tag
+from .library.organize import Collection, CollectionTree, merge_tags, normalize_tag
 from .library.scope import Scope, ScopedLibrary
-from .library.undo import UndoStack
+from .library.undo import UndoJournal
 from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
 from .memory.workflows import WorkflowStore
@@ -178,8 +178,9 @@ class Session:
         self._conversations: ConversationStore | None = None
         self._workflows: WorkflowStore | None = None
         self._lock = threading.Lock()
-        # Ctrl+Z: this session's removals, tag, collection and metadata edits (see library.undo).
-        self.undo_stack = UndoStack()
+        # Ctrl+Z: the library's last removals, tag, collection and metadata edits, kept in its
+        # database (see library.undo), so they outlive the session and are shared with the CLI.
+        self.undo_stack = UndoJournal(lambda: self.library)
 
     # --- what the home holds ---------------------------------------------------------------
 
@@ -484,8 +485,7 @@ class Session:
                     if on_removed is not None:
                         on_removed(d)
             if trashed:
-                ids = sorted(trashed)
-                self.undo_stack.push(_plural_label("Remove", len(ids)), lambda: self._restore_quietly(ids))
+                self.undo_stack.record_removal(sorted(trashed))
         for d in docs:
             if d.status == "failed":
                 removed.append(self.library.remove(d.doc_id))
@@ -513,9 +513,6 @@ class Session:
             )
         return wanted
 
-    def _restore_quietly(self, doc_ids: list[int]) -> None:
-        self.library.restore(doc_ids)
-
     def restore(self, doc_ids: Sequence[int]) -> list[DocumentInfo]:
         """Take documents out of the trash (all of them, or none when an id is not there); they
         are searchable again when this returns."""
@@ -534,7 +531,7 @@ class Session:
         trash, narrowed to a tag and / or a collection (with its sub-collections)."""
         docs = self.library.trashed_documents() if trash else self.library.all_documents()
         if tag is not None:
-            want = normalize_tag(tag).casefold()
+            want = normalize_tag(tag, new=False).casefold()
             docs = [d for d in docs if want in {t.casefold() for t in d.tags}]
         if collection is not None:
             ids = self.collections().get(collection).all_doc_ids()
@@ -547,7 +544,7 @@ class Session:
         """Add and / or remove tags on documents (all of them, or none when an id is wrong);
         returns the documents whose tags changed. Undoable."""
         plus = [normalize_tag(t) for t in add]
-        minus = [normalize_tag(t) for t in remove]
+        minus = [normalize_tag(t, new=False) for t in remove]
         wanted = self._known_ids(doc_ids, "tagged", {"ready", "trashed"})
         before: dict[int, list[str]] = {}
         changes: dict[int, list[str]] = {}
@@ -563,17 +560,14 @@ class Session:
         done = self.library.set_tags(changes)
         old = {i: before[i] for i in done}
         if old:
-            self.undo_stack.push(f"Tag {len(old)} document(s)", lambda: self._set_tags_quietly(old))
+            self.undo_stack.record_tags(old)
         return [d for d in (self.library.document(i) for i in done) if d is not None]
-
-    def _set_tags_quietly(self, tags: dict[int, list[str]]) -> None:
-        self.library.set_tags(tags)
 
     def set_tag_color(self, tag: str, color: str) -> None:
         """Give a tag one of organize.TAG_COLORS (by name or hex), or none with ''."""
         from .library.organize import TAG_COLORS
 
-        name = normalize_tag(tag)
+        name = normalize_tag(tag, new=False)
         value = TAG_COLORS.get(color.casefold(), color) if color else ""
         if value and not (value.startswith("#") and len(value) == 7):
             raise InvalidInput(f"unknown colour {color!r}; choose one of: {', '.join(TAG_COLORS)}")
@@ -589,9 +583,7 @@ class Session:
         cid = self.library.create_collection(path)
         added = self.library.file_documents(cid, wanted, True) if wanted else []
         if added:
-            self.undo_stack.push(
-                f"Add {len(added)} document(s) to {path}", lambda: self._file_quietly(cid, added, False)
-            )
+            self.undo_stack.record_filing(cid, self.collections().by_id[cid].path, added, added=True)
         return cid, added
 
     def collection_remove(self, path: str, doc_ids: Sequence[int]) -> list[int]:
@@ -599,24 +591,34 @@ class Session:
         c = self.collections().get(path)
         gone = self.library.file_documents(c.collection_id, list(dict.fromkeys(doc_ids)), False)
         if gone:
-            self.undo_stack.push(
-                f"Remove {len(gone)} document(s) from {c.path}",
-                lambda: self._file_quietly(c.collection_id, gone, True),
-            )
+            self.undo_stack.record_filing(c.collection_id, c.path, gone, added=False)
         return gone
 
-    def _file_quietly(self, collection_id: int, doc_ids: list[int], member: bool) -> None:
-        self.library.file_documents(collection_id, doc_ids, member)
-
     def collection_delete(self, path: str) -> int:
-        """Delete a collection and its sub-collections (the documents stay); its id."""
-        c = self.collections().get(path)
+        """Delete a collection and its sub-collections (the documents stay); its id. Undoable:
+        the collections come back with their documents."""
+        tree = self.collections()
+        c = tree.get(path)
+        created = self.library.store.collection_created()
+        subtree: list[dict[str, Any]] = []
+
+        def visit(x: Collection) -> None:
+            subtree.append({"path": x.path, "created": created.get(x.collection_id, ""), "doc_ids": sorted(x.doc_ids)})
+            for ch in x.children:
+                visit(ch)
+
+        visit(c)
         self.library.delete_collection(c.collection_id)
+        self.undo_stack.record_deleted_collection(c.path, subtree)
         return c.collection_id
 
     def collection_rename(self, path: str, new_name: str) -> int:
+        """Rename a collection (undoable); its id."""
         c = self.collections().get(path)
         self.library.rename_collection(c.collection_id, new_name)
+        renamed = self.collections().by_id[c.collection_id].path
+        if renamed != c.path:
+            self.undo_stack.record_renamed_collection(c.collection_id, c.path, renamed)
         return c.collection_id
 
     def scope_doc_ids(self, scope: Scope) -> list[int]:
@@ -624,7 +626,7 @@ class Session:
         if scope.kind == "collection":
             ids = self.collections().get(scope.name).all_doc_ids()
         elif scope.kind == "tag":
-            want = normalize_tag(scope.name).casefold()
+            want = normalize_tag(scope.name, new=False).casefold()
             ids = {d.doc_id for d in self.library.list_documents() if want in {t.casefold() for t in d.tags}}
         else:
             raise InvalidInput(f"unknown scope {scope.kind!r} (collection or tag)")
@@ -632,8 +634,9 @@ class Session:
         return sorted(ids & live)
 
     def undo(self) -> str:
-        """Undo this session's last removal, tag, collection or metadata edit; what was undone
-        ("" when nothing was left to undo)."""
+        """Undo the library's last removal, tag, collection or metadata edit (made by this
+        session, an earlier one, or another process); what was undone ("" when nothing was left
+        to undo). Raises NothingToUndo, one line, when its documents were deleted for good since."""
         return self.undo_stack.undo()
 
     def check(
@@ -671,11 +674,8 @@ class Session:
 
     def record_metadata_edit(self, doc_id: int, before: CslItem) -> None:
         """Let ``undo`` put a document's metadata back as ``before`` (the window's editor saves
-        on its own and tells the session here)."""
-        self.undo_stack.push("Edit metadata", lambda: self._save_quietly(doc_id, before))
-
-    def _save_quietly(self, doc_id: int, item: CslItem) -> None:
-        save_item(self.library, doc_id, item)
+        on its own and tells the session here). A write: call it off the GUI thread."""
+        self.undo_stack.record_metadata(doc_id, before.title, before)
 
     def metadata_item(self, doc_id: int) -> CslItem:
         return item_for_document(self.library, doc_id)
@@ -751,10 +751,6 @@ class Session:
     def export_conversation(self, conversation_id: str, style: str | None = None) -> str:
         """A saved conversation as Markdown, its references in ``style`` (default: the style)."""
         return self.conversations.export_markdown(conversation_id, self.library, self.style(style))
-
-
-def _plural_label(verb: str, n: int) -> str:
-    return f"{verb} {n} document" + ("" if n == 1 else "s")
 
 
 def eval_library(home: Path) -> Library:

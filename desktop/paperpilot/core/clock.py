@@ -10,13 +10,30 @@ from typing import Literal
 # Fixes "today" (an ISO date, "2026-12-01") for tests and reproducible runs: relative year
 # ranges ("近三年", "the last three years") are read against it.
 TODAY_ENV = "PAPERPILOT_TODAY"
+# Fixes "now" (an ISO 8601 time; UTC when it names no zone) for the times the library stores
+# and compares, such as when a document went to the trash and whether it has been there 30
+# days: a test sets the clock forward instead of waiting.
+NOW_ENV = "PAPERPILOT_NOW"
+
+
+def now() -> datetime:
+    """Now, in UTC, or the time $PAPERPILOT_NOW fixes (ignored when it is not a time)."""
+    fixed = os.environ.get(NOW_ENV, "").strip()
+    if fixed:
+        try:
+            when = datetime.fromisoformat(fixed)
+        except ValueError:
+            pass
+        else:
+            return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return datetime.now(UTC)
 
 
 def utc_now(timespec: Literal["seconds", "milliseconds"] = "seconds") -> str:
     """Now as ISO 8601 in UTC ("2024-05-01T09:30:00+00:00"): what the database, the notes, the
     conversations and the log file hold. Conversations keep milliseconds, so that turns saved
     within one second stay in order."""
-    return datetime.now(UTC).isoformat(timespec=timespec)
+    return now().isoformat(timespec=timespec)
 
 
 def file_stamp(*, unique: bool = False) -> str:

@@ -62,6 +62,7 @@ from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
 from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
+from .undo_text import undo_text
 from .workers import FunctionWorker, WorkerThread
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
@@ -936,7 +937,8 @@ class LibraryPane(QWidget):
         finally:
             dlg.deleteLater()
         if before is not None:
-            self.session.record_metadata_edit(doc_id, before)  # Ctrl+Z puts it back
+            # Ctrl+Z puts it back; the undo journal is in the library database: a write, so a worker.
+            self.run_write(self.session.record_metadata_edit, doc_id, before)
         doc = self.library.document(doc_id)
         viewer = self.viewers.get(doc_id)
         if doc is not None and viewer is not None and shiboken6.isValid(viewer):
@@ -1319,13 +1321,21 @@ class LibraryPane(QWidget):
 
     @Slot()
     def undo(self) -> None:
-        """Ctrl+Z: undo the session's last removal, tag, collection or metadata edit."""
-        label = self.session.undo_stack.label()
-        if not label:
+        """Ctrl+Z: undo the library's last removal, tag, collection or metadata edit (this
+        session's, an earlier one's or the command line's: the journal is in the database)."""
+        entry = self.session.undo_stack.last()
+        if entry is None:
             self.message.emit(tr("Nothing to undo."))
             return
-        if self.run_write(self.session.undo, done=tr("Undone: {what}").format(what=label)):
-            self.message.emit(tr("Undoing: {what}…").format(what=label))
+        what = undo_text(entry)
+        if self.run_write(self._undo_in_worker, entry.label, done=tr("Undone: {what}").format(what=what)):
+            self.message.emit(tr("Undoing: {what}…").format(what=what))
+
+    def _undo_in_worker(self, label: str) -> str:
+        # In the worker: no widget here. The core's answer replaces the status line only when
+        # it says more than the label (part of it could not be undone).
+        done = self.session.undo()
+        return "" if done == label else done
 
     @Slot(int, int, str)
     def open_document(self, doc_id: int, page: int, text: str) -> None:

@@ -53,6 +53,7 @@ from .library_pane import AUTHORS_MIN_WIDTH, LibraryPane
 from .metadata_dialog import stop_lookups
 from .reader import Reader
 from .theme import apply_theme
+from .undo_text import undo_text
 from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
 
 # Below this width the conversation list folds away into a drawer (View ▸ Show Conversations,
@@ -209,6 +210,7 @@ class MainWindow(QMainWindow):
         self.undo_action = self._action(tr("&Undo"), self.library_pane.undo, QKeySequence.StandardKey.Undo)
         edit.addAction(self.undo_action)
         edit.aboutToShow.connect(self.on_edit_menu_about_to_show)
+        edit.aboutToHide.connect(self.on_edit_menu_about_to_hide)
         edit.addSeparator()
         self.copy_references_action = self._action(tr("Copy &References"), self.library_pane.copy_references, "Ctrl+Shift+C")
         self.copy_in_text_action = self._action(tr("Copy &In-text Citations"), self.library_pane.copy_in_text, "Ctrl+Shift+A")
@@ -475,9 +477,16 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def on_edit_menu_about_to_show(self) -> None:
-        label = self.session.undo_stack.label()
+        entry = self.session.undo_stack.last()
+        label = undo_text(entry) if entry is not None else ""
         self.undo_action.setText(tr("&Undo {what}").format(what=label) if label else tr("&Undo"))
         self.undo_action.setEnabled(bool(label))
+
+    @Slot()
+    def on_edit_menu_about_to_hide(self) -> None:
+        # Ctrl+Z always reaches the pane, which asks the journal: another process (the CLI) may
+        # have added to it since the menu was last open.
+        self.undo_action.setEnabled(True)
 
     @Slot()
     def on_show_trash_triggered(self) -> None:

@@ -111,3 +111,78 @@ def test_remove_trashes_restore_brings_back_and_empty_deletes(
     assert run_json(capsys, "--home", home, "check")["clean"]
     code, out, _err = run(capsys, "--home", home, "remove", str(known["Honey Bees"]))
     assert code == 0 and "moved to the trash" in out and f"paperpilot restore {known['Honey Bees']}" in out
+
+
+def test_undo_command_lists_and_undoes_across_runs(capsys: pytest.CaptureFixture[str], home: str) -> None:
+    by_title = ids(capsys, home)
+    birds, bees = by_title["Urban Birds"], by_title["Honey Bees"]
+    assert run(capsys, "--home", home, "undo")[1].strip() == "Nothing to undo."
+    run_json(capsys, "--home", home, "tag", str(birds), "--add", "cities")
+    run_json(capsys, "--home", home, "collection", "add", "A/B/C", str(birds), str(bees))
+    run_json(capsys, "--home", home, "remove", str(bees))
+    listed = run_json(capsys, "--home", home, "undo", "--list")["undo"]
+    assert [e["label"] for e in listed] == ["Remove 1 document", "Add 2 documents to A/B/C", "Tag 1 document"]
+    assert [e["action"] for e in listed] == ["restore", "unfile", "set_tags"]
+    code, out, _err = run(capsys, "--home", home, "undo")
+    assert (code, out.strip()) == (0, "undone: Remove 1 document")
+    assert ids(capsys, home, "--trash") == {}
+    assert run_json(capsys, "--home", home, "undo") == {"undone": "Add 2 documents to A/B/C"}
+    assert run_json(capsys, "--home", home, "list", "--collection", "A")["documents"] == []
+    assert run_json(capsys, "--home", home, "undo") == {"undone": "Tag 1 document"}
+    assert run_json(capsys, "--home", home, "undo") == {"undone": None}
+    # A removal whose document was deleted for good since: one line, exit 1, nothing else changes.
+    run_json(capsys, "--home", home, "remove", str(bees))
+    run_json(capsys, "--home", home, "trash", "--empty")
+    code, out, err = run(capsys, "--home", home, "undo")
+    assert code == 1 and out == ""
+    assert err == f"paperpilot: Cannot undo “Remove 1 document”: document #{bees} was deleted from the trash for good since.\n"
+    assert list(ids(capsys, home)) == ["Urban Birds"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tag", "1", "--add", "x" * 10_000], "is longer than 64 characters"),
+        (["tag", "1", "--add", "  "], "a tag cannot be empty"),
+        (["tag", "1", "--add", "\x1b[31mred"], "the tag holds a control character (U+001B)"),
+        (["tag", "1", "--add", "abc\u202eevil"], "the tag holds a control character (U+202E)"),
+        (["tag", "77", "--add", "x"], "no document with id 77 in the library; nothing was tagged"),
+        (["collection", "add", "", "1"], "has an empty part"),
+        (["collection", "add", "A//C", "1"], "has an empty part"),
+        (["collection", "add", "c" * 10_000, "1"], "is longer than 120 characters"),
+        (["collection", "add", "x\x07y", "1"], "the collection name holds a control character (U+0007)"),
+        (["collection", "add", "Fine", "77"], "no document with id 77 in the library; nothing was filed"),
+        (["list", "--collection", "Nowhere"], "no collection named 'Nowhere'"),
+        (["restore", "1"], "no document with id 1 in the trash; nothing was restored"),
+        (["restore", "77"], "no document with id 77 in the trash"),
+        (["remove", "77"], "no document with id 77 in the library; nothing was removed"),
+        (["collection", "rename", "Nowhere", "x"], "no collection named 'Nowhere'"),
+    ],
+)
+def test_hostile_input_gets_one_line_and_changes_nothing(
+    capsys: pytest.CaptureFixture[str], home: str, argv: list[str], message: str
+) -> None:
+    before = run_json(capsys, "--home", home, "list")
+    code, out, err = run(capsys, "--home", home, *argv)
+    assert code in (1, 2) and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert run_json(capsys, "--home", home, "list") == before
+    assert run_json(capsys, "--home", home, "collection", "list")["collections"] == []
+
+
+def test_names_with_newlines_rtl_and_emoji_are_kept(capsys: pytest.CaptureFixture[str], home: str) -> None:
+    by_title = ids(capsys, home)
+    birds = by_title["Urban Birds"]
+    tagged = run_json(capsys, "--home", home, "tag", str(birds), "--add", "line one\nline two", "--add", "مقالات",
+                      "--add", "👩‍🔬 lab")["tagged"]  # fmt: skip
+    assert tagged[0]["tags"] == ["line one line two", "مقالات", "👩‍🔬 lab"]
+    run_json(capsys, "--home", home, "collection", "add", "مجموعة/🐝 Bees\nand more", str(birds))
+    listed = run_json(capsys, "--home", home, "collection", "list")["collections"]
+    assert [(c["path"], c["depth"], c["count_with_subcollections"]) for c in listed] == [
+        ("مجموعة", 0, 1), ("مجموعة/🐝 Bees and more", 1, 1),
+    ]  # fmt: skip
+    assert list(ids(capsys, home, "--tag", "👩‍🔬 lab")) == ["Urban Birds"]
+    assert list(ids(capsys, home, "--collection", "مجموعة")) == ["Urban Birds"]
+    # A tag from before the control-character rule stays removable.
+    code, _out, err = run(capsys, "--home", home, "tag", str(birds), "--remove", "\x1b[31mred")
+    assert code == 0, err

@@ -49,6 +49,7 @@ class Kind(StrEnum):
     ORPHAN_NOTE = "orphan_note"
     SIDECAR_OUTDATED = "sidecar_outdated"
     STALE_SIDECAR = "stale_sidecar"
+    ORGANIZE_OUTDATED = "organize_outdated"
 
 
 @dataclass(frozen=True)
@@ -329,7 +330,12 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
             continue
         expected = store.sidecar_data(int(r[0]))
         actual = library.read_sidecar(r[2])
-        if expected is not None and (actual is None or {k: actual.get(k) for k in expected} != expected):
+        if expected is not None and (
+            actual is None
+            or {k: actual.get(k) for k in expected} != expected
+            # Written only when the document is in one: a stale list must go too.
+            or actual.get("collections", []) != expected.get("collections", [])
+        ):
             problems.append(
                 Problem(
                     Kind.SIDECAR_OUTDATED,
@@ -340,6 +346,19 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
                     path=r[2],
                 )
             )
+    organization = library.organize_data()
+    kept = library.read_organize_file()
+    wanted_org = organization["collections"] or organization["tag_colors"]
+    if (kept is not None or wanted_org) and {k: (kept or {}).get(k) for k in organization} != organization:
+        problems.append(
+            Problem(
+                Kind.ORGANIZE_OUTDATED,
+                "The collections and tag colours kept beside the library (meta/library.json) are "
+                + ("missing." if kept is None else "out of date."),
+                True,
+                path="meta/library.json",
+            )
+        )
     meta = library.paths.sidecar_dir
     if meta.is_dir():
         for f in sorted(meta.glob("*/*.json")):
@@ -409,6 +428,9 @@ def _repair(
         library.write_sidecar(p.doc_id)
     if by_kind.get(Kind.SIDECAR_OUTDATED):
         done.append(f"rewrote the metadata beside {len(by_kind[Kind.SIDECAR_OUTDATED])} stored file(s)")
+    if by_kind.get(Kind.ORGANIZE_OUTDATED):
+        library.write_organize_file()
+        done.append("rewrote the collections and tag colours kept beside the library")
     for p in by_kind.get(Kind.STALE_SIDECAR, []):
         dest = library.quarantine(library.paths.library_dir / p.path, "metadata of a stored file that is gone")
         done.append(f"moved {p.path} to {dest.relative_to(library.paths.library_dir).as_posix()}")
@@ -450,6 +472,10 @@ def _rebuild(library: Library, done: list[str], say: ProgressFn, cancel: threadi
     restored = 0
     with library.exclusive():
         done.extend(library.settle_part_files())
+        # The collection tree first (empty collections too); each copy's sidecar then files it.
+        made, colours = library.restore_organization()
+        if made or colours:
+            done.append(f"restored {made} collection(s) and {colours} tag colour(s) from meta/library.json")
         for i, rel in enumerate(files, 1):
             if cancel is not None and cancel.is_set():
                 done.append("stopped: cancelled (run the repair again for the rest)")

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import CancelledError, Future
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from ..citations.identifiers import normalize_arxiv, normalize_doi
 from ..citations.records import looks_like_csl_json
 from ..citations.references import parse_references, title_key
 from ..clock import file_stamp, utc_now
+from ..clock import now as clock_now
 from ..errors import (
     DocumentNotFound,
     InvalidInput,
@@ -71,7 +72,7 @@ from .index import IndexCorrupt, SearchIndex
 from .metadata import import_bibliography
 from .notes import NoteHit, search_notes
 from .organize import SEPARATOR, CollectionNotFound, CollectionTree, parse_path
-from .sidecar import METADATA_KEYS, read_sidecar, sidecar_path, write_sidecar
+from .sidecar import METADATA_KEYS, organize_path, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .writerlock import WriterLock
 
@@ -89,6 +90,9 @@ COMMIT_INTERVAL_S = 1.0
 WAITER_CHECK_S = 0.05
 PART_SUFFIX = ".part"
 _SIDECARS_DONE = "sidecars"  # meta key: every stored copy has had its sidecar written once
+# meta key: the sidecars of filed documents and meta/library.json were written once (libraries
+# organised before sidecars named collections get them on the first start that can write).
+_COLLECTIONS_KEPT = "sidecars_collections"
 # Documents stay this many days in the trash; start-up empties what is older.
 TRASH_DAYS = 30
 
@@ -782,6 +786,13 @@ class Library:
                     n = self._write_all_sidecars()
                     if n:
                         notes.append(f"wrote {_plural(n, 'sidecar')} for stored copies")
+                if self.store.get_meta(_COLLECTIONS_KEPT) is None:
+                    filed = {i for ids in self.store.collection_members().values() for i in ids}
+                    self._write_sidecars(filed)
+                    if filed or self.store.collections() or self.store.tag_colors():
+                        self.write_organize_file()
+                        notes.append("kept the collections and tag colours beside the stored copies")
+                    self.store.set_meta(_COLLECTIONS_KEPT, "1")
         except Exception as e:
             # Recovery is best effort and reading must keep working (a full disk, a second index
             # writer, a damaged index): say so and go on; the integrity check reports the rest.
@@ -791,7 +802,7 @@ class Library:
 
     def _purge_expired_locked(self, notes: list[str], days: int | None = None) -> None:
         """Empty what has been in the trash longer than ``trash_days`` (caller holds the lock)."""
-        cutoff = (datetime.now(UTC) - timedelta(days=self.trash_days if days is None else days)).isoformat(
+        cutoff = (clock_now() - timedelta(days=self.trash_days if days is None else days)).isoformat(
             timespec="seconds"
         )
         try:
@@ -856,6 +867,54 @@ class Library:
 
     def read_sidecar(self, stored_rel: str) -> dict[str, Any] | None:
         return read_sidecar(sidecar_path(self.paths, stored_rel))
+
+    def organize_data(self) -> dict[str, Any]:
+        """What ``meta/library.json`` keeps: every collection by path (parents first, with when
+        it was made) and the tag colours (see library.sidecar)."""
+        created = self.store.collection_created()
+        return {
+            "collections": [{"path": c.path, "created": created.get(c.collection_id, "")} for c in self.collection_tree().walk()],
+            "tag_colors": dict(sorted(self.store.tag_colors().items(), key=lambda kv: kv[0].casefold())),
+        }
+
+    def write_organize_file(self) -> None:
+        """Rewrite ``meta/library.json`` from the database; best effort, like write_sidecar."""
+        if self.read_only or self.damaged:
+            return
+        try:
+            write_sidecar(organize_path(self.paths), self.organize_data())
+        except (OSError, sqlite3.Error) as e:
+            log.info("could not write the collections and tag colours beside the library: %s", e)
+
+    def read_organize_file(self) -> dict[str, Any] | None:
+        return read_sidecar(organize_path(self.paths))
+
+    def restore_organization(self) -> tuple[int, int]:
+        """Make the collections and tag colours ``meta/library.json`` lists that the database
+        lacks (a rebuild runs this before re-importing the stored copies, whose sidecars then
+        file each document again); (collections made, colours set)."""
+        data = self.read_organize_file() or {}
+        made = colours = 0
+        # The lock is kept (not handed over at the end) when the caller holds it: a rebuild runs
+        # this inside ``exclusive()``.
+        with self._write_lock(), self._storage_errors():
+            for entry in data.get("collections") or []:
+                if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+                    continue
+                try:
+                    parts = parse_path(entry["path"])
+                except InvalidInput:
+                    continue
+                before = len(self.store.collections())
+                self._ensure_collection(parts, str(entry.get("created") or "") or None)
+                made += len(self.store.collections()) - before
+            have = self.store.tag_colors()
+            for name, color in (data.get("tag_colors") or {}).items():
+                if isinstance(name, str) and isinstance(color, str) and color and name not in have:
+                    self.store.set_tag_color(name, color)
+                    colours += 1
+        self.write_organize_file()
+        return made, colours
 
     def quarantine(self, path: Path, why: str) -> Path:
         """Move a file the library cannot account for out of the way, never deleting it."""
@@ -1256,6 +1315,8 @@ class Library:
                     os.replace(part, final)
                 if restore and restore.get("note"):
                     self.store.restore_note(doc_id, str(restore["note"]), restore.get("note_updated"))
+                if restore and isinstance(restore.get("collections"), list):
+                    self._refile(doc_id, restore["collections"])
                 # A document rebuilt from a copy that was in the trash goes back there.
                 in_trash = bool(restore and isinstance(restore.get("trashed"), str) and restore["trashed"])
                 if in_trash:
@@ -1267,6 +1328,22 @@ class Library:
                     self._pending_index.append(doc_id)
         report.imported.append(ImportedDoc(doc_id, meta.title, page_count, len(chunks), src))
         return doc_id
+
+    def _refile(self, doc_id: int, paths: list[Any]) -> None:
+        """Put a rebuilt document back into the collections its sidecar names (made when the
+        tree lost them); the caller holds the writer."""
+        made = False
+        for path in paths:
+            try:
+                parts = parse_path(str(path))
+            except InvalidInput:
+                continue
+            before = len(self.store.collections())
+            cid = self._ensure_collection(parts)
+            made = made or len(self.store.collections()) != before
+            self.store.set_membership(cid, [doc_id], True)
+        if made:
+            self.write_organize_file()
 
     @staticmethod
     def _write_part(data: bytes, dest: Path) -> Path | None:
@@ -1438,6 +1515,7 @@ class Library:
             self.damaged = ""
             self._local.store = self._new_store(must_exist=False)
             self.store.set_meta(_SIDECARS_DONE, "1")
+            self.store.set_meta(_COLLECTIONS_KEPT, "1")
             self.index = self._fresh_index()
         self._changed()
         return aside
@@ -1493,7 +1571,7 @@ class Library:
     def purge_expired_trash(self, days: int | None = None) -> list[int]:
         """Empty what has been in the trash longer than ``days`` (default ``trash_days``; start-up
         does it on its own); the ids deleted."""
-        cutoff = (datetime.now(UTC) - timedelta(days=self.trash_days if days is None else days)).isoformat(
+        cutoff = (clock_now() - timedelta(days=self.trash_days if days is None else days)).isoformat(
             timespec="seconds"
         )
         old = self.store.trashed_before(cutoff)
@@ -1510,25 +1588,40 @@ class Library:
     def set_tag_color(self, tag: str, color: str) -> None:
         with self.writing():
             self.store.set_tag_color(tag, color)
+            self.write_organize_file()
 
     def collection_tree(self) -> CollectionTree:
         return CollectionTree(self.store.collections(), self.store.collection_members())
 
-    def create_collection(self, path: str) -> int:
-        """The collection at ``path`` ("Parent/Child"), made with any missing parents; its id."""
+    def create_collection(self, path: str, created: str | None = None) -> int:
+        """The collection at ``path`` ("Parent/Child"), made with any missing parents; its id.
+        ``created``: when the new ones were made (an undone deletion keeps the date)."""
         parts = parse_path(path)
         with self.writing():
-            tree = self.collection_tree()
-            parent: int | None = None
-            for part in parts:
-                found = tree.child(parent, part)
-                if found is None:
-                    parent = self.store.add_collection(part, parent)
-                    tree = self.collection_tree()
-                else:
-                    parent = found.collection_id
-            assert parent is not None
-            return parent
+            before = len(self.store.collections())
+            cid = self._ensure_collection(parts, created)
+            if len(self.store.collections()) != before:
+                self.write_organize_file()
+            return cid
+
+    def _ensure_collection(self, parts: Sequence[str], created: str | None = None) -> int:
+        """The id of the collection at ``parts``, made with its missing parents (the caller
+        holds the writer); ``created``: when the new ones were made (a rebuild keeps the date)."""
+        tree = self.collection_tree()
+        parent: int | None = None
+        for part in parts:
+            found = tree.child(parent, part)
+            if found is None:
+                parent = self.store.add_collection(part, parent, created)
+                tree = self.collection_tree()
+            else:
+                parent = found.collection_id
+        assert parent is not None
+        return parent
+
+    def _write_sidecars(self, doc_ids: Iterable[int]) -> None:
+        for doc_id in sorted(set(doc_ids)):
+            self.write_sidecar(doc_id)
 
     def rename_collection(
         self, collection_id: int, name: str | None = None, *, move: bool = False, parent_id: int | None = None
@@ -1553,16 +1646,25 @@ class Library:
             if other is not None and other.collection_id != collection_id:
                 raise InvalidInput(f"there is already a collection named {other.path!r}")
             self.store.update_collection(collection_id, name, parent)
+            # Sidecars name collections by path: every document below this one has a new path.
+            self._write_sidecars(c.all_doc_ids())
+            self.write_organize_file()
 
     def delete_collection(self, collection_id: int) -> None:
         """Delete a collection with its sub-collections; their documents stay in the library."""
         with self.writing():
+            c = self.collection_tree().by_id.get(collection_id)
             self.store.delete_collection(collection_id)
+            if c is not None:
+                self._write_sidecars(c.all_doc_ids())
+            self.write_organize_file()
 
     def file_documents(self, collection_id: int, doc_ids: Sequence[int], member: bool = True) -> list[int]:
         """Put documents into a collection (or, ``member`` False, take them out); the ids changed."""
         with self.writing():
-            return self.store.set_membership(collection_id, doc_ids, member)
+            done = self.store.set_membership(collection_id, doc_ids, member)
+            self._write_sidecars(done)
+            return done
 
     def note_doc_ids(self) -> set[int]:
         """The documents that have a note (the table's note mark)."""

@@ -9,10 +9,12 @@ the library's writer does (library.Library.set_tags, create_collection …).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from ..clock import now as clock_now
 from ..errors import InvalidInput, NotFound
 from ..models import DocumentInfo
 
@@ -37,15 +39,32 @@ class CollectionNotFound(NotFound):
     """No collection has that name (path)."""
 
 
-def normalize_tag(text: str) -> str:
+# Bidirectional embeddings, overrides and isolates: inside a name they reorder what follows
+# (a tag that reads as another in the table and the terminal). Right-to-left text itself is fine.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _refuse_controls(text: str, what: str) -> None:
+    """InvalidInput for a control character (an escape sequence, a bidi override) in a name."""
+    for ch in text:
+        if unicodedata.category(ch) == "Cc" or ch in _BIDI_CONTROLS:
+            raise InvalidInput(f"the {what} holds a control character (U+{ord(ch):04X}); type it without")
+
+
+def normalize_tag(text: str, *, new: bool = True) -> str:
     """A tag as stored: inner whitespace collapsed; InvalidInput for an empty or unusable one.
 
     Commas and semicolons are refused because BibTeX ``keywords`` and RIS readers split on them:
-    a tag must come back as the same tag after an export and an import.
+    a tag must come back as the same tag after an export and an import. ``new`` False: a tag
+    to look for or take off, which only has to be non-empty (a library may hold tags from
+    before a rule, and they must stay removable).
     """
     tag = " ".join(str(text).split())
     if not tag:
         raise InvalidInput("a tag cannot be empty")
+    if not new:
+        return tag
+    _refuse_controls(tag, "tag")
     if any(c in tag for c in ",;"):
         raise InvalidInput(f"the tag {tag!r} holds a comma or semicolon; bibliographies split keywords there")
     if len(tag) > MAX_TAG:
@@ -57,6 +76,8 @@ def split_keywords(value: str) -> list[str]:
     """Tags from a bibliography's keyword field ("a, b; c" → a, b, c), without repeats."""
     out: list[str] = []
     for part in value.replace(";", ",").split(","):
+        # A bibliography is someone else's text: control characters are dropped, not refused.
+        part = "".join(c for c in part if unicodedata.category(c) != "Cc" and c not in _BIDI_CONTROLS)
         tag = " ".join(part.split())[:MAX_TAG]
         if tag and tag.casefold() not in {t.casefold() for t in out}:
             out.append(tag)
@@ -94,6 +115,7 @@ def parse_path(path: str) -> list[str]:
     if not parts or any(not p for p in parts):
         raise InvalidInput(f"the collection name {path!r} has an empty part (use Parent/Child for nesting)")
     for p in parts:
+        _refuse_controls(p, "collection name")
         if len(p) > MAX_NAME:
             raise InvalidInput(f"the collection name {p[:20]!r}… is longer than {MAX_NAME} characters")
     return parts
@@ -197,7 +219,7 @@ class CollectionTree:
 
 def recently_added(docs: Iterable[DocumentInfo], days: int = RECENT_DAYS, now: datetime | None = None) -> list[int]:
     """Ids of the documents added within ``days`` of ``now``, newest first."""
-    cutoff = (now or datetime.now(UTC)) - timedelta(days=days)
+    cutoff = (now or clock_now()) - timedelta(days=days)
     out: list[tuple[str, int]] = []
     for d in docs:
         try:

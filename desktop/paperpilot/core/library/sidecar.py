@@ -2,9 +2,12 @@
 
 The database is the source of truth, but it is one file. If it is lost or damaged, the stored
 copies plus their sidecars are enough to rebuild the library (``paperpilot check --repair``)
-with the original file names, dates, edited metadata, citation data and notes. A sidecar is
-rewritten whenever one of those changes; it is named after the stored copy
-(``files/ab/<sha>.pdf`` → ``meta/ab/<sha>.pdf.json``).
+with the original file names, dates, edited metadata, citation data, notes, tags, the trash
+and the collections each document is in (by path). A sidecar is rewritten whenever one of those
+changes; it is named after the stored copy (``files/ab/<sha>.pdf`` → ``meta/ab/<sha>.pdf.json``).
+
+What belongs to no one document, the collection tree (every collection by path, empty ones too,
+with when it was made) and the tag colours, is kept the same way in ``meta/library.json``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ from ..settings.paths import AppPaths
 SIDECAR_VERSION = 1
 # Columns restored from a sidecar when a document is rebuilt from its stored copy.
 METADATA_KEYS = ("title", "authors", "year", "venue", "doi", "arxiv_id", "abstract", "language")
+
+
+ORGANIZE_FILE = "library.json"
+
+
+def organize_path(paths: AppPaths) -> Path:
+    """The library-wide sidecar: collections and tag colours."""
+    return paths.sidecar_dir / ORGANIZE_FILE
 
 
 def sidecar_path(paths: AppPaths, stored_rel: str) -> Path:

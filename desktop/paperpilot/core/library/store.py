@@ -26,7 +26,9 @@ from ..text.kinds import classify_passage
 # 7: the trash (documents.trashed), collections and their members, tag colours (library.organize);
 #    chunks.source, "ocr" for text read by OCR from a page without a usable text layer (a
 #    branch numbered this 6; its libraries get the other steps, the others get this one).
-SCHEMA_VERSION = 7
+# 8: undo_journal (the last removals, tag, collection and metadata edits with their inverse, so
+#    that an undo works after a restart and from another process; see library.undo).
+SCHEMA_VERSION = 8
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -166,6 +168,17 @@ def _migrate_organize(c: sqlite3.Connection) -> None:
     )
     c.execute("CREATE INDEX IF NOT EXISTS collection_items_doc ON collection_items(doc_id)")
     c.execute("CREATE TABLE IF NOT EXISTS tag_colors (name TEXT PRIMARY KEY COLLATE NOCASE, color TEXT NOT NULL)")
+
+
+def _migrate_undo(c: sqlite3.Connection) -> None:
+    """Step 8: the undo journal. Idempotent and independent of the other steps."""
+    # action: what undoing does (library.undo.Action); payload: its JSON arguments; label, n and
+    # name: what the menu says ("Remove 3 documents"), kept apart so that a window can translate it.
+    c.execute(
+        "CREATE TABLE IF NOT EXISTS undo_journal (id INTEGER PRIMARY KEY AUTOINCREMENT, created TEXT NOT NULL,"
+        " action TEXT NOT NULL, label TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0, name TEXT NOT NULL DEFAULT '',"
+        " payload TEXT NOT NULL DEFAULT '{}')"
+    )
 
 
 def _provenance_columns(provenance: tuple[dict[str, str], float | None, bool] | None) -> dict[str, Any]:
@@ -350,6 +363,10 @@ class Store:
         stale = row is None or int(row[0]) < SCHEMA_VERSION
         if not stale:
             stale = "source" not in {r[1] for r in self.conn.execute("PRAGMA table_info(chunks)")}
+        if not stale:
+            stale = not self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='undo_journal'"
+            ).fetchone()
         if stale:
             if not migrate:
                 raise StoreError(
@@ -383,6 +400,7 @@ class Store:
                 if name not in cols:
                     c.execute(f"ALTER TABLE documents ADD COLUMN {name} {decl}")
             _migrate_organize(c)
+            _migrate_undo(c)
             # v4 → v5 (independent of other steps): chunk kinds and section paths, reference
             # lists. Old chunks get the kind the classifier gives them; their section path is
             # their heading (the outline above it was not kept).
@@ -750,6 +768,7 @@ class Store:
         if r is None:
             return None
         note = self.conn.execute("SELECT text, updated FROM notes WHERE doc_id=?", (doc_id,)).fetchone()
+        collections = self.collection_paths_of(doc_id)
         try:
             csl = json.loads(r[15] or "{}")
         except ValueError:
@@ -762,6 +781,8 @@ class Store:
             "note": note[0] if note else "", "note_updated": note[1] if note else None,
             # Only when set: the sidecars written before the trash existed stay in step.
             **({"trashed": r[16]} if r[16] else {}),
+            # Likewise: the collections it is in, by path, so that a rebuild files it again.
+            **({"collections": collections} if collections else {}),
         }  # fmt: skip
 
     def stored_paths(self) -> set[str]:
@@ -890,10 +911,11 @@ class Store:
             for i, n, p in self.conn.execute("SELECT id, name, parent_id FROM collections ORDER BY id")
         ]
 
-    def add_collection(self, name: str, parent_id: int | None) -> int:
+    def add_collection(self, name: str, parent_id: int | None, created: str | None = None) -> int:
         with self.transaction() as c:
             cur = c.execute(
-                "INSERT INTO collections(name, parent_id, created) VALUES (?,?,?)", (name, parent_id, utc_now())
+                "INSERT INTO collections(name, parent_id, created) VALUES (?,?,?)",
+                (name, parent_id, created or utc_now()),
             )
             return int(cur.lastrowid or 0)
 
@@ -905,6 +927,22 @@ class Store:
         """Delete a collection and its sub-collections (their documents stay in the library)."""
         with self.transaction() as c:
             c.execute("DELETE FROM collections WHERE id=?", (collection_id,))
+
+    def collection_paths_of(self, doc_id: int) -> list[str]:
+        """The paths ("Thesis/Chapter 2") of the collections a document is in, sorted."""
+        rows = self.conn.execute(
+            "WITH RECURSIVE up(path, parent) AS ("
+            " SELECT c.name, c.parent_id FROM collection_items i JOIN collections c ON c.id = i.collection_id"
+            " WHERE i.doc_id = ?"
+            " UNION ALL SELECT p.name || '/' || up.path, p.parent_id FROM up JOIN collections p ON p.id = up.parent)"
+            " SELECT path FROM up WHERE parent IS NULL",
+            (doc_id,),
+        ).fetchall()
+        return sorted({str(r[0]) for r in rows}, key=str.casefold)
+
+    def collection_created(self) -> dict[int, str]:
+        """Collection id → when it was made."""
+        return {int(i): str(t) for i, t in self.conn.execute("SELECT id, created FROM collections")}
 
     def collection_members(self) -> dict[int, set[int]]:
         """Collection id → the ids of the documents in it."""
@@ -932,6 +970,43 @@ class Store:
                 if cur.rowcount:
                     done.append(doc_id)
         return done
+
+    # --- the undo journal (schema step 8; see library.undo) ----------------------------------
+
+    def push_undo(self, action: str, label: str, n: int, name: str, payload: dict[str, Any], keep: int) -> int:
+        """Append an entry and drop all but the newest ``keep``; its id."""
+        with self.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO undo_journal(created, action, label, n, name, payload) VALUES (?,?,?,?,?,?)",
+                (utc_now(), action, label, n, name, json.dumps(payload, ensure_ascii=False)),
+            )
+            new = int(cur.lastrowid or 0)
+            c.execute("DELETE FROM undo_journal WHERE id <= ?", (new - keep,))
+            return new
+
+    def undo_entries(self, limit: int = 1) -> list[tuple[int, str, str, str, int, str, str]]:
+        """The newest entries first: (id, created, action, label, n, name, payload)."""
+        return [
+            (int(r[0]), str(r[1]), str(r[2]), str(r[3]), int(r[4]), str(r[5]), str(r[6]))
+            for r in self.conn.execute(
+                "SELECT id, created, action, label, n, name, payload FROM undo_journal ORDER BY id DESC LIMIT ?",
+                (limit,),
+            )
+        ]
+
+    def take_undo(self, entry_id: int) -> bool:
+        """Remove an entry; False when it was gone already (another process undid it first)."""
+        with self.transaction() as c:
+            return c.execute("DELETE FROM undo_journal WHERE id=?", (entry_id,)).rowcount == 1
+
+    def put_back_undo(self, row: tuple[int, str, str, str, int, str, str]) -> None:
+        """Put a taken entry back where it was (its undo failed and may be tried again)."""
+        with self.transaction() as c:
+            c.execute(
+                "INSERT OR IGNORE INTO undo_journal(id, created, action, label, n, name, payload)"
+                " VALUES (?,?,?,?,?,?,?)",
+                row,
+            )
 
     def note_doc_ids(self) -> set[int]:
         """Documents with a (non-empty) note."""

@@ -87,7 +87,7 @@ def test_tags_add_remove_filter_and_undo(session: Session) -> None:
     assert [d.doc_id for d in session.documents(tag="ecology")] == [ids["urban"]]
     # Tags are in the sidecar too (a rebuild from the stored copies keeps them).
     assert session.library.store.sidecar_data(ids["urban"])["tags"] == ["ecology", "Field work"]
-    assert session.undo() == "Tag 1 document(s)"
+    assert session.undo() == "Tag 1 document"
     assert {d.doc_id for d in session.documents(tag="ecology")} == {ids["urban"], ids["bees"]}
     # A wrong id changes nothing.
     with pytest.raises(NotFound):
