@@ -142,12 +142,16 @@ def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
         wanted = {t.casefold() for t in scope.tags}
         chosen = [d for d in chosen if wanted & {t.casefold() for t in d.tags}]
     if scope.collections:
-        # Collections arrive with the library's collection feature; until a document knows its
-        # collections, naming one is an error rather than a silently empty matrix.
-        if not any(hasattr(d, "collections") for d in docs):
-            raise InvalidInput("this library has no collections yet; choose documents, a tag or a query")
-        wanted = {c.casefold() for c in scope.collections}
-        chosen = [d for d in chosen if wanted & {str(c).casefold() for c in getattr(d, "collections", [])}]
+        # A collection holds its sub-collections' papers too, as the library pane's filter shows it;
+        # an unknown name raises the tree's NotFound rather than giving an empty matrix.
+        tree_of = getattr(pool, "collection_tree", None)
+        if not callable(tree_of):
+            raise InvalidInput("these papers have no collections; choose documents, a tag or a query")
+        tree = tree_of()
+        members: set[int] = set()
+        for name in scope.collections:
+            members |= tree.get(name).all_doc_ids()
+        chosen = [d for d in chosen if d.doc_id in members]
     if scope.year_from is not None or scope.year_to is not None:
         lo = scope.year_from if scope.year_from is not None else -10_000
         hi = scope.year_to if scope.year_to is not None else 10_000
