@@ -59,6 +59,7 @@ WORKFLOWS_ZH: dict[str, str] = {
     "Question asked of each paper": "向每篇文献提出的问题",
     "Load a column set…": "载入列组…",
     "Save as Set…": "另存为列组…",
+    "not stated in this paper": "本文未说明",
     # the default columns and the method families (a user's own names stay as typed)
     "Research question": "研究问题",
     "Approach / method": "方法",
@@ -95,6 +96,8 @@ WORKFLOWS_ZH: dict[str, str] = {
     "Stop the run before opening another draft.": "请先停止撰写，再打开另一份草稿。",
     "Stop the run before starting another draft.": "请先停止撰写，再新建草稿。",
     "Saved to {path}": "已保存到 {path}",
+    "{status}: {refs} references, {dropped} unsupported sentence(s) dropped, {tokens} tokens, {s:.1f} s":
+        "{status}：{refs} 条参考文献，删去 {dropped} 个无依据的句子，{tokens} 个词元，{s:.1f} 秒",
     "done": "已完成",
     "stopped": "已停止",
     "writing": "撰写中",

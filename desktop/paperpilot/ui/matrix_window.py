@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +164,8 @@ class MatrixModel(QAbstractTableModel):
             if cell.status == "found" and role == Qt.ItemDataRole.DisplayRole:
                 pages = sorted({e.page for e in cell.evidence})
                 return f"{cell.text} [p. {', '.join(str(p) for p in pages)}]"
-            return cell.text
+            # "not stated in this paper" is core's word for an empty cell: the interface's to translate.
+            return tr(cell.text) if cell.status == "not_stated" else cell.text
         if role == Qt.ItemDataRole.TextAlignmentRole:
             # Tall cells read from their top, like a spreadsheet of notes.
             return int(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -192,9 +194,9 @@ class MatrixModel(QAbstractTableModel):
 # --- work done off the GUI thread ----------------------------------------------------------------
 
 
-def _create(session: Session, scope: Scope, column_set: str) -> Matrix:
+def _create(session: Session, scope: Scope, column_set: str, title: str) -> Matrix:
     columns = load_column_set(session.workflows, column_set) if column_set else None
-    return create_matrix(session.workflows, session.library, scope, columns)
+    return create_matrix(session.workflows, session.library, scope, columns, title=title)
 
 
 def _fill(session: Session, matrix: Matrix, policy: str, cancel: threading.Event) -> Iterator[CellProgress]:
@@ -541,7 +543,8 @@ class MatrixWindow(QMainWindow):
         if self.busy:
             return False
         self.status_label.setText(tr("Making the matrix…"))
-        ok = self.task.call(_create, self.session, scope or self.scope_row.scope(), column_set,
+        title = f"{self.scope_row.describe()} · {datetime.now():%Y-%m-%d %H:%M}" if scope is None else ""
+        ok = self.task.call(_create, self.session, scope or self.scope_row.scope(), column_set, title,
                             done=self.on_created, failed=self.on_failed, doing="The matrix")  # fmt: skip
         self._buttons()
         return ok

@@ -189,6 +189,18 @@ class ScopeRow(QWidget):
             s.query = self.query_edit.text().strip()
         return s
 
+    def describe(self) -> str:
+        """The scope in the interface's words, as a new matrix's name: "Tag: birds · 2021–2023"."""
+        kind = self.kind()
+        text = {"selection": self.kind_box.currentText(), "all": tr("All papers"),
+                "tag": f"{tr('Tag')}: {self.tag_box.currentText()}",
+                "collection": f"{tr('Collection')}: {self.collection_box.currentText()}",
+                "query": f"{tr('Papers matching')}: {self.query_edit.text().strip()}"}.get(kind, "")  # fmt: skip
+        lo, hi = self.years()
+        if lo is not None or hi is not None:
+            text += f" · {lo or '…'}–{hi or '…'}"
+        return text
+
     def effective_scope(self) -> Scope:
         s = self.scope()
         return self.adjust(s) if self.adjust is not None else s
