@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -22,10 +22,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMainWindow,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -39,8 +37,7 @@ from ..core.workflows.saved import SavedDraft, open_draft
 from ..core.workflows.scope import Scope
 from ..core.workflows.templates import BUILTIN_TEMPLATES, Template, load_template
 from .i18n import tr
-from .workers import BackgroundTask
-from .workflow_parts import SavedList, ScopeRow, policy_box
+from .workflow_parts import WorkflowWindow, policy_box
 
 TEMPLATE_LABELS = {"proposal-zh": "Research proposal (开题报告)", "review-en": "Literature review"}
 OTHER_TEMPLATE = "__file__"
@@ -79,24 +76,22 @@ def _save(draft: Draft, path: Path, appendix: bool) -> Path:
     return path
 
 
-class DraftWindow(QMainWindow):
+class DraftWindow(WorkflowWindow):
     """The saved drafts and one draft: write a new one over the scope row's papers, or reopen,
     resume and save a saved one."""
 
+    KIND = "draft"
+    TITLE = "Draft with Citations"
+    STOPPING = "Stopping after the current section…"
+    BUSY_NEW = "Stop the run before starting another draft."
+
     def __init__(self, session: Session, doc_ids: list[int], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.session = session
-        self.task = BackgroundTask(self)  # writing and opening: one at a time
-        self.side_task = BackgroundTask(self)  # saving files, while a draft is written
-        self.cancel: threading.Event | None = None
+        super().__init__(session, doc_ids, parent)
         self.draft: Draft | None = None
         self.shown: SavedDraft | None = None  # the saved draft being shown (resume needs its scope)
-        self.setWindowTitle(tr("Draft with Citations"))
         self.resize(1100, 760)
-        self.saved = SavedList(session, "draft", self)
         self.topic_edit = QLineEdit(self)
         self.topic_edit.setPlaceholderText(tr("Topic, e.g. 对比近三年 Transformer 在医学影像分割方向的研究进展"))
-        self.scope_row = ScopeRow(session, doc_ids, self)
         self.scope_row.adjust = self._with_topic_years
         self.template_box = QComboBox(self)
         for name in BUILTIN_TEMPLATES:
@@ -116,8 +111,6 @@ class DraftWindow(QMainWindow):
         self.progress.setFormat(tr("%v of %m sections"))
         self.view = QTextBrowser(self)
         self.view.setObjectName("draftView")
-        self.status_label = QLabel("", self)
-        self.status_label.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(QLabel(tr("Topic:"), self))
         top.addWidget(self.topic_edit, 1)
@@ -143,28 +136,20 @@ class DraftWindow(QMainWindow):
         lay.addLayout(act)
         lay.addWidget(self.view, 1)
         lay.addWidget(self.status_label)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(self.saved)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([210, 890])
-        body = QWidget(self)
-        outer = QVBoxLayout(body)
-        outer.addWidget(split)
-        self.setCentralWidget(body)
+        self.assemble(right, 1100)
         self.write_button.clicked.connect(self.on_write_button_clicked)
         self.save_button.clicked.connect(self.on_save_button_clicked)
         self.template_box.activated.connect(self.on_template_box_activated)
         self.topic_edit.textChanged.connect(self.on_topic_edit_text_changed)
-        self.saved.open_requested.connect(self.on_saved_open_requested)
-        self.saved.new_requested.connect(self.on_saved_new_requested)
-        self.saved.deleted.connect(self.on_saved_deleted)
-        self.saved.renamed.connect(self.on_saved_renamed)
         self.show_new()
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
+    def shown_id(self) -> str | None:
+        return self.shown.draft.id if self.shown is not None else None
+
+    def renamed(self, title: str) -> None:
+        if self.shown is not None:
+            self.shown.title = title
+        self.set_title(title)
 
     def _with_topic_years(self, scope: Scope) -> Scope:
         return draft_scope(self.topic_edit.text(), scope)
@@ -180,6 +165,7 @@ class DraftWindow(QMainWindow):
             w.setEnabled(editable)
         self.policy_box.setEnabled(not running)
         self.scope_row.set_locked(not editable)
+        self.run_changed()
 
     def show_new(self) -> None:
         self.draft = None
@@ -188,7 +174,7 @@ class DraftWindow(QMainWindow):
         self.saved.select(None)
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
-        self.setWindowTitle(tr("Draft with Citations"))
+        self.set_title("")
         self.status_label.setText(tr("Give a topic and choose the papers, then Write; or reopen a saved draft on the left."))
         self._buttons()
 
@@ -234,11 +220,6 @@ class DraftWindow(QMainWindow):
         self._buttons()
         return True
 
-    def stop(self) -> None:
-        if self.cancel is not None:
-            self.cancel.set()
-            self.status_label.setText(tr("Stopping after the current section…"))
-
     def open_saved(self, draft_id: str) -> bool:
         if self.busy:
             self.status_label.setText(tr("Stop the run before opening another draft."))
@@ -276,9 +257,9 @@ class DraftWindow(QMainWindow):
             self.progress.setValue(len(d.sections))
             self.shown = SavedDraft(d, self.shown.scope if self.shown else self.scope_row.scope(),
                                     self.shown.title if self.shown else d.topic, total - len(d.sections))  # fmt: skip
-            self.setWindowTitle(f"{tr('Draft with Citations')} — {self.shown.title}")
+            self.set_title(self.shown.title)
             if d.status == "cancelled":
-                self.status_label.setText(self.status_label.text() + " · " + tr("stopped; the sections done are saved: Resume"))
+                self.say(tr("stopped; the sections done are saved: Resume"), add=True)
         self.saved.refresh()
         self.saved.select(d.id if d else None)
         self._buttons()
@@ -295,9 +276,9 @@ class DraftWindow(QMainWindow):
         total = len(d.template.sections)
         self.progress.setRange(0, total)
         self.progress.setValue(len(d.sections))
-        self.setWindowTitle(f"{tr('Draft with Citations')} — {s.title}")
+        self.set_title(s.title)
         if s.remaining:
-            self.status_label.setText(self.status_label.text() + " · " + tr("{n} sections to write: Resume").format(n=s.remaining))
+            self.say(tr("{n} sections to write: Resume").format(n=s.remaining), add=True)
         self.saved.select(d.id)
         self._buttons()
 
@@ -350,41 +331,3 @@ class DraftWindow(QMainWindow):
             if not path.suffix:
                 path = path.with_suffix(".md" if "md" in chosen else ".docx")
             self.save_to(path, appendix=self.appendix_box.isChecked())
-
-    @Slot(str)
-    def on_saved_open_requested(self, draft_id: str) -> None:
-        if self.draft is None or self.draft.id != draft_id or self.shown is None:
-            self.open_saved(draft_id)
-
-    @Slot()
-    def on_saved_new_requested(self) -> None:
-        if self.busy:
-            self.status_label.setText(tr("Stop the run before starting another draft."))
-            return
-        self.show_new()
-
-    @Slot(str)
-    def on_saved_deleted(self, draft_id: str) -> None:
-        if self.draft is not None and self.draft.id == draft_id:
-            if self.cancel is not None:
-                self.stop()
-            self.show_new()
-
-    @Slot(str, str)
-    def on_saved_renamed(self, draft_id: str, title: str) -> None:
-        if self.shown is not None and self.shown.draft.id == draft_id:
-            self.shown.title = title
-            self.setWindowTitle(f"{tr('Draft with Citations')} — {title}")
-
-    def shutdown_workers(self) -> None:
-        """Stop writing (the sections done are saved) and end every background job."""
-        if self.cancel is not None:
-            self.cancel.set()
-        for t in (self.task, self.side_task):
-            t.shutdown()
-        self.scope_row.shutdown()
-        self.saved.shutdown()
-
-    def closeEvent(self, event: Any) -> None:
-        self.shutdown_workers()
-        super().closeEvent(event)

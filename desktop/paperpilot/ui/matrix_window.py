@@ -39,15 +39,12 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
-    QMainWindow,
     QMenu,
     QProgressBar,
     QPushButton,
-    QSplitter,
     QTableView,
     QTableWidget,
     QTableWidgetItem,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -80,8 +77,7 @@ from ..core.workflows.matrix import (
 from ..core.workflows.scope import Scope
 from .i18n import tr
 from .qtcompat import new_mime_data
-from .workers import BackgroundTask
-from .workflow_parts import SavedList, ScopeRow, policy_box
+from .workflow_parts import WorkflowWindow, policy_box
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -369,20 +365,19 @@ class ColumnsDialog(QDialog):
 # --- the window ------------------------------------------------------------------------------------
 
 
-class MatrixWindow(QMainWindow):
+class MatrixWindow(WorkflowWindow):
     """The saved matrices, a new one's scope, and one matrix; ``show_cell`` hands a clicked cell's
     evidence to the inspector (and the PDF)."""
 
+    KIND = "matrix"
+    TITLE = "Literature Matrix"
+    STOPPING = "Stopping after the current cell…"
+    BUSY_NEW = "Stop the run before starting another matrix."
     show_cell = Signal(object)  # a Result holding the cell's evidence
 
     def __init__(self, session: Session, parent: QWidget | None = None, selected: list[int] | None = None) -> None:
-        super().__init__(parent)
-        self.session = session
-        self.setWindowTitle(tr("Literature Matrix"))
+        super().__init__(session, selected or [], parent)
         self.resize(1200, 680)
-        self.task = BackgroundTask(self)  # creating, loading, filling, editing: one at a time
-        self.side_task = BackgroundTask(self)  # exports and the clipboard, while cells fill
-        self.cancel: threading.Event | None = None
         self.column_sets: list[str] = []
         self.model = MatrixModel(self)
         self.proxy = QSortFilterProxyModel(self)
@@ -390,8 +385,6 @@ class MatrixWindow(QMainWindow):
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(-1)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-        self.saved = SavedList(session, "matrix", self)
-        self.scope_row = ScopeRow(session, selected or [], self)
         self.set_box = QComboBox(self)
         self.set_box.addItem(tr("Default columns"), "")
         self.policy_box = policy_box(self)
@@ -412,9 +405,7 @@ class MatrixWindow(QMainWindow):
         self.group_box = QComboBox(self)
         self.run_button = QPushButton(tr("Run"), self)
         self.columns_button = QPushButton(tr("Columns…"), self)
-        self.export_button = QToolButton(self)
-        self.export_button.setText(tr("Export"))
-        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.export_button = QPushButton(tr("Export"), self)
         menu = QMenu(self.export_button)
         self.export_actions = {
             "xlsx": menu.addAction(tr("Excel (.xlsx)…"), self.on_export_xlsx_triggered),
@@ -426,18 +417,17 @@ class MatrixWindow(QMainWindow):
         self.export_button.setMenu(menu)
         self.progress = QProgressBar(self)
         self.progress.setMaximumWidth(160)
-        self.status_label = QLabel("", self)
-        self.status_label.setWordWrap(True)
         setup = QHBoxLayout()
         setup.addWidget(QLabel(tr("Columns:"), self))
-        setup.addWidget(self.set_box, 1)
+        setup.addWidget(self.set_box)
         setup.addWidget(QLabel(tr("Answers:"), self))
-        setup.addWidget(self.policy_box, 1)
+        setup.addWidget(self.policy_box)
         setup.addWidget(self.make_button)
+        setup.addStretch(1)
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 2)
         bar.addWidget(QLabel(tr("Group:"), self))
-        bar.addWidget(self.group_box, 1)
+        bar.addWidget(self.group_box)
         bar.addWidget(self.progress)
         bar.addWidget(self.run_button)
         bar.addWidget(self.columns_button)
@@ -450,25 +440,13 @@ class MatrixWindow(QMainWindow):
         lay.addLayout(bar)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.status_label)
-        split = QSplitter(Qt.Orientation.Horizontal, self)
-        split.addWidget(self.saved)
-        split.addWidget(right)
-        split.setStretchFactor(1, 1)
-        split.setSizes([210, 990])
-        body = QWidget(self)
-        outer = QVBoxLayout(body)
-        outer.addWidget(split)
-        self.setCentralWidget(body)
+        self.assemble(right, 1200)
         self.filter_edit.textChanged.connect(self.on_filter_edit_text_changed)
         self.group_box.currentIndexChanged.connect(self.on_group_box_current_index_changed)
         self.table.clicked.connect(self.on_table_clicked)
         self.run_button.clicked.connect(self.on_run_button_clicked)
         self.make_button.clicked.connect(self.on_make_button_clicked)
         self.columns_button.clicked.connect(self.on_columns_button_clicked)
-        self.saved.open_requested.connect(self.on_saved_open_requested)
-        self.saved.new_requested.connect(self.on_saved_new_requested)
-        self.saved.deleted.connect(self.on_saved_deleted)
-        self.saved.renamed.connect(self.on_saved_renamed)
         self.scope_row.changed.connect(self.on_scope_row_changed)
         self.side_task.call(self.session.workflows.column_sets, done=self.on_column_sets, doing="Column sets")
         self.show_new()
@@ -479,9 +457,13 @@ class MatrixWindow(QMainWindow):
     def matrix(self) -> Matrix | None:
         return self.model.matrix
 
-    @property
-    def busy(self) -> bool:
-        return self.task.busy
+    def shown_id(self) -> str | None:
+        return self.matrix.id if self.matrix is not None else None
+
+    def renamed(self, title: str) -> None:
+        if self.matrix is not None:
+            self.matrix.title = title
+        self.set_title(title)
 
     def _buttons(self) -> None:
         m = self.matrix
@@ -496,13 +478,14 @@ class MatrixWindow(QMainWindow):
         for w in (self.set_box, self.policy_box):
             w.setEnabled(not running)
         self.scope_row.set_locked(m is not None)
+        self.run_changed()
 
     def show_new(self) -> None:
         """No matrix shown: choose the papers and columns of a new one."""
         self.model.set_matrix(None)
         self.group_box.clear()
         self.saved.select(None)
-        self.setWindowTitle(tr("Literature Matrix"))
+        self.set_title("")
         self.progress.setRange(0, 1)
         self.progress.setValue(0)
         self.status_label.setText(tr("Choose the papers and the columns, then Make Matrix; or reopen a saved matrix on the left."))
@@ -520,7 +503,7 @@ class MatrixWindow(QMainWindow):
         self.model.set_group_by("")
         self.scope_row.show_scope(m.scope)
         self.saved.select(m.id)
-        self.setWindowTitle(f"{tr('Literature Matrix')} — {m.title}")
+        self.set_title(m.title)
         self._progress_text()
         self._buttons()
         self.table.resizeRowsToContents()
@@ -575,11 +558,6 @@ class MatrixWindow(QMainWindow):
         self._buttons()
         return True
 
-    def stop(self) -> None:
-        if self.cancel is not None:
-            self.cancel.set()
-            self.status_label.setText(tr("Stopping after the current cell…"))
-
     def apply_columns(self, specs: list[tuple[str, str]]) -> bool:
         """New columns as (name, question) in order: a kept column keeps its cells unless its
         question changed; then only new and changed columns run."""
@@ -630,8 +608,7 @@ class MatrixWindow(QMainWindow):
         self.show_matrix(m)
         pending = len(m.pending())
         if pending:
-            self.status_label.setText(self.status_label.text() + " · " +
-                                      tr("{n} cells to fill: Resume").format(n=pending))  # fmt: skip
+            self.say(tr("{n} cells to fill: Resume").format(n=pending), add=True)
 
     def on_edited(self, m: Matrix) -> None:
         self.saved.refresh()
@@ -650,8 +627,7 @@ class MatrixWindow(QMainWindow):
         self.model.cell_done(p.row.doc_id, p.column.key)
         self._progress_text()
         if p.cell is None:
-            self.status_label.setText(self.status_label.text() + " · " + tr("running: {paper} · {column}").format(
-                paper=p.row.title[:40], column=tr(p.column.name)))  # fmt: skip
+            self.say(tr("running: {paper} · {column}").format(paper=p.row.title[:40], column=tr(p.column.name)), add=True)
 
     def _run_ended(self) -> None:
         self.cancel = None
@@ -665,8 +641,7 @@ class MatrixWindow(QMainWindow):
         self.saved.refresh()
         m = self.matrix
         if m is not None and m.pending():
-            self.status_label.setText(self.status_label.text() + " · " +
-                                      tr("stopped; the cells done are saved: Resume")) # fmt: skip
+            self.say(tr("stopped; the cells done are saved: Resume"), add=True)
 
     def on_failed(self, message: str) -> None:
         self._run_ended()
@@ -715,32 +690,6 @@ class MatrixWindow(QMainWindow):
     @Slot()
     def on_scope_row_changed(self) -> None:
         self._buttons()
-
-    @Slot(str)
-    def on_saved_open_requested(self, matrix_id: str) -> None:
-        if self.matrix is None or self.matrix.id != matrix_id:
-            self.open_saved(matrix_id)
-
-    @Slot()
-    def on_saved_new_requested(self) -> None:
-        if self.busy:
-            self.status_label.setText(tr("Stop the run before starting another matrix."))
-            return
-        self.show_new()
-
-    @Slot(str)
-    def on_saved_deleted(self, matrix_id: str) -> None:
-        if self.matrix is not None and self.matrix.id == matrix_id:
-            if self.cancel is not None:
-                self.stop()
-            self.show_new()
-
-    @Slot(str, str)
-    def on_saved_renamed(self, matrix_id: str, title: str) -> None:
-        m = self.matrix
-        if m is not None and m.id == matrix_id:
-            m.title = title
-            self.setWindowTitle(f"{tr('Literature Matrix')} — {title}")
 
     @Slot(str)
     def on_filter_edit_text_changed(self, text: str) -> None:
@@ -814,16 +763,3 @@ class MatrixWindow(QMainWindow):
     @Slot()
     def on_copy_button_clicked(self) -> None:
         self.copy_table()
-
-    def shutdown_workers(self) -> None:
-        """Stop filling (the cells done are saved) and end every background job."""
-        if self.cancel is not None:
-            self.cancel.set()
-        for t in (self.task, self.side_task):
-            t.shutdown()
-        self.scope_row.shutdown()
-        self.saved.shutdown()
-
-    def closeEvent(self, event: Any) -> None:
-        self.shutdown_workers()
-        super().closeEvent(event)

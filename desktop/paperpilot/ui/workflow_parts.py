@@ -1,5 +1,5 @@
-"""The parts the matrix and the draft windows share: which papers (the scope row) and the list of
-saved matrices or drafts (reopen, rename, delete).
+"""The parts the matrix and the draft windows share: which papers (the scope row), the list of
+saved matrices or drafts (reopen, rename, delete), and the window around them.
 
 Everything that reads the library or the workflows store runs in a ``BackgroundTask``; the
 widgets only show what comes back.
@@ -7,6 +7,7 @@ widgets only show what comes back.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -19,9 +20,11 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMainWindow,
     QMessageBox,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -454,3 +457,112 @@ class SavedList(QWidget):
 
     def shutdown(self) -> None:
         self.task.shutdown()
+
+
+class WorkflowWindow(QMainWindow):
+    """What the matrix and the draft windows share: the saved list on the left, the scope row,
+    the status line, one background job at a time (``task``) and one beside it for files and
+    the clipboard (``side_task``), stopping between steps, and the shutdown.
+
+    Subclasses set ``KIND`` ("matrix" | "draft") and the English strings below, build their
+    right-hand side and pass it to ``assemble``, and give ``shown_id``, ``show_new``,
+    ``open_saved`` and ``renamed``."""
+
+    KIND = ""
+    TITLE = ""
+    STOPPING = "Stopping…"
+    BUSY_NEW = "Stop the run first."
+
+    def __init__(self, session: Session, selected: list[int], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.task = BackgroundTask(self)  # creating, loading, running: one at a time
+        self.side_task = BackgroundTask(self)  # files and the clipboard, while a run goes on
+        self.cancel: threading.Event | None = None  # set while a run goes on
+        self.saved = SavedList(session, self.KIND, self)
+        self.scope_row = ScopeRow(session, selected, self)
+        self.status_label = QLabel("", self)
+        self.status_label.setWordWrap(True)
+        self.set_title("")
+        self.saved.open_requested.connect(self.on_saved_open_requested)
+        self.saved.new_requested.connect(self.on_saved_new_requested)
+        self.saved.deleted.connect(self.on_saved_deleted)
+        self.saved.renamed.connect(self.on_saved_renamed)
+
+    def assemble(self, right: QWidget, width: int) -> None:
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.saved)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([210, width - 210])
+        body = QWidget(self)
+        QVBoxLayout(body).addWidget(split)
+        self.setCentralWidget(body)
+
+    @property
+    def busy(self) -> bool:
+        return self.task.busy
+
+    def shown_id(self) -> str | None:
+        raise NotImplementedError
+
+    def show_new(self) -> None:
+        raise NotImplementedError
+
+    def open_saved(self, item_id: str) -> bool:
+        raise NotImplementedError
+
+    def renamed(self, title: str) -> None:
+        self.set_title(title)
+
+    def set_title(self, name: str) -> None:
+        self.setWindowTitle(f"{tr(self.TITLE)} — {name}" if name else tr(self.TITLE))
+
+    def say(self, text: str, *, add: bool = False) -> None:
+        """The status line (``add``: after what it says)."""
+        self.status_label.setText(f"{self.status_label.text()} · {text}" if add and self.status_label.text() else text)
+
+    def stop(self) -> None:
+        """Stop the run after its current step (what is done stays saved)."""
+        if self.cancel is not None:
+            self.cancel.set()
+            self.say(tr(self.STOPPING))
+
+    def run_changed(self) -> None:
+        """A run started or ended: a shown item is not deleted under a running job."""
+        self.saved.delete_button.setEnabled(not self.busy and self.saved.current_id() is not None)
+
+    @Slot(str)
+    def on_saved_open_requested(self, item_id: str) -> None:
+        if item_id != self.shown_id():
+            self.open_saved(item_id)
+
+    @Slot()
+    def on_saved_new_requested(self) -> None:
+        if self.busy:
+            self.say(tr(self.BUSY_NEW))
+            return
+        self.show_new()
+
+    @Slot(str)
+    def on_saved_deleted(self, item_id: str) -> None:
+        if item_id == self.shown_id():
+            self.show_new()
+
+    @Slot(str, str)
+    def on_saved_renamed(self, item_id: str, title: str) -> None:
+        if item_id == self.shown_id():
+            self.renamed(title)
+
+    def shutdown_workers(self) -> None:
+        """Stop the run (what is done is saved) and end every background job."""
+        if self.cancel is not None:
+            self.cancel.set()
+        for t in (self.task, self.side_task):
+            t.shutdown()
+        self.scope_row.shutdown()
+        self.saved.shutdown()
+
+    def closeEvent(self, event: Any) -> None:
+        self.shutdown_workers()
+        super().closeEvent(event)
