@@ -137,3 +137,20 @@ def test_a_topic_with_a_year_phrase_narrows_the_count(qtbot: Any, window: Any, l
     qtbot.waitUntil(lambda: win.scope_row.count == 1 and not win.scope_row.timer.isActive(), timeout=30_000)
     assert "2022–" in win.scope_row.count_label.text()
     win.close()
+
+
+def test_the_language_model_without_settings_is_one_line_and_nothing_is_saved(
+    qtbot: Any, window: Any, library: Library
+) -> None:
+    _import(library, "01-house-sparrow-decline.md")
+    window.refresh_library()
+    win = window.open_draft_window([])
+    win.topic_edit.setText("urban birds")
+    win.policy_box.setCurrentIndex(win.policy_box.findData("llm"))
+    win.write_button.click()
+    _idle(qtbot, win)
+    text = win.status_label.text()
+    assert "\n" not in text and "Traceback" not in text and "model" in text.lower()
+    assert win.draft is None and win.write_button.text() == "Write" and win.write_button.isEnabled()
+    assert window.session.workflows.drafts() == []
+    win.close()

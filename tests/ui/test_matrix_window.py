@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from paperpilot.core.library import Library
 from paperpilot.core.workflows import cells as cells_mod
 from paperpilot.core.workflows import matrix as matrix_mod
-from paperpilot.core.workflows.matrix import open_matrix
+from paperpilot.core.workflows.matrix import CellProgress, default_columns, open_matrix
 from paperpilot.ui.matrix_window import ColumnsDialog, MatrixModel, MatrixWindow
 
 SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
@@ -224,9 +224,33 @@ def test_a_changed_column_reruns_that_column_only_and_sets_are_saved(
     assert {k: v for k, v in m.cells.items() if k[1] == "results"} == results  # renamed: kept
     assert runs.calls == 4 and not m.pending()  # the changed and the new column, two papers each
     assert not any(k[1] == "data" for k in m.cells)
-    # Save the columns as a set; a new matrix can start from it.
+    # Save the columns as a set; a new matrix can start from it; loading one applies it.
     assert win.save_columns("birds")
-    qtbot.waitUntil(lambda: win.set_box.findData("birds") >= 0, timeout=30_000)
+    qtbot.waitUntil(lambda: win.set_box.findData("birds") >= 0 and not win.side_task.busy, timeout=30_000)
+    mine = [c.name for c in m.columns]
+    assert win.apply_column_set("default")
+    _idle(qtbot, win)
+    assert [c.name for c in win.matrix.columns] == [c.name for c in default_columns()]
+    assert win.apply_column_set("birds")
+    _idle(qtbot, win)
+    assert [c.name for c in win.matrix.columns] == mine and not win.matrix.pending()
+    win.close()
+
+
+def test_the_running_cell_is_marked_and_a_done_one_shows_its_text(window: Any, library: Library, qtbot: Any) -> None:
+    _import(library, SPARROW)
+    win = window.open_matrix_window([])
+    _counted(qtbot, win)
+    win.new_matrix()
+    qtbot.waitUntil(lambda: win.matrix is not None and not win.busy, timeout=60_000)
+    m = win.matrix
+    row, col = m.rows[0], m.columns[0]
+    cell = m.cells.pop((row.doc_id, col.key))
+    win.on_cell(CellProgress(0, m.total, row, col, None))
+    idx = win.proxy.index(0, 2)
+    assert idx.data() == "running…" and "running: House Sparrow" in win.status_label.text()
+    win.on_cell(CellProgress(1, m.total, row, col, cell))
+    assert idx.data().startswith(cell.text) and win.progress.value() == m.total
     win.close()
 
 
@@ -294,3 +318,15 @@ def test_matrix_model_passes_qtmodeltester(qtmodeltester: Any, window: Any, libr
     qtmodeltester.check(model)
     win.close()
     QApplication.processEvents()
+
+
+def test_the_scope_follows_the_library_selection_while_it_is_chosen(qtbot: Any, window: Any, library: Library) -> None:
+    ids = _import(library, SPARROW, NOISE, ROOFS)
+    window.refresh_library()
+    win = window.open_matrix_window([])
+    assert win.scope_row.kind() == "all" and _counted(qtbot, win) == 3
+    window.library_pane.select_ids([ids[SPARROW], ids[ROOFS]])
+    win.scope_row.set_kind("selection")
+    assert "2" in win.scope_row.kind_box.currentText() and _counted(qtbot, win) == 2
+    assert sorted(win.scope_row.scope().doc_ids) == sorted([ids[SPARROW], ids[ROOFS]])
+    win.close()

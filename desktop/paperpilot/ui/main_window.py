@@ -954,6 +954,9 @@ class MainWindow(QMainWindow):
 
         win = MatrixWindow(self.session, self, selected=doc_ids or [])
         win.show_cell.connect(self.on_matrix_window_show_cell)
+        self.library_pane.table.selectionModel().selectionChanged.connect(
+            self.on_library_selection_changed, Qt.ConnectionType.UniqueConnection
+        )
         if matrix_id is not None:
             win.open_saved(matrix_id)
         win.show()
@@ -964,6 +967,9 @@ class MainWindow(QMainWindow):
         from .draft_window import DraftWindow
 
         win = DraftWindow(self.session, doc_ids or [], self)
+        self.library_pane.table.selectionModel().selectionChanged.connect(
+            self.on_library_selection_changed, Qt.ConnectionType.UniqueConnection
+        )
         win.show()
         return win
 
@@ -972,6 +978,14 @@ class MainWindow(QMainWindow):
 
     def on_matrix_triggered(self) -> None:
         self.open_matrix_window(self.library_pane.selected_ids())
+
+    @Slot()
+    def on_library_selection_changed(self) -> None:
+        from .workflow_parts import WorkflowWindow
+
+        ids = self.library_pane.selected_ids()
+        for win in self.findChildren(WorkflowWindow):
+            win.follow_selection(ids)
 
     @Slot(object)
     def on_matrix_window_show_cell(self, result: Any) -> None:

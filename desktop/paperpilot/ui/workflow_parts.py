@@ -123,9 +123,13 @@ class ScopeRow(QWidget):
         self.from_spin.valueChanged.connect(self.on_edited)
         self.to_spin.valueChanged.connect(self.on_edited)
         self.recent_box.activated.connect(self.on_recent_box_activated)
-        self.picker_task.call(_pickers, session, done=self.on_pickers, failed=self.on_count_failed,
-                              doing="Reading tags")  # fmt: skip
+        self.refresh_pickers()
         self.on_kind_box_current_index_changed(self.kind_box.currentIndex())
+
+    def refresh_pickers(self) -> None:
+        """Read the library's tags and collections again (a tag added since shows up)."""
+        self.picker_task.call(_pickers, self.session, done=self.on_pickers, failed=self.on_count_failed,
+                              doing="Reading tags")  # fmt: skip
 
     def _year_spin(self) -> QSpinBox:
         spin = QSpinBox(self)
@@ -227,6 +231,8 @@ class ScopeRow(QWidget):
     def on_kind_box_current_index_changed(self, _i: int) -> None:
         page = {"tag": 1, "collection": 2, "query": 3}.get(self.kind(), 0)
         self.pick.setCurrentIndex(page)
+        if page in (1, 2):
+            self.refresh_pickers()
         self.on_edited()
 
     @Slot(int)
@@ -322,6 +328,7 @@ class SavedList(QWidget):
     new_requested = Signal()
     deleted = Signal(str)
     renamed = Signal(str, str)
+    message = Signal(str)  # a failure, for the window's status line
 
     def __init__(self, session: Session, kind: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -330,7 +337,7 @@ class SavedList(QWidget):
         self.items: list[saved.SavedItem] = []
         self.wanted: str | None = None  # the id to show selected (the window's matrix or draft)
         self.task = BackgroundTask(self)
-        self._refresh_again = False
+        self._queue: list[tuple[Callable[..., Any], tuple[Any, ...], Callable[[Any], None]]] = []
         self.list = QListWidget(self)
         self.list.setObjectName("savedList")
         self.list.setWordWrap(True)
@@ -359,13 +366,25 @@ class SavedList(QWidget):
         self.refresh()
 
     def _store_call(self, fn: Callable[..., Any], *args: Any, done: Callable[[Any], None]) -> None:
-        if not self.task.call(fn, self.session.workflows, *args, done=done, failed=self.on_failed, doing="Saved"):
-            QMessageBox.information(self, tr("Busy"), tr("Still reading the saved list; try again in a moment."))
+        """Run ``fn(store, *args)`` off the GUI thread, after the jobs queued before it."""
+        self._queue.append((fn, args, done))
+        self._next()
+
+    def _next(self) -> None:
+        if self.task.busy or not self._queue:
+            return
+        fn, args, done = self._queue.pop(0)
+        self.task.call(fn, self.session.workflows, *args, done=lambda r: self._after(done, r), failed=self.on_failed,
+                       doing="Saved")  # fmt: skip
+
+    def _after(self, done: Callable[[Any], None], result: Any) -> None:
+        done(result)
+        self._next()
 
     def refresh(self) -> None:
-        fn = saved.saved_matrices if self.kind == "matrix" else saved.saved_drafts
-        if not self.task.call(fn, self.session.workflows, done=self.on_listed, failed=self.on_failed, doing="Saved"):
-            self._refresh_again = True
+        if any(d == self.on_listed for _f, _a, d in self._queue):
+            return  # a listing already waits: it will show the latest
+        self._store_call(saved.saved_matrices if self.kind == "matrix" else saved.saved_drafts, done=self.on_listed)
 
     def _line(self, it: saved.SavedItem) -> str:
         total = "?" if it.total is None else str(it.total)
@@ -386,15 +405,11 @@ class SavedList(QWidget):
             self.list.addItem(row)
         self.list.blockSignals(False)
         self.select(self.wanted)
-        if self._refresh_again:
-            self._refresh_again = False
-            self.refresh()
 
     def on_failed(self, message: str) -> None:
-        QMessageBox.warning(self, tr("Saved work"), message)
-        if self._refresh_again:
-            self._refresh_again = False
-            self.refresh()
+        # Said in the window's status line, not a modal box: the list stays usable.
+        self.message.emit(message)
+        self._next()
 
     def current_id(self) -> str | None:
         item = self.list.currentItem()
@@ -456,6 +471,7 @@ class SavedList(QWidget):
             self.delete(it.id)
 
     def shutdown(self) -> None:
+        self._queue.clear()
         self.task.shutdown()
 
 
@@ -488,6 +504,7 @@ class WorkflowWindow(QMainWindow):
         self.saved.new_requested.connect(self.on_saved_new_requested)
         self.saved.deleted.connect(self.on_saved_deleted)
         self.saved.renamed.connect(self.on_saved_renamed)
+        self.saved.message.connect(self.on_saved_message)
 
     def assemble(self, right: QWidget, width: int) -> None:
         split = QSplitter(Qt.Orientation.Horizontal, self)
@@ -514,6 +531,11 @@ class WorkflowWindow(QMainWindow):
 
     def renamed(self, title: str) -> None:
         self.set_title(title)
+
+    def follow_selection(self, ids: list[int]) -> None:
+        """The library's selection changed: a scope still being chosen offers the new one."""
+        if self.scope_row.kind_box.isEnabled():
+            self.scope_row.set_selection(ids)
 
     def set_title(self, name: str) -> None:
         self.setWindowTitle(f"{tr(self.TITLE)} — {name}" if name else tr(self.TITLE))
@@ -553,6 +575,10 @@ class WorkflowWindow(QMainWindow):
     def on_saved_renamed(self, item_id: str, title: str) -> None:
         if item_id == self.shown_id():
             self.renamed(title)
+
+    @Slot(str)
+    def on_saved_message(self, text: str) -> None:
+        self.say(text)
 
     def shutdown_workers(self) -> None:
         """Stop the run (what is done is saved) and end every background job."""
