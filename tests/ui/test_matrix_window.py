@@ -176,7 +176,9 @@ def test_stop_resume_and_reopen_show_the_saved_cells_and_run_only_the_rest(
     assert f"{len(done)} of 12 cells" in again.saved.list.item(0).text()
     runs.stop_after = None
     again.run_button.click()
+    assert again.busy and not again.saved.delete_button.isEnabled()  # not deleted under the run
     _idle(qtbot, again)
+    assert again.saved.delete_button.isEnabled()
     assert runs.calls - calls == 12 - len(done) and not again.matrix.pending()
     assert len(open_matrix(window.session.workflows, mid).cells) == 12
     again.close()

@@ -336,6 +336,7 @@ class SavedList(QWidget):
         self.kind = kind  # "matrix" | "draft"
         self.items: list[saved.SavedItem] = []
         self.wanted: str | None = None  # the id to show selected (the window's matrix or draft)
+        self.locked = False  # a run goes on: nothing is deleted under it
         self.task = BackgroundTask(self)
         self._queue: list[tuple[Callable[..., Any], tuple[Any, ...], Callable[[Any], None]]] = []
         self.list = QListWidget(self)
@@ -432,7 +433,11 @@ class SavedList(QWidget):
     @Slot(int)
     def on_list_current_row_changed(self, row: int) -> None:
         self.rename_button.setEnabled(row >= 0)
-        self.delete_button.setEnabled(row >= 0)
+        self.delete_button.setEnabled(row >= 0 and not self.locked)
+
+    def set_locked(self, locked: bool) -> None:
+        self.locked = locked
+        self.on_list_current_row_changed(self.list.currentRow())
 
     def rename(self, item_id: str, title: str) -> None:
         fn = saved.rename_matrix if self.kind == "matrix" else saved.rename_draft
@@ -552,7 +557,7 @@ class WorkflowWindow(QMainWindow):
 
     def run_changed(self) -> None:
         """A run started or ended: a shown item is not deleted under a running job."""
-        self.saved.delete_button.setEnabled(not self.busy and self.saved.current_id() is not None)
+        self.saved.set_locked(self.busy)
 
     @Slot(str)
     def on_saved_open_requested(self, item_id: str) -> None:
