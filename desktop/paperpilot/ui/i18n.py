@@ -8,6 +8,7 @@ they are built, so a change applies after a restart.
 from __future__ import annotations
 
 from .i18n_library import LIBRARY_ZH
+from .i18n_workflows import WORKFLOWS_ZH
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
 
@@ -530,6 +531,7 @@ _ZH: dict[str, str] = {
 }
 
 _ZH.update({k: v for k, v in LIBRARY_ZH.items() if k not in _ZH})
+_ZH.update({k: v for k, v in WORKFLOWS_ZH.items() if k not in _ZH})
 _TABLES: dict[str, dict[str, str]] = {"zh": _ZH}
 _language = "en"
 

@@ -244,7 +244,7 @@ class MainWindow(QMainWindow):
         lib.addAction(self._action(tr("Remove &Selected Documents"), self.library_pane.remove_selected, QKeySequence.StandardKey.Delete))
         lib.addAction(self._action(tr("Add &Sample Papers"), self.on_sample_requested))
         lib.addSeparator()
-        self.matrix_action = self._action(tr("Literature &Matrix of Selected Papers"), self.on_matrix_triggered, "Ctrl+M")
+        self.matrix_action = self._action(tr("Literature &Matrix…"), self.on_matrix_triggered, "Ctrl+M")
         lib.addAction(self.matrix_action)
         self.draft_action = self._action(tr("&Draft a Proposal or Review…"), self.on_draft_triggered, "Ctrl+Shift+D")
         lib.addAction(self.draft_action)
@@ -957,29 +957,28 @@ class MainWindow(QMainWindow):
     # --- the literature matrix -----------------------------------------------------------------
 
     def open_matrix_window(self, doc_ids: list[int] | None = None, matrix_id: str | None = None) -> Any:
-        """A matrix window beside the chat: a new matrix over ``doc_ids`` (all papers when none are
-        selected), or a saved one; its cells' evidence goes to the inspector."""
+        """The matrix window beside the chat: its scope starts from ``doc_ids`` (the selection), or
+        it reopens a saved matrix; its cells' evidence goes to the inspector and the PDF."""
         from .matrix_window import MatrixWindow
 
-        win = MatrixWindow(self.session, self)
+        win = MatrixWindow(self.session, self, selected=doc_ids or [])
         win.show_cell.connect(self.on_matrix_window_show_cell)
-        try:
-            if matrix_id is not None:
-                win.open_saved(matrix_id)
-            else:
-                win.new_matrix(doc_ids or [])
-        except PaperPilotError as e:
-            win.deleteLater()
-            QMessageBox.warning(self, tr("Literature Matrix"), str(e))
-            return None
+        self.library_pane.table.selectionModel().selectionChanged.connect(
+            self.on_library_selection_changed, Qt.ConnectionType.UniqueConnection
+        )
+        if matrix_id is not None:
+            win.open_saved(matrix_id)
         win.show()
         return win
 
     def open_draft_window(self, doc_ids: list[int] | None = None) -> Any:
-        """A draft window over ``doc_ids`` (all papers when none are selected)."""
+        """The draft window; its scope starts from ``doc_ids`` (the selection)."""
         from .draft_window import DraftWindow
 
         win = DraftWindow(self.session, doc_ids or [], self)
+        self.library_pane.table.selectionModel().selectionChanged.connect(
+            self.on_library_selection_changed, Qt.ConnectionType.UniqueConnection
+        )
         win.show()
         return win
 
@@ -989,12 +988,23 @@ class MainWindow(QMainWindow):
     def on_matrix_triggered(self) -> None:
         self.open_matrix_window(self.library_pane.selected_ids())
 
+    @Slot()
+    def on_library_selection_changed(self) -> None:
+        from .workflow_parts import WorkflowWindow
+
+        ids = self.library_pane.selected_ids()
+        for win in self.findChildren(WorkflowWindow):
+            win.follow_selection(ids)
+
     @Slot(object)
     def on_matrix_window_show_cell(self, result: Any) -> None:
         self.inspector.clear()
         self.inspector.show_result(result)
         self.inspector.tabs.setCurrentWidget(self.inspector.evidence_tab)
         self.inspector.select_evidence(1)
+        if result.evidence:
+            e = result.evidence[0]
+            self.library_pane.open_document(e.doc_id, e.page, e.text)
 
     def shutdown_workers(self) -> None:
         from .draft_window import DraftWindow

@@ -1,14 +1,20 @@
 """The literature matrix window: papers × questions, filled in the background, cell by cell.
 
-A click on a cell shows its evidence in the main window's inspector (double-click there opens
-the PDF at the cited span); rows sort and filter; a Group box groups them by year or by a
-column's values (method family for a method column). Export writes Markdown, CSV or XLSX;
-Copy puts the table on the clipboard as HTML and as tab-separated text.
+On the left the saved matrices (a click reopens one at once; rename, delete); on top the scope
+of a new one (the selection, a tag, a collection or a query, a year range, with the number of
+papers it yields). A click on a cell shows its evidence in the main window's inspector and
+opens the PDF at the cited span; rows sort and filter; a Group box groups them by year or by a
+column's values (method family for a method column). Columns are added, removed, renamed and
+reordered in a dialog (a changed one re-runs alone) and saved as sets. Export writes Markdown,
+CSV or XLSX; Copy puts the table on the clipboard as HTML and as tab-separated text.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,24 +31,27 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
-    QMainWindow,
-    QMessageBox,
+    QMenu,
     QProgressBar,
     QPushButton,
     QTableView,
+    QTableWidget,
+    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from ..core.agent.events import Evidence, Result, Status
 from ..core.app import Session
-from ..core.errors import PaperPilotError
+from ..core.errors import InvalidInput
 from ..core.workflows.export import (
     Reference,
     matrix_csv,
@@ -53,12 +62,14 @@ from ..core.workflows.export import (
 )
 from ..core.workflows.matrix import (
     CellProgress,
+    Column,
     Matrix,
+    column,
     create_matrix,
     edit_columns,
     family,
+    load_column_set,
     open_matrix,
-    parse_column,
     run_matrix,
     save_column_set,
     set_columns,
@@ -66,7 +77,7 @@ from ..core.workflows.matrix import (
 from ..core.workflows.scope import Scope
 from .i18n import tr
 from .qtcompat import new_mime_data
-from .workers import GeneratorWorker, WorkerThread
+from .workflow_parts import WorkflowWindow, policy_box
 
 AnyIndex = QModelIndex | QPersistentModelIndex
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -108,7 +119,8 @@ class MatrixModel(QAbstractTableModel):
             fixed = [tr("Paper"), tr("Year")] + ([tr("Group")] if self.group_by else [])
             if section < len(fixed):
                 return fixed[section]
-            return self.matrix.columns[section - self._offset()].name
+            # The default columns' names are the interface's words; a user's own name stays as typed.
+            return tr(self.matrix.columns[section - self._offset()].name)
         if role == Qt.ItemDataRole.ToolTipRole and section >= self._offset():
             return self.matrix.columns[section - self._offset()].question
         return None
@@ -121,7 +133,7 @@ class MatrixModel(QAbstractTableModel):
         cell = self.matrix.cell(r.doc_id, self.group_by)
         if cell is None or cell.status != "found":
             return tr("not stated")
-        return family(cell.text) if self.group_by == "method" else cell.text[:50]
+        return tr(family(cell.text)) if self.group_by == "method" else cell.text[:50]
 
     def cell_at(self, index: AnyIndex) -> tuple[int, str] | None:
         """(doc_id, column key) of a question cell."""
@@ -148,7 +160,8 @@ class MatrixModel(QAbstractTableModel):
             if cell.status == "found" and role == Qt.ItemDataRole.DisplayRole:
                 pages = sorted({e.page for e in cell.evidence})
                 return f"{cell.text} [p. {', '.join(str(p) for p in pages)}]"
-            return cell.text
+            # "not stated in this paper" is core's word for an empty cell: the interface's to translate.
+            return tr(cell.text) if cell.status == "not_stated" else cell.text
         if role == Qt.ItemDataRole.TextAlignmentRole:
             # Tall cells read from their top, like a spreadsheet of notes.
             return int(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
@@ -172,23 +185,211 @@ class MatrixModel(QAbstractTableModel):
                 self.dataChanged.emit(g, g)
 
 
-class MatrixWindow(QMainWindow):
-    """One literature matrix; ``show_cell`` hands a clicked cell's evidence to the inspector."""
 
+
+# --- work done off the GUI thread ----------------------------------------------------------------
+
+
+def _create(session: Session, scope: Scope, column_set: str, title: str) -> Matrix:
+    columns = load_column_set(session.workflows, column_set) if column_set else None
+    return create_matrix(session.workflows, session.library, scope, columns, title=title)
+
+
+def _fill(session: Session, matrix: Matrix, policy: str, cancel: threading.Event) -> Iterator[CellProgress]:
+    """The pending cells, with the model built here (it may import the HTTP client)."""
+    model = session.workflow_model(policy or None)
+    yield from run_matrix(session.workflows, matrix, session.library, model=model, cancel=cancel)
+
+
+def _edit(session: Session, matrix: Matrix, specs: list[tuple[str, str]]) -> Matrix:
+    cols = [column(name, question) for name, question in specs]
+    return set_columns(session.workflows, matrix, edit_columns(matrix, cols))
+
+
+def _use_set(session: Session, matrix: Matrix, name: str) -> Matrix:
+    return set_columns(session.workflows, matrix, load_column_set(session.workflows, name))
+
+
+def _references(session: Session, m: Matrix) -> list[Reference]:
+    ids = [r.doc_id for r in m.rows]
+    return [Reference(i + 1, d, t) for i, (d, t) in enumerate(zip(ids, session.reference_entries(ids), strict=True))]
+
+
+def _export(session: Session, m: Matrix, path: Path) -> Path:
+    refs = _references(session, m)
+    suffix = path.suffix.lower()
+    if suffix == ".xlsx":
+        matrix_xlsx(m, refs, path)
+    elif suffix == ".csv":
+        path.write_text(matrix_csv(m, refs), encoding="utf-8")
+    elif suffix in (".md", ".markdown", ".txt"):
+        path.write_text(matrix_markdown(m, refs), encoding="utf-8")
+    else:
+        raise InvalidInput(f"{path.name}: export as .xlsx, .csv or .md")
+    return path
+
+
+def _clipboard(session: Session, m: Matrix) -> tuple[str, str]:
+    refs = _references(session, m)
+    return matrix_html(m, refs), matrix_tsv(m, refs)
+
+
+def _snapshot(m: Matrix) -> Matrix:
+    """A copy whose cells the worker may read or fill while the window keeps its own."""
+    return dataclasses.replace(m, cells=dict(m.cells))
+
+
+# --- the columns dialog ----------------------------------------------------------------------------
+
+
+class ColumnsDialog(QDialog):
+    """The matrix's columns as a table of NAME and QUESTION: add, remove, rename, move up and down,
+    load a saved set or save these as one."""
+
+    def __init__(self, columns: list[Column], sets: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(tr("Columns"))
+        self.resize(720, 420)
+        self.table = QTableWidget(0, 2, self)
+        self.table.setHorizontalHeaderLabels([tr("Name"), tr("Question asked of each paper")])
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().resizeSection(0, 180)
+        self.table.verticalHeader().setVisible(False)
+        self.set_columns([(tr(c.name), c.question) for c in columns], [c.name for c in columns])
+        add = QPushButton(tr("Add"), self)
+        remove = QPushButton(tr("Remove"), self)
+        up = QPushButton(tr("Move Up"), self)
+        down = QPushButton(tr("Move Down"), self)
+        self.sets_box = QComboBox(self)
+        self.sets_box.addItem(tr("Load a column set…"), "")
+        for name in ["default", *sets]:
+            self.sets_box.addItem(tr("Default columns") if name == "default" else name, name)
+        self.save_set_button = QPushButton(tr("Save as Set…"), self)
+        side = QVBoxLayout()
+        for b in (add, remove, up, down):
+            side.addWidget(b)
+        side.addStretch(1)
+        side.addWidget(self.sets_box)
+        side.addWidget(self.save_set_button)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        body = QHBoxLayout()
+        body.addWidget(self.table, 1)
+        body.addLayout(side)
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel(tr("A renamed or moved column keeps its cells; a changed question re-runs that column only."), self))
+        lay.addLayout(body, 1)
+        lay.addWidget(buttons)
+        self.set_name = ""
+        self.loaded_set = ""
+        add.clicked.connect(self.on_add_clicked)
+        remove.clicked.connect(self.on_remove_clicked)
+        up.clicked.connect(self.on_up_clicked)
+        down.clicked.connect(self.on_down_clicked)
+        self.sets_box.activated.connect(self.on_sets_box_activated)
+        self.save_set_button.clicked.connect(self.on_save_set_clicked)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+
+    def set_columns(self, rows: list[tuple[str, str]], originals: list[str] | None = None) -> None:
+        self.table.setRowCount(0)
+        for i, (name, question) in enumerate(rows):
+            self._append(name, question, (originals or [])[i] if originals and i < len(originals) else name)
+
+    def _append(self, name: str, question: str, original: str = "") -> None:
+        r = self.table.rowCount()
+        self.table.insertRow(r)
+        item = QTableWidgetItem(name)
+        # The name as saved (a translated default column shows its Chinese name, but is still that column).
+        item.setData(Qt.ItemDataRole.UserRole, original)
+        self.table.setItem(r, 0, item)
+        self.table.setItem(r, 1, QTableWidgetItem(question))
+
+    def specs(self) -> list[tuple[str, str]]:
+        """(name, question) per row, in order; a default column's translated name as its saved name."""
+        out = []
+        for r in range(self.table.rowCount()):
+            name_item, q_item = self.table.item(r, 0), self.table.item(r, 1)
+            name = name_item.text().strip() if name_item is not None else ""
+            original = str(name_item.data(Qt.ItemDataRole.UserRole) or "") if name_item is not None else ""
+            if original and tr(original) == name:
+                name = original
+            question = q_item.text().strip() if q_item is not None else ""
+            if name or question:
+                out.append((name, question))
+        return out
+
+    def _move(self, step: int) -> None:
+        r = self.table.currentRow()
+        t = r + step
+        if r < 0 or not 0 <= t < self.table.rowCount():
+            return
+        for c in range(2):
+            a, b = self.table.takeItem(r, c), self.table.takeItem(t, c)
+            self.table.setItem(r, c, b)
+            self.table.setItem(t, c, a)
+        self.table.setCurrentCell(t, 0)
+
+    @Slot()
+    def on_add_clicked(self) -> None:
+        self._append("", "")
+        self.table.setCurrentCell(self.table.rowCount() - 1, 0)
+        self.table.editItem(self.table.item(self.table.rowCount() - 1, 0))
+
+    @Slot()
+    def on_remove_clicked(self) -> None:
+        if self.table.currentRow() >= 0:
+            self.table.removeRow(self.table.currentRow())
+
+    @Slot()
+    def on_up_clicked(self) -> None:
+        self._move(-1)
+
+    @Slot()
+    def on_down_clicked(self) -> None:
+        self._move(1)
+
+    @Slot(int)
+    def on_sets_box_activated(self, i: int) -> None:
+        self.loaded_set = str(self.sets_box.itemData(i) or "")
+        if self.loaded_set:
+            self.accept()  # the window loads the set (off the GUI thread) and applies it
+
+    @Slot()
+    def on_save_set_clicked(self) -> None:
+        name, ok = QInputDialog.getText(self, tr("Save Columns"), tr("Name of the column set:"))
+        if ok and name.strip():
+            self.set_name = name.strip()
+            self.accept()
+
+
+# --- the window ------------------------------------------------------------------------------------
+
+
+class MatrixWindow(WorkflowWindow):
+    """The saved matrices, a new one's scope, and one matrix; ``show_cell`` hands a clicked cell's
+    evidence to the inspector (and the PDF)."""
+
+    KIND = "matrix"
+    TITLE = "Literature Matrix"
+    STOPPING = "Stopping after the current cell…"
+    BUSY_NEW = "Stop the run before starting another matrix."
     show_cell = Signal(object)  # a Result holding the cell's evidence
 
-    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.session = session
-        self.setWindowTitle(tr("Literature Matrix"))
-        self.resize(1200, 640)
-        self.thread: WorkerThread | None = None
+    def __init__(self, session: Session, parent: QWidget | None = None, selected: list[int] | None = None) -> None:
+        super().__init__(session, selected or [], parent)
+        self.resize(1200, 680)
+        self.column_sets: list[str] = []
         self.model = MatrixModel(self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)
         self.proxy.setSortRole(SORT_ROLE)
         self.proxy.setFilterKeyColumn(-1)
         self.proxy.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.set_box = QComboBox(self)
+        self.set_box.addItem(tr("Default columns"), "")
+        self.policy_box = policy_box(self)
+        self.make_button = QPushButton(tr("Make Matrix"), self)
+        self.make_button.setObjectName("makeMatrix")
         self.table = QTableView(self)
         self.table.setObjectName("matrixTable")
         self.table.setModel(self.proxy)
@@ -202,59 +403,93 @@ class MatrixWindow(QMainWindow):
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText(tr("Filter rows…"))
         self.group_box = QComboBox(self)
-        self.run_button = QPushButton(tr("Stop"), self)
-        self.export_button = QPushButton(tr("Export…"), self)
+        self.run_button = QPushButton(tr("Run"), self)
         self.columns_button = QPushButton(tr("Columns…"), self)
-        self.save_columns_button = QPushButton(tr("Save Columns…"), self)
-        self.copy_button = QPushButton(tr("Copy as Table"), self)
+        self.export_button = QPushButton(tr("Export"), self)
+        menu = QMenu(self.export_button)
+        self.export_actions = {
+            "xlsx": menu.addAction(tr("Excel (.xlsx)…"), self.on_export_xlsx_triggered),
+            "csv": menu.addAction(tr("CSV (.csv)…"), self.on_export_csv_triggered),
+            "md": menu.addAction(tr("Markdown (.md)…"), self.on_export_md_triggered),
+        }
+        menu.addSeparator()
+        self.copy_action = menu.addAction(tr("Copy as Table"), self.on_copy_button_clicked)
+        self.export_button.setMenu(menu)
         self.progress = QProgressBar(self)
-        self.progress.setMaximumWidth(220)
-        self.status_label = QLabel("", self)
+        self.progress.setMaximumWidth(160)
+        setup = QHBoxLayout()
+        setup.addWidget(QLabel(tr("Columns:"), self))
+        setup.addWidget(self.set_box)
+        setup.addWidget(QLabel(tr("Answers:"), self))
+        setup.addWidget(self.policy_box)
+        setup.addWidget(self.make_button)
+        setup.addStretch(1)
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 2)
         bar.addWidget(QLabel(tr("Group:"), self))
-        bar.addWidget(self.group_box, 1)
+        bar.addWidget(self.group_box)
         bar.addWidget(self.progress)
         bar.addWidget(self.run_button)
         bar.addWidget(self.columns_button)
-        bar.addWidget(self.save_columns_button)
-        bar.addWidget(self.copy_button)
         bar.addWidget(self.export_button)
-        body = QWidget(self)
-        lay = QVBoxLayout(body)
+        right = QWidget(self)
+        lay = QVBoxLayout(right)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.scope_row)
+        lay.addLayout(setup)
         lay.addLayout(bar)
         lay.addWidget(self.table, 1)
         lay.addWidget(self.status_label)
-        self.setCentralWidget(body)
+        self.assemble(right, 1200)
         self.filter_edit.textChanged.connect(self.on_filter_edit_text_changed)
         self.group_box.currentIndexChanged.connect(self.on_group_box_current_index_changed)
         self.table.clicked.connect(self.on_table_clicked)
         self.run_button.clicked.connect(self.on_run_button_clicked)
-        self.export_button.clicked.connect(self.on_export_button_clicked)
-        self.copy_button.clicked.connect(self.on_copy_button_clicked)
+        self.make_button.clicked.connect(self.on_make_button_clicked)
         self.columns_button.clicked.connect(self.on_columns_button_clicked)
-        self.save_columns_button.clicked.connect(self.on_save_columns_button_clicked)
+        self.scope_row.changed.connect(self.on_scope_row_changed)
+        self.side_task.call(self.session.workflows.column_sets, done=self.on_column_sets, doing="Column sets")
+        self.show_new()
 
-    # --- a matrix ----------------------------------------------------------------------------
+    # --- state ---------------------------------------------------------------------------------
 
     @property
     def matrix(self) -> Matrix | None:
         return self.model.matrix
 
-    def new_matrix(self, doc_ids: list[int]) -> Matrix:
-        """A new matrix over ``doc_ids`` (all papers when empty), shown and started."""
-        m = create_matrix(self.session.workflows, self.session.library, Scope(doc_ids=doc_ids))
-        self.show_matrix(m)
-        self.start()
-        return m
+    def shown_id(self) -> str | None:
+        return self.matrix.id if self.matrix is not None else None
 
-    def open_saved(self, matrix_id: str) -> Matrix:
-        """A saved matrix, shown at once; its pending cells (if any) start filling."""
-        m = open_matrix(self.session.workflows, matrix_id)
-        self.show_matrix(m)
-        if m.pending():
-            self.start()
-        return m
+    def renamed(self, title: str) -> None:
+        if self.matrix is not None:
+            self.matrix.title = title
+        self.set_title(title)
+
+    def _buttons(self) -> None:
+        m = self.matrix
+        running = self.cancel is not None
+        pending = m is not None and bool(m.pending())
+        self.make_button.setEnabled(m is None and not self.busy and self.scope_row.ready())
+        self.run_button.setText(tr("Stop") if running else (tr("Resume") if pending and m is not None and m.cells
+                                                            else tr("Run")))  # fmt: skip
+        self.run_button.setEnabled(running or (pending and not self.busy))
+        for w in (self.columns_button, self.export_button, self.filter_edit, self.group_box):
+            w.setEnabled(m is not None and (w is not self.columns_button or not self.busy))
+        for w in (self.set_box, self.policy_box):
+            w.setEnabled(not running)
+        self.scope_row.set_locked(m is not None)
+        self.run_changed()
+
+    def show_new(self) -> None:
+        """No matrix shown: choose the papers and columns of a new one."""
+        self.model.set_matrix(None)
+        self.group_box.clear()
+        self.saved.select(None)
+        self.set_title("")
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.status_label.setText(tr("Choose the papers and the columns, then Make Matrix; or reopen a saved matrix on the left."))
+        self._buttons()
 
     def show_matrix(self, m: Matrix) -> None:
         self.model.set_matrix(m)
@@ -263,12 +498,14 @@ class MatrixWindow(QMainWindow):
         self.group_box.addItem(tr("(none)"), "")
         self.group_box.addItem(tr("Year"), "year")
         for c in m.columns:
-            self.group_box.addItem(c.name, c.key)
+            self.group_box.addItem(tr(c.name), c.key)
         self.group_box.blockSignals(False)
-        self.setWindowTitle(f"{tr('Literature Matrix')} — {m.title}")
+        self.model.set_group_by("")
+        self.scope_row.show_scope(m.scope)
+        self.saved.select(m.id)
+        self.set_title(m.title)
         self._progress_text()
-        self.run_button.setEnabled(bool(m.pending()))
-        self.run_button.setText(tr("Run"))
+        self._buttons()
         self.table.resizeRowsToContents()
 
     def _progress_text(self) -> None:
@@ -282,69 +519,177 @@ class MatrixWindow(QMainWindow):
         self.status_label.setText(tr("{done} of {total} cells · {found} found · click a cell for its evidence").format(
             done=done, total=m.total, found=found))  # fmt: skip
 
-    def start(self) -> None:
+    # --- making, opening, filling ------------------------------------------------------------------
+
+    def new_matrix(self, scope: Scope | None = None, column_set: str = "") -> bool:
+        """Make a matrix over ``scope`` (default: the scope row's) and fill it; False when busy."""
+        if self.busy:
+            return False
+        self.status_label.setText(tr("Making the matrix…"))
+        title = f"{self.scope_row.describe()} · {datetime.now():%Y-%m-%d %H:%M}" if scope is None else ""
+        ok = self.task.call(_create, self.session, scope or self.scope_row.scope(), column_set, title,
+                            done=self.on_created, failed=self.on_failed, doing="The matrix")  # fmt: skip
+        self._buttons()
+        return ok
+
+    def open_saved(self, matrix_id: str) -> bool:
+        """Reopen a saved matrix (read in the background; no cell runs until Resume)."""
+        if self.busy:
+            self.status_label.setText(tr("Stop the run before opening another matrix."))
+            self.saved.select(self.matrix.id if self.matrix else None)
+            return False
+        self.status_label.setText(tr("Opening…"))
+        ok = self.task.call(open_matrix, self.session.workflows, matrix_id, done=self.on_opened,
+                            failed=self.on_failed, doing="Opening the matrix")  # fmt: skip
+        self._buttons()
+        return ok
+
+    def start(self) -> bool:
+        """Fill the pending cells in the background; False when there is nothing to run or a job runs."""
         m = self.matrix
-        if m is None or self.thread is not None or not m.pending():
-            return
-        try:
-            model = self.session.workflow_model()
-        except PaperPilotError as e:
-            QMessageBox.warning(self, tr("Language model"), str(e))
-            return
+        if m is None or self.busy or not m.pending():
+            return False
         cancel = threading.Event()
-        worker = GeneratorWorker(run_matrix(self.session.workflows, m, self.session.library, model=model,
-                                            cancel=cancel), doing="The matrix", cancel=cancel)  # fmt: skip
-        worker.item.connect(self.on_worker_item)
-        worker.finished.connect(self.on_worker_finished)
-        worker.failed.connect(self.on_worker_failed)
-        self.run_button.setText(tr("Stop"))
-        self.run_button.setEnabled(True)
-        self.thread = WorkerThread(worker, self)
-        self.thread.start()
+        run = _fill(self.session, _snapshot(m), str(self.policy_box.currentData() or ""), cancel)
+        if not self.task.iterate(run, cancel=cancel, item=self.on_cell, done=self.on_filled, failed=self.on_failed,
+                                 doing="The matrix"):  # fmt: skip
+            return False
+        self.cancel = cancel
+        self._buttons()
+        return True
 
-    def stop(self) -> None:
-        if self.thread is not None:
-            worker = self.thread.worker
-            if isinstance(worker, GeneratorWorker):
-                worker.request_stop()
+    def apply_columns(self, specs: list[tuple[str, str]]) -> bool:
+        """New columns as (name, question) in order: a kept column keeps its cells unless its
+        question changed; then only new and changed columns run."""
+        m = self.matrix
+        if m is None or self.busy:
+            return False
+        return self.task.call(_edit, self.session, m, specs, done=self.on_edited, failed=self.on_failed,
+                              doing="The columns")  # fmt: skip
 
-    def _done(self) -> None:
-        if self.thread is not None:
-            self.thread.finish()
-            self.thread = None
-        self.model.running = None
-        pending = self.matrix is not None and bool(self.matrix.pending())
-        self.run_button.setText(tr("Resume") if pending else tr("Run"))
-        self.run_button.setEnabled(pending)
-        self._progress_text()
-        self.table.resizeRowsToContents()
+    def apply_column_set(self, name: str) -> bool:
+        m = self.matrix
+        if m is None or self.busy:
+            return False
+        return self.task.call(_use_set, self.session, m, name, done=self.on_edited, failed=self.on_failed,
+                              doing="The columns")  # fmt: skip
 
-    # --- slots -------------------------------------------------------------------------------------
+    def save_columns(self, name: str) -> bool:
+        m = self.matrix
+        if m is None:
+            return False
+        return self.side_task.call(save_column_set, self.session.workflows, name, m.columns,
+                                   done=lambda _r: self.on_columns_saved(name), failed=self.on_failed,
+                                   doing="Saving the columns")  # fmt: skip
 
-    @Slot(object)
-    def on_worker_item(self, p: CellProgress) -> None:
+    def export_to(self, path: Path) -> bool:
+        """Write the matrix (.xlsx, .csv or .md, by the suffix) in the background."""
+        m = self.matrix
+        if m is None:
+            return False
+        return self.side_task.call(_export, self.session, _snapshot(m), path, done=self.on_exported,
+                                   failed=self.on_failed, doing="Export")  # fmt: skip
+
+    def copy_table(self) -> bool:
+        m = self.matrix
+        if m is None:
+            return False
+        return self.side_task.call(_clipboard, self.session, _snapshot(m), done=self.on_clipboard,
+                                   failed=self.on_failed, doing="Copy")  # fmt: skip
+
+    # --- what the background work reports ----------------------------------------------------------
+
+    def on_created(self, m: Matrix) -> None:
+        self.saved.refresh()
+        self.show_matrix(m)
+        self.start()
+
+    def on_opened(self, m: Matrix) -> None:
+        self.show_matrix(m)
+        pending = len(m.pending())
+        if pending:
+            self.say(tr("{n} cells to fill: Resume").format(n=pending), add=True)
+
+    def on_edited(self, m: Matrix) -> None:
+        self.saved.refresh()
+        self.show_matrix(m)
+        self.start()
+
+    def on_cell(self, p: CellProgress) -> None:
+        m = self.matrix
+        if m is None:
+            return
         if p.cell is None:
             self.model.running = (p.row.doc_id, p.column.key)
         else:
             self.model.running = None
+            m.cells[(p.row.doc_id, p.column.key)] = p.cell
         self.model.cell_done(p.row.doc_id, p.column.key)
         self._progress_text()
+        if p.cell is None:
+            self.say(tr("running: {paper} · {column}").format(paper=p.row.title[:40], column=tr(p.column.name)), add=True)
 
-    @Slot(object)
-    def on_worker_finished(self, _it: Any) -> None:
-        self._done()
+    def _run_ended(self) -> None:
+        self.cancel = None
+        self.model.running = None
+        self._progress_text()
+        self._buttons()
+        self.table.resizeRowsToContents()
 
-    @Slot(str)
-    def on_worker_failed(self, message: str) -> None:
-        self._done()
+    def on_filled(self, _run: Any) -> None:
+        self._run_ended()
+        self.saved.refresh()
+        m = self.matrix
+        if m is not None and m.pending():
+            self.say(tr("stopped; the cells done are saved: Resume"), add=True)
+
+    def on_failed(self, message: str) -> None:
+        self._run_ended()
+        if self.matrix is None:
+            self.show_new()
         self.status_label.setText(message)
+
+    def on_column_sets(self, names: list[str]) -> None:
+        self.column_sets = list(names)
+        keep = self.set_box.currentData()
+        self.set_box.clear()
+        self.set_box.addItem(tr("Default columns"), "")
+        for n in names:
+            self.set_box.addItem(n, n)
+        self.set_box.setCurrentIndex(max(0, self.set_box.findData(keep)))
+
+    def on_columns_saved(self, name: str) -> None:
+        self.status_label.setText(tr("Saved the columns as “{name}”.").format(name=name))
+        self.side_task.call(self.session.workflows.column_sets, done=self.on_column_sets, doing="Column sets")
+
+    def on_exported(self, path: Path) -> None:
+        self.status_label.setText(tr("Exported to {path}").format(path=path))
+
+    def on_clipboard(self, texts: tuple[str, str]) -> None:
+        html, tsv = texts
+        # A Qt-made QMimeData: a Python-made one on the clipboard crashes the process at quit.
+        mime = new_mime_data()
+        mime.setHtml(html)
+        mime.setText(tsv)
+        QGuiApplication.clipboard().setMimeData(mime)
+        self.status_label.setText(tr("Copied the table (HTML and tab-separated text) with its references."))
+
+    # --- slots -------------------------------------------------------------------------------------
 
     @Slot()
     def on_run_button_clicked(self) -> None:
-        if self.thread is not None:
+        if self.cancel is not None:
             self.stop()
         else:
             self.start()
+
+    @Slot()
+    def on_make_button_clicked(self) -> None:
+        self.new_matrix(column_set=str(self.set_box.currentData() or ""))
+
+    @Slot()
+    def on_scope_row_changed(self) -> None:
+        self._buttons()
 
     @Slot(str)
     def on_filter_edit_text_changed(self, text: str) -> None:
@@ -377,86 +722,44 @@ class MatrixWindow(QMainWindow):
                         seconds=cell.seconds, usage=cell.usage)  # fmt: skip
         self.show_cell.emit(result)
 
-    def columns_text(self) -> str:
-        m = self.matrix
-        return "\n".join(f"{c.name}={c.question}" for c in m.columns) if m is not None else ""
-
-    def apply_columns(self, text: str) -> None:
-        """New columns from ``NAME=QUESTION`` lines (in order): a kept name keeps its cells unless
-        its question changed; only new and changed columns run."""
-        m = self.matrix
-        if m is None or self.thread is not None:
-            return
-        try:
-            specs = [parse_column(line) for line in text.splitlines() if line.strip()]
-            self.show_matrix(set_columns(self.session.workflows, m, edit_columns(m, specs)))
-        except PaperPilotError as e:
-            QMessageBox.warning(self, tr("Columns"), str(e))
-            return
-        self.start()
-
     @Slot()
     def on_columns_button_clicked(self) -> None:
-        text, ok = QInputDialog.getMultiLineText(
-            self, tr("Columns"), tr("One column a line, as NAME=QUESTION (add, remove, rename, reorder):"),
-            self.columns_text())  # fmt: skip
-        if ok:
-            self.apply_columns(text)
-
-    @Slot()
-    def on_save_columns_button_clicked(self) -> None:
         m = self.matrix
         if m is None:
             return
-        name, ok = QInputDialog.getText(self, tr("Save Columns"), tr("Name of the column set:"))
-        if ok and name.strip():
-            save_column_set(self.session.workflows, name, m.columns)
-            self.status_label.setText(tr("Saved the columns as “{name}”.").format(name=name.strip()))
+        dlg = ColumnsDialog(m.columns, self.column_sets, self)
+        if dlg.exec() != QDialog.DialogCode.Accepted:
+            return
+        if dlg.loaded_set:
+            self.apply_column_set(dlg.loaded_set)
+            return
+        specs = dlg.specs()
+        if dlg.set_name:
+            self.save_columns(dlg.set_name)
+        if specs != [(c.name, c.question) for c in m.columns]:
+            self.apply_columns(specs)
 
-    def references(self) -> list[Reference]:
-        m = self.matrix
-        if m is None:
-            return []
-        ids = [r.doc_id for r in m.rows]
-        return [Reference(i + 1, d, t) for i, (d, t) in enumerate(zip(ids, self.session.reference_entries(ids), strict=True))]
+    def _export_dialog(self, suffix: str, label: str) -> None:
+        if self.matrix is None:
+            return
+        name, _ = QFileDialog.getSaveFileName(self, tr("Export matrix"), str(Path.home() / f"matrix.{suffix}"),
+                                              f"{label} (*.{suffix})")  # fmt: skip
+        if name:
+            path = Path(name)
+            self.export_to(path if path.suffix else path.with_suffix(f".{suffix}"))
+
+    @Slot()
+    def on_export_xlsx_triggered(self) -> None:
+        self._export_dialog("xlsx", "Excel")
+
+    @Slot()
+    def on_export_csv_triggered(self) -> None:
+        self._export_dialog("csv", "CSV")
+
+    @Slot()
+    def on_export_md_triggered(self) -> None:
+        self._export_dialog("md", "Markdown")
 
     @Slot()
     def on_copy_button_clicked(self) -> None:
-        if self.matrix is None:
-            return
-        refs = self.references()
-        # A Qt-made QMimeData: a Python-made one on the clipboard crashes the process at quit.
-        mime = new_mime_data()
-        mime.setHtml(matrix_html(self.matrix, refs))
-        mime.setText(matrix_tsv(self.matrix, refs))
-        QGuiApplication.clipboard().setMimeData(mime)
-        self.status_label.setText(tr("Copied the table (HTML and tab-separated text) with its references."))
-
-    @Slot()
-    def on_export_button_clicked(self) -> None:
-        if self.matrix is None:
-            return
-        name, _ = QFileDialog.getSaveFileName(self, tr("Export matrix"), str(Path.home() / "matrix.xlsx"),
-                                              "Excel (*.xlsx);;CSV (*.csv);;Markdown (*.md)")  # fmt: skip
-        if name:
-            self.export_to(Path(name))
-
-    def export_to(self, path: Path) -> None:
-        assert self.matrix is not None
-        refs = self.references()
-        try:
-            if path.suffix.lower() == ".xlsx":
-                matrix_xlsx(self.matrix, refs, path)
-            elif path.suffix.lower() == ".csv":
-                path.write_text(matrix_csv(self.matrix, refs), encoding="utf-8")
-            else:
-                path.write_text(matrix_markdown(self.matrix, refs), encoding="utf-8")
-        except OSError as e:
-            QMessageBox.warning(self, tr("Could not export"), f"{path}: {e.strerror or e}")
-
-    def closeEvent(self, event: Any) -> None:
-        if self.thread is not None:
-            self.stop()
-            self.thread.stop()
-            self.thread = None
-        super().closeEvent(event)
+        self.copy_table()

@@ -6,6 +6,8 @@
   ``Session.ask``); ``item(each value)``, then ``finished(the iterable)`` or ``failed(message)``.
 * Cancellation: every worker has a ``cancel`` event; ``WorkerThread.stop`` sets it, and the
   work checks it between steps (the model client also while it waits on the network).
+* ``BackgroundTask``: a window's one job at a time (a call or a generator) with its callbacks;
+  the matrix and draft windows run creating, loading and filling through it.
 * ``adopt_lingering_thread``: the one reaper, for a thread whose owner closed while it was
   still blocked (a QThread destroyed while running aborts the process).
 
@@ -166,6 +168,88 @@ class WorkerThread(QThread):
         self.requestInterruption()
         self.quit()
         return self.wait(timeout_ms)
+
+
+class BackgroundTask(QObject):
+    """A window's background work, one job at a time: ``call(fn, …)`` or ``iterate(generator)``.
+
+    The callbacks (bound methods of the window) run on the GUI thread: ``item`` for each value a
+    generator yields, then ``done`` with the result (or the iterable) or ``failed`` with the
+    message. ``stop`` asks the job to end; ``shutdown`` (the window closes) also forgets the
+    callbacks and leaves a job that does not end at once to the reaper.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.thread: WorkerThread | None = None
+        self._item: Callable[[Any], None] | None = None
+        self._done: Callable[[Any], None] | None = None
+        self._failed: Callable[[str], None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.thread is not None
+
+    def _start(self, worker: FunctionWorker | GeneratorWorker, item: Callable[[Any], None] | None,
+               done: Callable[[Any], None] | None, failed: Callable[[str], None] | None) -> bool:  # fmt: skip
+        if self.thread is not None:
+            return False
+        self._item, self._done, self._failed = item, done, failed
+        if isinstance(worker, GeneratorWorker):
+            worker.item.connect(self.on_worker_item)
+        worker.finished.connect(self.on_worker_finished)
+        worker.failed.connect(self.on_worker_failed)
+        self.thread = WorkerThread(worker, self)
+        self.thread.start()
+        return True
+
+    def call(self, fn: Callable[..., Any], *args: Any, done: Callable[[Any], None] | None = None,
+             failed: Callable[[str], None] | None = None, doing: str = "", **kwargs: Any) -> bool:  # fmt: skip
+        """Run ``fn(*args, **kwargs)`` off the GUI thread; False when a job is already running."""
+        return self._start(FunctionWorker(fn, *args, doing=doing, **kwargs), None, done, failed)
+
+    def iterate(self, iterable: Iterable[Any], *, cancel: threading.Event | None = None,
+                item: Callable[[Any], None] | None = None, done: Callable[[Any], None] | None = None,
+                failed: Callable[[str], None] | None = None, doing: str = "") -> bool:  # fmt: skip
+        """Iterate ``iterable`` off the GUI thread (``cancel`` is the event it checks); False when busy."""
+        return self._start(GeneratorWorker(iterable, doing=doing, cancel=cancel), item, done, failed)
+
+    def stop(self) -> None:
+        """Ask the running job to end (a generator checks its cancel event between steps)."""
+        if self.thread is not None:
+            cancel = getattr(self.thread.worker, "cancel", None)
+            if isinstance(cancel, threading.Event):
+                cancel.set()
+
+    def shutdown(self, wait_ms: int = 3000) -> None:
+        self._item = self._done = self._failed = None
+        thread, self.thread = self.thread, None
+        if thread is not None and not thread.stop(wait_ms):
+            adopt_lingering_thread(thread)
+
+    def _end(self) -> None:
+        thread, self.thread = self.thread, None
+        if thread is not None:
+            thread.finish()
+
+    @Slot(object)
+    def on_worker_item(self, value: Any) -> None:
+        if self._item is not None:
+            self._item(value)
+
+    @Slot(object)
+    def on_worker_finished(self, value: Any) -> None:
+        done = self._done
+        self._end()  # before the callback, which may start the next job
+        if done is not None:
+            done(value)
+
+    @Slot(str)
+    def on_worker_failed(self, message: str) -> None:
+        failed = self._failed
+        self._end()
+        if failed is not None:
+            failed(message)
 
 
 # Every WorkerThread made, so the test suite can check that none is left running.

@@ -22,7 +22,8 @@ from ..settings.paths import AppPaths
 from .sqlite_store import ThreadLocalStore
 
 WORKFLOWS_FILE = "workflows.sqlite3"
-WORKFLOWS_SCHEMA_VERSION = 1
+# 2: drafts get a title of their own (a rename must not change the topic the sections were gathered for).
+WORKFLOWS_SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -95,6 +96,16 @@ class WorkflowStore(ThreadLocalStore):
 
     def __init__(self, paths: AppPaths, busy_timeout_ms: int = 10_000) -> None:
         super().__init__(paths.data_dir / WORKFLOWS_FILE, busy_timeout_ms)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Schema 2: ``drafts.title``; added when missing, so a file from schema 1 opens as it is."""
+        with self._tx() as c:
+            have = {r[1] for r in c.execute("PRAGMA table_info(drafts)")}
+            if "title" not in have:
+                c.execute("ALTER TABLE drafts ADD COLUMN title TEXT NOT NULL DEFAULT ''")
+            c.execute("UPDATE meta SET value=? WHERE key='schema_version' AND CAST(value AS INTEGER) < ?",
+                      (str(WORKFLOWS_SCHEMA_VERSION), WORKFLOWS_SCHEMA_VERSION))  # fmt: skip
 
     def schema_version(self) -> int:
         r = self.conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
@@ -138,9 +149,10 @@ class WorkflowStore(ThreadLocalStore):
 
     def update_matrix(self, matrix_id: str, *, columns: list[dict[str, Any]] | None = None,
                       rows: list[dict[str, Any]] | None = None, policy: str | None = None,
-                      drop_columns: Sequence[str] = (), drop_docs: Sequence[int] = ()) -> None:  # fmt: skip
+                      drop_columns: Sequence[str] = (), drop_docs: Sequence[int] = (),
+                      title: str | None = None) -> None:  # fmt: skip
         """Change the column definitions (and forget the cells of ``drop_columns``, whose
-        question changed or which were removed), the rows or the policy; one transaction."""
+        question changed or which were removed), the rows, the policy or the title; one transaction."""
         now = utc_now("milliseconds")
         with self._tx() as c:
             if c.execute("SELECT 1 FROM matrices WHERE id=?", (matrix_id,)).fetchone() is None:
@@ -151,6 +163,8 @@ class WorkflowStore(ThreadLocalStore):
                 c.execute("UPDATE matrices SET rows_json=? WHERE id=?", (_dumps(rows), matrix_id))
             if policy is not None:
                 c.execute("UPDATE matrices SET policy=? WHERE id=?", (policy, matrix_id))
+            if title is not None:
+                c.execute("UPDATE matrices SET title=? WHERE id=?", (title, matrix_id))
             for key in drop_columns:
                 c.execute("DELETE FROM matrix_cells WHERE matrix=? AND column_key=?", (matrix_id, key))
             for doc_id in drop_docs:
@@ -225,7 +239,8 @@ class WorkflowStore(ThreadLocalStore):
 
     def draft(self, draft_id: str) -> dict[str, Any]:
         r = self.conn.execute(
-            "SELECT id, topic, template, language, policy, scope_json, status, created, updated FROM drafts WHERE id=?",
+            "SELECT id, topic, template, language, policy, scope_json, status, created, updated, title"
+            " FROM drafts WHERE id=?",
             (draft_id,),
         ).fetchone()
         if r is None:
@@ -237,9 +252,24 @@ class WorkflowStore(ThreadLocalStore):
             )
         }
         return {"id": r[0], "topic": r[1], "template": r[2], "language": r[3], "policy": r[4],
-                "scope": json.loads(r[5]), "status": r[6], "created": r[7], "updated": r[8], "sections": sections}  # fmt: skip
+                "scope": json.loads(r[5]), "status": r[6], "created": r[7], "updated": r[8], "title": r[9],
+                "sections": sections}  # fmt: skip
 
     def drafts(self) -> builtins.list[dict[str, Any]]:
-        return [{"id": r[0], "topic": r[1], "template": r[2], "status": r[3], "updated": r[4]}
+        return [{"id": r[0], "topic": r[1], "template": r[2], "status": r[3], "updated": r[4], "title": r[5],
+                 "sections_done": int(r[6])}
                 for r in self.conn.execute(
-                    "SELECT id, topic, template, status, updated FROM drafts ORDER BY updated DESC")]  # fmt: skip
+                    "SELECT d.id, d.topic, d.template, d.status, d.updated, d.title,"
+                    " (SELECT COUNT(*) FROM draft_sections s WHERE s.draft=d.id)"
+                    " FROM drafts d ORDER BY d.updated DESC")]  # fmt: skip
+
+    def rename_draft(self, draft_id: str, title: str) -> None:
+        """The name the draft is listed under; its topic (what its sections were gathered for) stays."""
+        with self._tx() as c:
+            if c.execute("UPDATE drafts SET title=? WHERE id=?", (title, draft_id)).rowcount == 0:
+                raise WorkflowNotFound(f"no draft with id {draft_id!r}")
+
+    def delete_draft(self, draft_id: str) -> None:
+        with self._tx() as c:
+            if c.execute("DELETE FROM drafts WHERE id=?", (draft_id,)).rowcount == 0:
+                raise WorkflowNotFound(f"no draft with id {draft_id!r}")
