@@ -339,7 +339,7 @@ def nature(rng: random.Random, k: int) -> Paper:
     doi = f"10.1038/s41467-{year % 100:03d}-{rng.randint(10000, 49999)}-{rng.choice('0123456789xyz')}"
     # Received in the year before when the paper came out early in its year.
     rec_year = year - 1 if rng.random() < 0.6 else year
-    received, m1 = _date(rng, rec_year, short=True)
+    received, _m1 = _date(rng, rec_year, short=True)
     accepted, m2 = _date(rng, year, short=True, after=1)
     published, _ = _date(rng, year, short=True, after=m2)
     face = rng.choice(["sans", "condensed"])
@@ -600,8 +600,9 @@ def acl(rng: random.Random, k: int) -> Paper:
                  "mono", align="C")  # fmt: skip
             y += 12
         d.at(62, y + 6, "Abstract", 12, face, "B", align="C")
-        d.para(25, y + 9, 75, BODY * 3, 10, face)
-        d.para(110, 75, 75, BODY * 4, 10, face)
+        # The columns end above the footer (text over the footer is no real page).
+        d.para(25, y + 9, 75, BODY * 2, 10, face)
+        d.para(110, 75, 75, BODY * 3, 10, face)
         d.set_draw_color(0, 0, 0)
         if len(venue) < 110:
             d.at(105, 274, venue + f", pages {first}–{last}", 8.5, face, align="C")
@@ -672,8 +673,8 @@ def arxiv(rng: random.Random, k: int) -> Paper:
             d.at(105, y + 5, "{" + ", ".join(f.lower().replace(" ", "") for _g, f in people[:2]) + "}@example.com", 9.5,
                  "mono", align="C")  # fmt: skip
             d.at(62, y + 14, "Abstract", 12, face, "B", align="C")
-            d.para(25, y + 17, 75, BODY * 3, 10, face)
-            d.para(110, y + 10, 75, BODY * 3, 10, face)
+            d.para(25, y + 17, 75, BODY * 2, 10, face)
+            d.para(110, y + 10, 75, BODY * 2, 10, face)
             d.at(25, 284, f"∗Equal contribution. Code released in {year + 1}.", 8, face)
         else:
             y = d.runs(25, 185, 34, [[(w + " ", "")] for w in title.split()], 13, face, "B", lead=1.3, align="C")
