@@ -133,11 +133,35 @@ def _journal(j: str) -> str:
 
 
 def arxiv_year(arxiv_id: str) -> int | None:
-    """The year of a new-style arXiv id: YYMM.NNNNN → 20YY (DPR's 2004.04906 is from 2020)."""
+    """The year of an arXiv id: YYMM.NNNNN → 20YY (DPR's 2004.04906 is from 2020); an old-style
+    archive/YYMMNNN id (1991–2007) → 19YY or 20YY."""
     m = re.match(r"(\d{2})(\d{2})\.\d{4,5}", arxiv_id)
     if m and 1 <= int(m.group(2)) <= 12 and int(m.group(1)) >= 7:
         return 2000 + int(m.group(1))
+    m = re.search(r"/(\d{2})(\d{2})\d{3}", arxiv_id)
+    if m and 1 <= int(m.group(2)) <= 12 and (int(m.group(1)) >= 91 or int(m.group(1)) <= 7):
+        yy = int(m.group(1))
+        return (1900 if yy >= 91 else 2000) + yy
     return None
+
+
+def without_authors(journal: str, families: list[str]) -> str:
+    """A running head's journal without the author names printed before it: "Alves and
+    Smith-Jones Genome Biology" → "Genome Biology", "Yang BMC Biology" → "BMC Biology"
+    (``families``: the by-line's family names, in order)."""
+    if not journal or not families:
+        return journal
+    first = families[0]
+    if not first or not journal.startswith(first + " "):
+        return journal
+    rest = journal[len(first) + 1 :]
+    if len(families) > 1 and families[1]:
+        m = re.match(rf"(?:and|&)\s+{re.escape(families[1])}\s+(?=\S)", rest)
+        if m:
+            return rest[m.end() :]
+    if len(families) == 1 and re.match(r"[A-Z]", rest):
+        return rest
+    return journal
 
 
 def _set(out: Masthead, how: str, j: str = "", v: str | None = "", i: str | None = "", p: str | None = "",
@@ -191,17 +215,18 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
             if m:
                 _set(out, "named_venue", m.group("j"), m.group("v"))
                 break
+    raw_flat = " ".join(page_text.split())
     for how, pat in (("proceedings", _PROCEEDINGS), ("acm_reference", _ACM)):
         if not any(g in flat for g in _FLAT_GATES[how]):
             continue
-        m = pat.search(flat)
+        m = _tightest(pat, flat, raw_flat)
         if m and (not out.matched or (how == "acm_reference" and out.matched == ["to_appear"])):
             out.matched = []
             _set(out, how, m.group("j"), "", "", m.group("p"))
             out.container_abbrev = m.groupdict().get("abbr") or ""
             y = m.groupdict().get("y")
             if not y:
-                ym = re.search(rf"\b{_Y}\b", flat[m.start() : m.end() + 200])
+                ym = re.search(rf"\b{_Y}\b", m.string[m.start() : m.end() + 200])
                 y = ym.group(0) if ym else None
             if y and out.year is None:
                 out.year, out.year_how = int(y), "proceedings"
@@ -224,6 +249,14 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
     _identifiers(out, page_text, later_text)
     _published_year(out, page_text, later_text)
     return out
+
+
+def _tightest(pat: re.Pattern[str], flat: str, raw_flat: str) -> re.Match[str] | None:
+    """The match with the shortest venue between the reading-order text and the raw lines: a
+    reading order that threads a column's line into a centred footer only lengthens it, and
+    the raw lines keep the footer whole (a citation wrapped in a column is whole in the first)."""
+    found = [m for m in (pat.search(flat), pat.search(raw_flat) if raw_flat else None) if m]
+    return min(found, key=lambda m: len(m.group("j"))) if found else None
 
 
 def _chinese(out: Masthead, edge_lines: list[str]) -> None:
