@@ -215,11 +215,10 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
             if m:
                 _set(out, "named_venue", m.group("j"), m.group("v"))
                 break
-    raw_flat = " ".join(page_text.split())
     for how, pat in (("proceedings", _PROCEEDINGS), ("acm_reference", _ACM)):
         if not any(g in flat for g in _FLAT_GATES[how]):
             continue
-        m = _tightest(pat, flat, raw_flat)
+        m = pat.search(flat)
         if m and (not out.matched or (how == "acm_reference" and out.matched == ["to_appear"])):
             out.matched = []
             _set(out, how, m.group("j"), "", "", m.group("p"))
@@ -249,14 +248,6 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
     _identifiers(out, page_text, later_text)
     _published_year(out, page_text, later_text)
     return out
-
-
-def _tightest(pat: re.Pattern[str], flat: str, raw_flat: str) -> re.Match[str] | None:
-    """The match with the shortest venue between the reading-order text and the raw lines: a
-    reading order that threads a column's line into a centred footer only lengthens it, and
-    the raw lines keep the footer whole (a citation wrapped in a column is whole in the first)."""
-    found = [m for m in (pat.search(flat), pat.search(raw_flat) if raw_flat else None) if m]
-    return min(found, key=lambda m: len(m.group("j"))) if found else None
 
 
 def _chinese(out: Masthead, edge_lines: list[str]) -> None:
