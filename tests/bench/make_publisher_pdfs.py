@@ -167,6 +167,8 @@ class Doc(FPDF):
         # TeX writes no space characters: each word is placed on its own and a reader infers
         # the spaces from the gaps. ``tex`` draws the page's short lines that way.
         self.tex = False
+        # Affiliations for a stacked by-line (``byline``); empty: the by-line is one run.
+        self.stacked: list[str] = []
         self.add_page()
 
     def words(self, x: float, y: float, text: str) -> None:
@@ -246,6 +248,20 @@ class Doc(FPDF):
             y += step
         return y
 
+    def byline(self, x0: float, x1: float, y: float, units: list[list[tuple[str, str]]], size: float,
+               face: str = "serif", style: str = "", align: str = "L") -> float:  # fmt: skip
+        """The by-line: ``runs`` on a line, or with ``stacked`` one author a line, each with an
+        affiliation line under it (as IEEE and many Chinese journals set it)."""
+        if not self.stacked:
+            return self.runs(x0, x1, y, units, size, face, style, align=align)
+        for i, unit in enumerate(units):
+            own = [r for r in unit if r[1] or r[0].strip(" ,，&") not in ("", "and")]
+            y = self.runs(x0, x1, y, [own], size, face, style, align=align)
+            aff = self.stacked[i % len(self.stacked)]
+            y = self.runs(x0, x1, y - size * 0.1, [[(aff, "")]], size * 0.75, "cjk" if face == "cjk" else face,
+                          align=align) + 1  # fmt: skip
+        return y
+
     def para(self, x: float, y: float, w: float, text: str, size: float, face: str = "serif",
              style: str = "", lead: float = 1.35) -> float:  # fmt: skip
         """A wrapped paragraph whose first line's top is at y; returns the y below it."""
@@ -314,12 +330,23 @@ def _embed(rng: random.Random, mode: str, truth: dict[str, Any], people: list[st
     return {"Title": junk, "Author": rng.choice(["Administrator", "user", "jdoe"])}, None
 
 
+# The hazard of the paper being built (batch 3), -1 for the others; set by build_paper.
+_HAZARD = {"now": -1}
+
+
 def _marks(rng: random.Random, n: int, n_aff: int, extra: str = "") -> list[str]:
     out = []
     for _ in range(n):
         k = sorted(rng.sample(range(1, n_aff + 1), rng.choice([1, 1, 2]) if n_aff > 1 else 1))
-        out.append(",".join(map(str, k)))
+        # Hazard 3: affiliation letters (a, b, c) as Elsevier sets them, not numbers.
+        out.append(",".join("abcdefgh"[i - 1] if _HAZARD["now"] == 3 else str(i) for i in k))
     return out
+
+
+def _pick_title(rng: random.Random, pool: list[str]) -> str:
+    title = rng.choice(pool)
+    # Hazard 0: a title set in capitals, as older journals and some conferences print it.
+    return title.upper() if _HAZARD["now"] == 0 else title
 
 
 # --------------------------------------------------------------------------- Nature Communications
@@ -335,7 +362,7 @@ def nature(rng: random.Random, k: int) -> Paper:
     corr = {n - 1} | ({0} if rng.random() < 0.5 else set())
     group = "the Coral Reef Genomics Consortium" if variant == 0 else ""
     orcid = {i for i in range(n) if rng.random() < 0.4}
-    title = rng.choice(BIO_TITLES)
+    title = _pick_title(rng, BIO_TITLES)
     doi = f"10.1038/s41467-{year % 100:03d}-{rng.randint(10000, 49999)}-{rng.choice('0123456789xyz')}"
     # Received in the year before when the paper came out early in its year.
     rec_year = year - 1 if rng.random() < 0.6 else year
@@ -371,7 +398,7 @@ def nature(rng: random.Random, k: int) -> Paper:
         if group:
             units[-1].append((" & ", ""))
             units.append([(group, "")])
-        y = d.runs(70, 192, top + 4, units, 10.5, face)
+        y = d.byline(70, 192, top + 4, units, 10.5, face)
         y = d.para(70, y + 2, 122, BODY * 2, 9.5, face, "B")
         dy = top + 4
         for label, value in (("Received:", received), ("Accepted:", accepted), ("Published online:", published)):
@@ -419,7 +446,7 @@ def bmc(rng: random.Random, k: int) -> Paper:
     old = year < 2016
     head = f"{who} {journal} {year}, {vol}:{art}" if old else f"{who} {journal} ({year}) {vol}:{art}"
     doi = f"10.1186/{code}-{year % 100:03d}-{rng.randint(1000, 9999):05d}-{rng.randint(0, 9)}"
-    title = rng.choice(BIO_TITLES)
+    title = _pick_title(rng, BIO_TITLES)
     label = rng.choice(["RESEARCH", "RESEARCH ARTICLE", "METHOD", "SOFTWARE"])
     face = rng.choice(["sans", "condensed", "serif"])
     tsize = rng.choice([17, 18.5, 20])
@@ -450,7 +477,7 @@ def bmc(rng: random.Random, k: int) -> Paper:
                 u.append(("", "orcid"))
             u.append((" and " if i == n - 2 else ", " if i < n - 1 else "", ""))
             units.append(u)
-        y = d.runs(18, 192, d.get_y() + 6, units, 10.5, face)
+        y = d.byline(18, 192, d.get_y() + 6, units, 10.5, face)
         d.at(18, y + 4, "Abstract", 11, face, "B")
         y = y + 7
         for part in ("Background:", "Results:", "Conclusions:"):
@@ -471,10 +498,12 @@ def bmc(rng: random.Random, k: int) -> Paper:
             fy += 3.4
         d.para(18, fy + 2, 174, LICENCE.format(y=year), 6.2, face)
 
+    info, xmp = _embed(rng, rng.choice(["xmp", "info", "junk"]), truth, [f"{g} {f}" for g, f in people])
+    if old and xmp is None:
+        truth["doi"] = None  # an old page prints the journal's URL, not the DOI
     return Paper(f"bmc_{k}", "bmc", "BMC / Genome Biology: running head with 'et al.' (or 'A and B' for two "
                  "authors; 'Journal 2014, 12:45' in old issues), RESEARCH box and Open Access, authors with † and *, "
-                 "structured abstract, correspondence and licence footnotes", truth, draw,
-                 *(_embed(rng, rng.choice(["xmp", "info", "junk"]), truth, [f"{g} {f}" for g, f in people])))
+                 "structured abstract, correspondence and licence footnotes", truth, draw, info, xmp)
 
 
 # --------------------------------------------------------------------------- EMBO Reports
@@ -490,7 +519,7 @@ def embo(rng: random.Random, k: int) -> Paper:
     corr = {n - 1}
     equal = {0, 1} if rng.random() < 0.5 and n > 1 else set()
     doi = f"10.15252/embr.{year - 1}{num[1:]}"
-    title = rng.choice(BIO_TITLES)
+    title = _pick_title(rng, BIO_TITLES)
     face = rng.choice(["sans", "condensed"])
     tsize = rng.choice([20, 22, 24])
     received, _m = _date(rng, year - 1)
@@ -513,7 +542,7 @@ def embo(rng: random.Random, k: int) -> Paper:
         for i, (g, f) in enumerate(people):
             m = marks[i] + (",†" if i in equal else "") + (",*" if i in corr else "")
             units.append([(f"{g} {f}", ""), (m, "sup"), (" & " if i == n - 2 else ", " if i < n - 1 else "", "")])
-        y = d.runs(18, 170, d.get_y() + 7, units, 11, face)
+        y = d.byline(18, 170, d.get_y() + 7, units, 11, face)
         d.at(18, y + 3, "Abstract", 9, face, "B")
         y = d.para(18, y + 5, 120, BODY * 2, 8.8, face)
         y = d.para(18, y + 2, 120, "Keywords autophagy; lysosome; stem cells; ageing", 7.5, face)
@@ -567,7 +596,7 @@ def acl(rng: random.Random, k: int) -> Paper:
     if variant == 1:
         people[0] = ("Noah A.", "Whitcombe")
         people[-1] = ("David A.", "Fischer")
-    title = rng.choice(NLP_TITLES)
+    title = _pick_title(rng, NLP_TITLES)
     grid = variant == 0 or (rng.random() < 0.6 and n <= 4)
     face = rng.choice(["serif", "serifcond"])
     truth = {"title": title, "authors": [P(g, f) for g, f in people], "year": year, "container_title": venue,
@@ -594,7 +623,7 @@ def acl(rng: random.Random, k: int) -> Paper:
             marks = ["∗" if i < 2 else "†" if i % 2 else "‡" for i in range(n)]
             seps = [" and " if variant == 1 and i == n - 2 else ", " if i < n - 1 else "" for i in range(n)]
             units = [[(f"{g} {f}", ""), (marks[i], "sup"), (seps[i], "")] for i, (g, f) in enumerate(people)]
-            y = d.runs(25, 185, y, units, 12, face, "B", align="C")
+            y = d.byline(25, 185, y, units, 12, face, "B", align="C")
             d.at(105, y, f"{orgs[0]}   †{orgs[1]}   ‡{orgs[2]}", 11, face, align="C")
             d.at(105, y + 5, "{" + ", ".join(g.split()[0].lower() for g, _f in people[:2]) + "}@example.com", 9.5,
                  "mono", align="C")  # fmt: skip
@@ -634,7 +663,7 @@ def arxiv(rng: random.Random, k: int) -> Paper:
         stamp = f"arXiv:{aid}v{ver}  [{cat}]  {day} Nov {year}"
     n = rng.choice([3, 4, 5, 6, 7])
     people = _people(rng, n)
-    title = rng.choice(NLP_TITLES)
+    title = _pick_title(rng, NLP_TITLES)
     style = ["neurips", "dpr", "physics"][k % 3]
     face = rng.choice(["serif", "sans", "serifcond"])
     truth = {"title": title, "authors": [P(g, f) for g, f in people], "year": year, "arxiv_id": f"{aid}v{ver}"}
@@ -667,7 +696,7 @@ def arxiv(rng: random.Random, k: int) -> Paper:
             y = d.runs(25, 185, 30, [[(w + " ", "")] for w in title.split()], 15, face, "B", lead=1.25, align="C")
             marks = ["∗" if i < 2 else "†" if i % 2 else "‡" for i in range(n)]
             units = [[(f"{g} {f}", ""), (marks[i], "sup"), (", " if i < n - 1 else "", "")] for i, (g, f) in enumerate(people)]
-            y = d.runs(25, 185, y + 3, units, 12, face, "B", align="C")
+            y = d.byline(25, 185, y + 3, units, 12, face, "B", align="C")
             orgs = rng.sample(NLP_ORGS, 3)
             d.at(105, y, f"{orgs[0]}   †{orgs[1]}   ‡{orgs[2]}", 11, face, align="C")
             d.at(105, y + 5, "{" + ", ".join(f.lower().replace(" ", "") for _g, f in people[:2]) + "}@example.com", 9.5,
@@ -683,7 +712,7 @@ def arxiv(rng: random.Random, k: int) -> Paper:
                 m = f"{(i % 3) + 1}" + (",∗" if i == 0 else "")
                 sep = ", and " if i == n - 2 else ", " if i < n - 1 else ""
                 units.append([(f"{g} {f}", ""), (m, "sup"), (sep, "")])
-            y = d.runs(30, 180, y + 3, units, 10, face, align="C")
+            y = d.byline(30, 180, y + 3, units, 10, face, align="C")
             for i in range(3):
                 d.at(105, y + 4.2 * i, f"{i + 1}{AFFILIATIONS[(i + k) % len(AFFILIATIONS)]}", 8.5, face, align="C")
             d.at(105, y + 16, f"(Dated: {MONTHS[month - 1]} {day}, {year})", 9, face, align="C")
@@ -744,11 +773,11 @@ def chinese(rng: random.Random, k: int) -> Paper:
         names = ["  ".join(p) if spaced_names and len(p) == 2 else p for p in people]
         if variant == 1 and len(people) > 1:
             units = [[(nm, ""), (str(1 + i % 2), "sup"), ("，" if i < len(names) - 1 else "", "")] for i, nm in enumerate(names)]
-            d.runs(20, 190, y + 16, units, 12, "cjk", align="C")
+            d.byline(20, 190, y + 16, units, 12, "cjk", align="C")
             d.at(105, y + 22, f"（1. {affs[0]}；2. {affs[1]}）", 8.5, "cjk", align="C")
         elif len(people) > 1 and rng.random() < 0.5:
             units = [[(nm, ""), (str(1 + i % 2), "sup"), ("    " if i < len(names) - 1 else "", "")] for i, nm in enumerate(names)]
-            d.runs(20, 190, y + 16, units, 12, "cjk", align="C")
+            d.byline(20, 190, y + 16, units, 12, "cjk", align="C")
             d.at(105, y + 22, f"（1. {affs[0]}；2. {affs[1]}）", 8.5, "cjk", align="C")
         else:
             d.at(105, y + 16, "    ".join(names), 12, "cjk", align="C")
@@ -779,8 +808,9 @@ FAMILIES: dict[str, tuple[Callable[[random.Random, int], Paper], int]] = {
 }  # fmt: skip
 
 
-# Papers per family in batch 2.
+# Papers per family in batch 2 and in batch 3 (one per hazard).
 HARD = 4
+HAZARDS = 4
 
 
 def split_of(family: str, k: int) -> str:
@@ -793,23 +823,48 @@ def split_of(family: str, k: int) -> str:
         order = list(range(n))
         random.Random(f"{SPLIT_SEED}-{family}").shuffle(order)
         return "held_out" if k in order[: n // 2] else "tune"
+    if k >= n + HARD:
+        order = list(range(n + HARD, n + HARD + HAZARDS))
+        random.Random(f"{SPLIT_SEED}-{family}-hazard").shuffle(order)
+        return "held_out" if k in order[: HAZARDS // 2] else "tune"
     order = list(range(n, n + HARD))
     random.Random(f"{SPLIT_SEED}-{family}-hard").shuffle(order)
     return "held_out" if k in order[: HARD // 2] else "tune"
 
 
 def hard(family: str, k: int) -> bool:
-    """Batch 2: word-by-word (TeX) placement and the rarer variations of each family."""
+    """Batch 2 and 3: word-by-word (TeX) placement and the rarer variations of each family."""
     return k >= FAMILIES[family][1]
+
+
+def hazard(family: str, k: int) -> int:
+    """Batch 3's hazard for paper k (-1 before it): 0 a title in capitals, 1 a template's XMP and
+    Info (wrong title, placeholder people, a default journal), 2 one author a line with an
+    affiliation under each, 3 affiliation letters instead of numbers."""
+    start = FAMILIES[family][1] + HARD
+    return (k - start) % 4 if k >= start else -1
 
 
 def build_paper(family: str, k: int) -> tuple[bytes, dict[str, Any]]:
     """The PDF bytes and the truth entry of paper ``k`` of ``family`` (deterministic)."""
     make = FAMILIES[family][0]
     rng = random.Random(f"{SEED}-{family}-{k}")
-    paper = make(rng, k)
+    hz = hazard(family, k)
+    _HAZARD["now"] = hz
+    try:
+        paper = make(rng, k)
+    finally:
+        _HAZARD["now"] = -1
     d = Doc()
     d.tex = hard(family, k) and rng.random() < 0.7
+    if hz == 1:
+        # A template's XMP left in the file: another title, placeholder people, a default journal.
+        paper.info = {"Title": "Instructions for the preparation of papers", "Author": "Author Name"}
+        paper.xmp = {"dc:title": "Instructions for the preparation of papers", "dc:creator": ["Jane Author", "John Author"],
+                     "prism:publicationName": "ACM Transactions on Graphics", "prism:volume": "37",
+                     "prism:number": "4", "prism:coverDate": "2018-08-01"}  # fmt: skip
+    if hz == 2:
+        d.stacked = [a.split(",")[0] for a in AFFILIATIONS] if family != "chinese" else [ZH_JOURNALS[0][3][0]]
     paper.draw(d)
     if paper.info.get("Title"):
         d.set_title(paper.info["Title"])
@@ -823,7 +878,7 @@ def build_paper(family: str, k: int) -> tuple[bytes, dict[str, Any]]:
     truth["authors"] = []
     truth.update(paper.truth)
     entry = {"file": f"{paper.name}.pdf", "family": family, "split": split_of(family, k),
-             "batch": 2 if hard(family, k) else 1, "tex_spacing": d.tex, **truth,
+             "batch": 3 if hazard(family, k) >= 0 else 2 if hard(family, k) else 1, "hazard": hazard(family, k), "tex_spacing": d.tex, **truth,
              "not_printed": [f for f in FIELDS if truth.get(f) in (None, [], "")], "layout": paper.layout,
              "embedded": {"info": paper.info, "xmp": "full packet" if paper.xmp else None}}  # fmt: skip
     return bytes(d.output()), entry
@@ -833,7 +888,7 @@ def build(out: Path) -> list[dict[str, Any]]:
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     for family, (_make, count) in FAMILIES.items():
-        for k in range(count + HARD):
+        for k in range(count + HARD + HAZARDS):
             data, entry = build_paper(family, k)
             (out / entry["file"]).write_bytes(data)
             entries.append(entry)
