@@ -159,7 +159,9 @@ def without_authors(journal: str, families: list[str]) -> str:
         m = re.match(rf"(?:and|&)\s+{re.escape(families[1])}\s+(?=\S)", rest)
         if m:
             return rest[m.end() :]
-    if len(families) == 1 and re.match(r"[A-Z]", rest):
+    # One author: only when a journal of two words or more is left, so that a by-line of one
+    # "Nature" leaves "Nature Communications" whole (one-word journals then keep the name).
+    if len(families) == 1 and re.match(r"[A-Z]", rest) and " " in rest:
         return rest
     return journal
 
