@@ -115,3 +115,15 @@ def test_group_authors_stay_in_the_byline_and_affiliations_do_not() -> None:
     assert group_author("Facebook AI") == ""
     # A line of groups alone is an affiliation list, not a by-line.
     assert persons_in_line("Tara Oceans Consortium, Genomics Network") is None
+
+
+def test_nature_communications_2016_footer_without_year(tmp_path: Path) -> None:
+    got, truth = _read(tmp_path, "nature2016", 0)  # "NATURE COMMUNICATIONS | 9:13624 | DOI: …"
+    _check(got, truth)
+    assert got["container_title"] == "Nature Communications"  # cited as named, not in capitals
+
+
+def test_masthead_in_capitals_is_cited_in_title_case_with_acronyms_kept() -> None:
+    mast = read_mastheads(["IEEE TRANSACTIONS ON PATTERN ANALYSIS | 12:345 | DOI: 10.1109/x"], "")
+    assert (mast.container_title, mast.volume, mast.pages, mast.year) == (
+        "IEEE Transactions on Pattern Analysis", "12", "345", None)  # fmt: skip

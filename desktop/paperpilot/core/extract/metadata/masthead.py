@@ -2,7 +2,8 @@
 
 Each pattern is a category of masthead that publishers share, not one journal:
 
-* ``pipe``: "Nature Communications | (2023) 14:5133"
+* ``pipe``: "Nature Communications | (2023) 14:5133", and without the year
+  "NATURE COMMUNICATIONS | 7:12154 | DOI: …" (2014-2019 footers)
 * ``running_head``: "Yang et al. BMC Biology (2024) 22:106", "Datta et al. Journal … 2010, 4:1"
 * ``volume_year_pages``: "Journal of Hydrology 310 (2005) 253–265"
 * ``volume_issue_pages``: "Annals of Synthetic Geology 41(6):877-893"
@@ -32,6 +33,7 @@ _Y = r"(?:1[89]|20)\d\d"
 
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*\(?(?P<y>{_Y})\)?\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
+    ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\s*(?:\||$)")),
     ("running_head", re.compile(
         rf"(?P<a>[^\W\d_][\w'’-]+)\s+et\s+al\.?\s+(?P<j>[A-Z][\w&.,:'’ -]{{2,90}}?)\s*,?\s+\(?(?P<y>{_Y})\)?,?\s+"
         r"(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
@@ -123,8 +125,27 @@ def _pages(p: str) -> str:
     return re.sub(r"\s*[–—-]\s*", "-", p.strip())
 
 
+_SMALL_WORDS = frozenset({"of", "and", "the", "in", "on", "for", "to", "a", "an", "at", "de"})
+
+
+def _title_case(j: str) -> str:
+    """A journal name a masthead sets in capitals ("NATURE COMMUNICATIONS") as it is cited;
+    short words stay capitals, as they are mostly acronyms (IEEE, BMC, EMBO)."""
+    words = []
+    for i, w in enumerate(j.split()):
+        if i and w.lower() in _SMALL_WORDS:
+            words.append(w.lower())
+        elif len(w) > 4 and w.isalpha():
+            words.append(w.capitalize())
+        else:
+            words.append(w)
+    return " ".join(words)
+
+
 def _journal(j: str) -> str:
     j = " ".join(j.split()).strip(" ,;:|")
+    if j.isupper() and " " in j and sum(c.isalpha() for c in j) > 8:
+        j = _title_case(j)
     # A final full stop ends the sentence, unless it ends an abbreviation ("PeerJ Comput. Sci.").
     last = j.rsplit(" ", 1)[-1]
     if j.endswith(".") and (len(last) > 6 or " " not in j):
