@@ -74,7 +74,7 @@ def main() -> None:
     print("|---|---|---|")
     for f in FIELDS:
         print(f"| {f} | {rate(groups.get('tune', {}).get(f))} | {rate(groups.get('held_out', {}).get(f))} |")
-    for half in ("tune", "held_out", *(f"batch{b}/{h}" for b in (1, 2, 3, 4) for h in ("tune", "held_out"))):
+    for half in ("tune", "held_out", *(f"batch{b}/{h}" for b in (1, 2, 3, 4, 5) for h in ("tune", "held_out"))):
         cells = groups.get(half, {})
         right, total = sum(c[0] for c in cells.values()), sum(c[1] for c in cells.values())
         print(f"{half}: {right}/{total} fields right ({100 * right / max(total, 1):.0f} %)")

@@ -992,13 +992,106 @@ def chinese2005(rng: random.Random, k: int) -> Paper:
                  *(_embed(rng, rng.choice(["info", "junk", "xmp"]), truth, people)))
 
 
+# --------------------------------------------------------------------------- batch 5
+def bmc2010(rng: random.Random, k: int) -> Paper:
+    """BMC journals and Genome Biology of 2008-2012: "Smith et al. Genome Biology 2011, 12:R45" with
+    the journal's URL under it, given names without full stops ("Chad G Ball"), "licensee
+    BioMed Central Ltd." in the footnote."""
+    journals = [("Genome Biology", "http://genomebiology.com/{y}/{v}/{i}/R{a}", "R"),
+                ("BMC Evolutionary Biology", "http://www.biomedcentral.com/1471-2148/{v}/{a}", ""),
+                ("BMC Biology", "http://www.biomedcentral.com/1741-7007/{v}/{a}", ""),
+                ("BMC Bioinformatics", "http://www.biomedcentral.com/1471-2105/{v}/{a}", "")]  # fmt: skip
+    journal, url, prefix = journals[k % len(journals)]
+    year = rng.randint(2008, 2012)
+    vol = year - (1999 if journal == "Genome Biology" else 2000 if "Bioinformatics" in journal else 2002)
+    issue = rng.randint(1, 12)
+    art = str(rng.randint(1, 260))
+    n = rng.choice([2, 3, 5, 7])
+    people = [(g.replace(".", ""), f) for g, f in _people(rng, n)]
+    marks = _marks(rng, n, rng.randint(1, 3))
+    title = _pick_title(rng, BIO_TITLES)
+    face = rng.choice(["sans", "condensed"])
+    fam0 = people[0][1]
+    who = f"{fam0} et al." if n > 2 else f"{fam0} and {people[1][1]}"
+    truth = {"title": title, "authors": [P(g, f) for g, f in people], "year": year, "container_title": journal,
+             "volume": str(vol), "pages": prefix + art}  # fmt: skip
+
+    def draw(d: Doc) -> None:
+        d.at(18, 14, f"{who} {journal} {year}, {vol}:{prefix}{art}", 7.5, face)
+        d.at(18, 18, url.format(y=year, v=vol, i=issue, a=art), 7.5, face)
+        d.at(192, 16, journal, 11, "sans", "B", align="R", grey=60)
+        d.at(18, 30, rng.choice(["RESEARCH", "RESEARCH ARTICLE", "METHOD", "SOFTWARE"]), 9, face, "B")
+        d.at(192, 30, "Open Access", 9, face, "B", align="R")
+        d.set_xy(18, 36)
+        d.set_font(face, "B", rng.choice([16, 18]))
+        d.multi_cell(174, 7.5, title, align="L")
+        units = [[(f"{g} {f}", ""), (marks[i] + ("*" if i == n - 1 else ""), "sup"),
+                  (" and " if i == n - 2 else ", " if i < n - 1 else "", "")] for i, (g, f) in enumerate(people)]  # fmt: skip
+        y = d.byline(18, 192, d.get_y() + 6, units, 10, face)
+        d.at(18, y + 4, "Abstract", 11, face, "B")
+        y = y + 7
+        for part in ("Background:", "Results:", "Conclusions:"):
+            y = d.para(18, y, 174, f"{part} {BODY}", 8.8, face) + 1.5
+        d.at(18, 258, f"* Correspondence: {people[-1][1].lower().replace(' ', '')}@example.ac.uk", 6.8, face)
+        d.at(18, 261.5, f"1{AFFILIATIONS[k % len(AFFILIATIONS)]}", 6.8, face)
+        d.at(18, 265, "Full list of author information is available at the end of the article", 6.8, face)
+        d.para(18, 270, 174, f"© {year} {who.replace(' et al.', ' et al')}; licensee BioMed Central Ltd. This is an Open "
+                             "Access article distributed under the terms of the Creative Commons Attribution License.",
+               6.5, face)  # fmt: skip
+
+    return Paper(f"bmc2010_{k}", "bmc2010", "BMC / Genome Biology 2008-2012: 'X et al. Genome Biology 2011, 12:R45' and "
+                 "the journal URL, given names without stops, licensee BioMed Central footnote", truth, draw,
+                 *(_embed(rng, rng.choice(["info", "junk", "xmp"]), truth, [f"{g} {f}" for g, f in people])))
+
+
+def revtex(rng: random.Random, k: int) -> Paper:
+    """A REVTeX preprint on arXiv: initials before family names, marks after commas
+    ("A. B. Surname,1, ∗ C. D. Other,2 and E. F. Third1, 2"), affiliations, (Dated: …)."""
+    year = rng.choice([2015, 2017, 2019, 2021, 2023])
+    month = rng.randint(1, 12)
+    aid = f"{year % 100:02d}{month:02d}.{rng.randint(1000, 19999):05d}"
+    cat = rng.choice(["cond-mat.stat-mech", "physics.bio-ph", "quant-ph", "q-bio.PE"])
+    n = rng.choice([2, 3, 4, 5])
+    people = []
+    for g, f in _people(rng, n):
+        first = g.split()[0]
+        initials = first[0] + "." + (" " + rng.choice("ABCDEFGHJKLMNPRST") + "." if rng.random() < 0.6 else "")
+        people.append((initials, f))
+    title = rng.choice(NLP_TITLES + BIO_TITLES)
+    truth = {"title": title, "authors": [P(g, f) for g, f in people], "year": year, "arxiv_id": f"{aid}v1"}
+
+    def draw(d: Doc) -> None:
+        with d.rotation(90, 12, 190):
+            d.at(12, 190, f"arXiv:{aid}v1  [{cat}]  {rng.randint(1, 28)} {MONTHS[month - 1][:3]} {year}", 20, "serif",
+                 grey=128)  # fmt: skip
+        y = d.runs(30, 180, 30, [[(w + " ", "")] for w in title.split()], 12, "serif", "B", lead=1.3, align="C")
+        units = []
+        for i, (g, f) in enumerate(people):
+            m = f"{(i % 3) + 1}" + (", ∗" if i == 0 else "")
+            units.append([(f"{g} {f},", "") if i < n - 1 and n > 2 else (f"{g} {f}", ""), (m, "sup"),
+                          (" and " if i == n - 2 else " " if i < n - 1 else "", "")])  # fmt: skip
+        y = d.byline(30, 180, y + 3, units, 10, "serif", align="C")
+        for i in range(3):
+            d.at(105, y + 4.2 * i, f"{i + 1}{AFFILIATIONS[(i + k) % len(AFFILIATIONS)]}", 8.5, "serif", align="C")
+        d.at(105, y + 16, f"(Dated: {MONTHS[month - 1]} {rng.randint(1, 28)}, {year})", 9, "serif", align="C")
+        d.para(35, y + 22, 140, BODY * 2, 9.5, "serif")
+        d.at(25, 284, f"∗ {people[0][1].lower().replace(' ', '')}@example.edu", 8, "serif")
+
+    return Paper(f"revtex_{k}", "revtex", "REVTeX preprint on arXiv: initials, marks after commas, 'and', "
+                 "affiliations, (Dated: …), e-mail footnote", truth, draw,
+                 *(_embed(rng, rng.choice(["info", "junk"]), truth, [f"{g} {f}" for g, f in people])))
+
+
 FAMILIES: dict[str, tuple[Callable[[random.Random, int], Paper], int]] = {
     "nature": (nature, 5), "bmc": (bmc, 5), "embo": (embo, 4), "acl": (acl, 5), "arxiv": (arxiv, 6),
     "chinese": (chinese, 5),
     # Batch 4, added after batches 1-3 were measured: other eras of the same journals.
     "nature2016": (nature2016, 4), "embo2024": (embo2024, 4), "acl2018": (acl2018, 4), "chinese2005": (chinese2005, 4),
+    # Batch 5, added after batch 4 was measured.
+    "bmc2010": (bmc2010, 4), "revtex": (revtex, 4),
 }  # fmt: skip
-LATER = {"nature2016", "embo2024", "acl2018", "chinese2005"}
+LATER = {"nature2016", "embo2024", "acl2018", "chinese2005", "bmc2010", "revtex"}
+BATCH5 = {"bmc2010", "revtex"}
 
 
 # Papers per family in batch 2 and in batch 3 (one per hazard).
@@ -1071,7 +1164,7 @@ def build_paper(family: str, k: int) -> tuple[bytes, dict[str, Any]]:
     truth["authors"] = []
     truth.update(paper.truth)
     entry = {"file": f"{paper.name}.pdf", "family": family, "split": split_of(family, k),
-             "batch": 4 if family in LATER else 3 if hazard(family, k) >= 0 else 2 if hard(family, k) else 1, "hazard": hazard(family, k), "tex_spacing": d.tex, **truth,
+             "batch": 5 if family in BATCH5 else 4 if family in LATER else 3 if hazard(family, k) >= 0 else 2 if hard(family, k) else 1, "hazard": hazard(family, k), "tex_spacing": d.tex, **truth,
              "not_printed": [f for f in FIELDS if truth.get(f) in (None, [], "")], "layout": paper.layout,
              "embedded": {"info": paper.info, "xmp": "full packet" if paper.xmp else None}}  # fmt: skip
     return bytes(d.output()), entry
