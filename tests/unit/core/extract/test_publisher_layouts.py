@@ -127,3 +127,11 @@ def test_masthead_in_capitals_is_cited_in_title_case_with_acronyms_kept() -> Non
     mast = read_mastheads(["IEEE TRANSACTIONS ON PATTERN ANALYSIS | 12:345 | DOI: 10.1109/x"], "")
     assert (mast.container_title, mast.volume, mast.pages, mast.year) == (
         "IEEE Transactions on Pattern Analysis", "12", "345", None)  # fmt: skip
+
+
+def test_old_bmc_running_head_with_two_authors_and_a_comma_after_the_year(tmp_path: Path) -> None:
+    got, truth = _read(tmp_path, "bmc2010", 1)  # "Smith-Jones and Grant BMC Evolutionary Biology 2008, 6:102"
+    _check(got, truth)
+    assert (got["container_title"], got["volume"], got["pages"]) == ("BMC Evolutionary Biology", "6", "102")
+    mast = read_mastheads(["Genome Biology 2011, 12:R45"], "")
+    assert (mast.container_title, mast.year, mast.volume, mast.pages) == ("Genome Biology", 2011, "12", "R45")

@@ -5,6 +5,7 @@ Each pattern is a category of masthead that publishers share, not one journal:
 * ``pipe``: "Nature Communications | (2023) 14:5133", and without the year
   "NATURE COMMUNICATIONS | 7:12154 | DOI: …" (2014-2019 footers)
 * ``running_head``: "Yang et al. BMC Biology (2024) 22:106", "Datta et al. Journal … 2010, 4:1"
+* ``year_comma_volume``: "Smith and Grant BMC Evolutionary Biology 2008, 6:102" (authors dropped later)
 * ``volume_year_pages``: "Journal of Hydrology 310 (2005) 253–265"
 * ``volume_issue_pages``: "Annals of Synthetic Geology 41(6):877-893"
 * ``volume_article_id``: "Volume 2010, Article ID 157939" under the journal's name
@@ -40,6 +41,10 @@ PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # "EMBO Reports (2021) 22: e52185", "Genome Biology (2023) 24:100"
     ("year_volume_article", re.compile(
         rf"^(?P<j>{_J})\s+\((?P<y>{_Y})\)\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+(?:\s*[–-]\s*\d+)?)\b")),
+    # "Smith and Grant BMC Evolutionary Biology 2008, 6:102", "Genome Biology 2011, 12:R45" (BMC
+    # before 2016; the names before the journal go once the by-line is known)
+    ("year_comma_volume", re.compile(
+        rf"^(?P<j>{_J})\s+(?P<y>{_Y}),\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
     # "EMBO reports 22: e52185 | 2021" (a footer after the copyright line)
     ("volume_article_year", re.compile(
         rf"(?:^|The Authors\s+)(?P<j>[A-Z][\w&.:' -]{{2,60}}?)\s+(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+)\s*\|\s*(?P<y>{_Y})\b")),
@@ -55,7 +60,7 @@ _NAMED_VENUE = re.compile(
     r"\s+[A-Z][^,\d|]{2,80}?)\s*(?:,\s*Vol(?:ume|\.)\s*(?P<v>\d{1,4}))?\s*$"
 )
 # A literal each pattern needs: lines without it are not tried (Python's re scans slowly).
-_GATES = {"pipe": "|", "running_head": " et al", "volume_issue_pages": "(", "volume_year_pages": "(",
+_GATES = {"pipe": "|", "running_head": " et al", "year_comma_volume": ":", "volume_issue_pages": "(", "volume_year_pages": "(",
           "year_volume_article": "(", "volume_article_year": "|", "named_parts": "Vol"}  # fmt: skip
 _FLAT_GATES = {"proceedings": ("Proceedings of", "Findings of"), "acm_reference": ("Article ",)}
 _VOLUME_ID = re.compile(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
