@@ -17,7 +17,7 @@ from ...models import Metadata
 from .first_page import _BANNER, read_layout
 from .glyphs import GlyphLine, build_lines, read_glyph_spans
 from .info import read_info
-from .masthead import read_mastheads
+from .masthead import read_mastheads, without_authors
 from .merge import CHOSEN_SOURCES, FIELDS, SOURCE_WEIGHT, Record, author_strings, confidence, merge, to_csl
 from .xmp import read_xmp
 
@@ -119,6 +119,11 @@ def pdf_metadata(
     mast = read_mastheads(edge_lines, both, later_text, reading_text)
     layout = read_layout(front.lines, front.height, front.next_lines, front.next_height, mast.container_title,
                          body=front.body, next_body=front.next_body)  # fmt: skip
+    families = [n.get("family", "") for n in layout.authors]
+    journal = without_authors(mast.container_title, families)
+    if journal != mast.container_title:
+        mast.container_title = journal
+        mast.first_author_family = mast.first_author_family or families[0]
     thesis = any(_BANNER.match(ln.text(False)) and "论文" in ln.text() for ln in front.lines[:12])
     return merge(read_xmp(path), layout, mast, read_info(info), page_text + "\n" + glyph_text, thesis=thesis)
 

@@ -2,8 +2,10 @@
 
 Each pattern is a category of masthead that publishers share, not one journal:
 
-* ``pipe``: "Nature Communications | (2023) 14:5133"
+* ``pipe``: "Nature Communications | (2023) 14:5133", and without the year
+  "NATURE COMMUNICATIONS | 7:12154 | DOI: …" (2014-2019 footers)
 * ``running_head``: "Yang et al. BMC Biology (2024) 22:106", "Datta et al. Journal … 2010, 4:1"
+* ``year_comma_volume``: "Smith and Grant BMC Evolutionary Biology 2008, 6:102" (authors dropped later)
 * ``volume_year_pages``: "Journal of Hydrology 310 (2005) 253–265"
 * ``volume_issue_pages``: "Annals of Synthetic Geology 41(6):877-893"
 * ``volume_article_id``: "Volume 2010, Article ID 157939" under the journal's name
@@ -32,12 +34,17 @@ _Y = r"(?:1[89]|20)\d\d"
 
 PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*\(?(?P<y>{_Y})\)?\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
+    ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\s*(?:\||$)")),
     ("running_head", re.compile(
         rf"(?P<a>[^\W\d_][\w'’-]+)\s+et\s+al\.?\s+(?P<j>[A-Z][\w&.,:'’ -]{{2,90}}?)\s*,?\s+\(?(?P<y>{_Y})\)?,?\s+"
         r"(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
     # "EMBO Reports (2021) 22: e52185", "Genome Biology (2023) 24:100"
     ("year_volume_article", re.compile(
         rf"^(?P<j>{_J})\s+\((?P<y>{_Y})\)\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+(?:\s*[–-]\s*\d+)?)\b")),
+    # "Smith and Grant BMC Evolutionary Biology 2008, 6:102", "Genome Biology 2011, 12:R45" (BMC
+    # before 2016; the names before the journal go once the by-line is known)
+    ("year_comma_volume", re.compile(
+        rf"^(?P<j>{_J})\s+(?P<y>{_Y}),\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
     # "EMBO reports 22: e52185 | 2021" (a footer after the copyright line)
     ("volume_article_year", re.compile(
         rf"(?:^|The Authors\s+)(?P<j>[A-Z][\w&.:' -]{{2,60}}?)\s+(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+)\s*\|\s*(?P<y>{_Y})\b")),
@@ -53,7 +60,7 @@ _NAMED_VENUE = re.compile(
     r"\s+[A-Z][^,\d|]{2,80}?)\s*(?:,\s*Vol(?:ume|\.)\s*(?P<v>\d{1,4}))?\s*$"
 )
 # A literal each pattern needs: lines without it are not tried (Python's re scans slowly).
-_GATES = {"pipe": "|", "running_head": " et al", "volume_issue_pages": "(", "volume_year_pages": "(",
+_GATES = {"pipe": "|", "running_head": " et al", "year_comma_volume": ":", "volume_issue_pages": "(", "volume_year_pages": "(",
           "year_volume_article": "(", "volume_article_year": "|", "named_parts": "Vol"}  # fmt: skip
 _FLAT_GATES = {"proceedings": ("Proceedings of", "Findings of"), "acm_reference": ("Article ",)}
 _VOLUME_ID = re.compile(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
@@ -123,8 +130,27 @@ def _pages(p: str) -> str:
     return re.sub(r"\s*[–—-]\s*", "-", p.strip())
 
 
+_SMALL_WORDS = frozenset({"of", "and", "the", "in", "on", "for", "to", "a", "an", "at", "de"})
+
+
+def _title_case(j: str) -> str:
+    """A journal name a masthead sets in capitals ("NATURE COMMUNICATIONS") as it is cited;
+    short words stay capitals, as they are mostly acronyms (IEEE, BMC, EMBO)."""
+    words = []
+    for i, w in enumerate(j.split()):
+        if i and w.lower() in _SMALL_WORDS:
+            words.append(w.lower())
+        elif len(w) > 4 and w.isalpha():
+            words.append(w.capitalize())
+        else:
+            words.append(w)
+    return " ".join(words)
+
+
 def _journal(j: str) -> str:
     j = " ".join(j.split()).strip(" ,;:|")
+    if j.isupper() and " " in j and sum(c.isalpha() for c in j) > 8:
+        j = _title_case(j)
     # A final full stop ends the sentence, unless it ends an abbreviation ("PeerJ Comput. Sci.").
     last = j.rsplit(" ", 1)[-1]
     if j.endswith(".") and (len(last) > 6 or " " not in j):
@@ -133,11 +159,37 @@ def _journal(j: str) -> str:
 
 
 def arxiv_year(arxiv_id: str) -> int | None:
-    """The year of a new-style arXiv id: YYMM.NNNNN → 20YY (DPR's 2004.04906 is from 2020)."""
+    """The year of an arXiv id: YYMM.NNNNN → 20YY (DPR's 2004.04906 is from 2020); an old-style
+    archive/YYMMNNN id (1991–2007) → 19YY or 20YY."""
     m = re.match(r"(\d{2})(\d{2})\.\d{4,5}", arxiv_id)
     if m and 1 <= int(m.group(2)) <= 12 and int(m.group(1)) >= 7:
         return 2000 + int(m.group(1))
+    m = re.search(r"/(\d{2})(\d{2})\d{3}", arxiv_id)
+    if m and 1 <= int(m.group(2)) <= 12 and (int(m.group(1)) >= 91 or int(m.group(1)) <= 7):
+        yy = int(m.group(1))
+        return (1900 if yy >= 91 else 2000) + yy
     return None
+
+
+def without_authors(journal: str, families: list[str]) -> str:
+    """A running head's journal without the author names printed before it: "Alves and
+    Smith-Jones Genome Biology" → "Genome Biology", "Yang BMC Biology" → "BMC Biology"
+    (``families``: the by-line's family names, in order)."""
+    if not journal or not families:
+        return journal
+    first = families[0]
+    if not first or not journal.startswith(first + " "):
+        return journal
+    rest = journal[len(first) + 1 :]
+    if len(families) > 1 and families[1]:
+        m = re.match(rf"(?:and|&)\s+{re.escape(families[1])}\s+(?=\S)", rest)
+        if m:
+            return rest[m.end() :]
+    # One author: only when a journal of two words or more is left, so that a by-line of one
+    # "Nature" leaves "Nature Communications" whole (one-word journals then keep the name).
+    if len(families) == 1 and re.match(r"[A-Z]", rest) and " " in rest:
+        return rest
+    return journal
 
 
 def _set(out: Masthead, how: str, j: str = "", v: str | None = "", i: str | None = "", p: str | None = "",
@@ -201,7 +253,7 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
             out.container_abbrev = m.groupdict().get("abbr") or ""
             y = m.groupdict().get("y")
             if not y:
-                ym = re.search(rf"\b{_Y}\b", flat[m.start() : m.end() + 200])
+                ym = re.search(rf"\b{_Y}\b", m.string[m.start() : m.end() + 200])
                 y = ym.group(0) if ym else None
             if y and out.year is None:
                 out.year, out.year_how = int(y), "proceedings"

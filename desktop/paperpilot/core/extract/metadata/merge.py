@@ -77,6 +77,21 @@ def _on_page(value: str, page_key: str) -> bool:
     return bool(k) and k in page_key
 
 
+def _printed(name: Name, page_key: str, byline: list[str]) -> bool:
+    """Whether the page prints an XMP creator: its family name in the by-line the layout read,
+    else its whole name on the page. A family name alone found somewhere on the page is not
+    enough while there is a by-line: a template's "Jane Author" finds "author" in any page."""
+    fam = key(name.get("family") or name.get("literal", ""))
+    if not fam:
+        return False
+    if not byline:
+        return fam in page_key
+    if fam in byline:
+        return True
+    given = key(name.get("given", ""))
+    return bool(given) and (given + fam in page_key or fam + given in page_key)
+
+
 def merge(xmp: Xmp, layout: Layout, mast: Masthead, info: Info, page_text: str, *, thesis: bool = False) -> Record:
     rec = Record()
     page_key = key(page_text)
@@ -102,7 +117,7 @@ def merge(xmp: Xmp, layout: Layout, mast: Masthead, info: Info, page_text: str, 
     lay = _family_keys(layout.authors)
     # An XMP list that is a shorter part of the by-line ("Tully {et al.}") is incomplete.
     partial = len(lay) > len(fams) and lay[: len(fams)] == fams
-    if xmp.authors and all(f and f in page_key for f in fams) and not partial:
+    if xmp.authors and all(_printed(n, page_key, lay) for n in xmp.authors) and not partial:
         rec.authors, src["authors"] = xmp.authors, "xmp"
         if layout.authors and _family_keys(layout.authors) == fams:
             rec.agreed.add("authors")

@@ -129,6 +129,21 @@ def split_byline(text: str) -> list[str]:
     return [p for p in pieces if p and any(c.isalpha() for c in p)]
 
 
+# A group that signs a paper with its people ("… & the ENCODE Project Consortium"): an author,
+# kept as a literal; an affiliation never is one.
+_GROUP_AUTHOR = re.compile(
+    r"^(?:the\s+)?(?P<g>(?:[A-Z][\w'’-]*\s+){1,6}(?:Consortium|Collaboration|Working\s+Group|Study\s+Group|"
+    r"Investigators|Network))$"
+)
+_NOT_GROUP = re.compile(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital|Centre|Center)\b")
+
+
+def group_author(piece: str) -> str:
+    """The group's name when a by-line piece is a group author, else ""."""
+    m = _GROUP_AUTHOR.match(piece.strip())
+    return m.group("g") if m and not _NOT_GROUP.search(piece) else ""
+
+
 def persons_in_line(text: str) -> list[str] | None:
     """The people of a by-line, or None when the line is not one (most pieces are not names)."""
     if "@" in text:
@@ -140,8 +155,9 @@ def persons_in_line(text: str) -> list[str] | None:
     pieces = [q for p in pieces for q in (p.split() if CJK.search(p) and not re.search("[A-Za-z]", p) else [p])]
     if not pieces:
         return None
-    good = [p for p in pieces if looks_like_person(p)]
-    if not good or len(good) < max(1, round(0.6 * len(pieces))):
+    good = [p if looks_like_person(p) else group_author(p) for p in pieces]
+    good = [p for p in good if p]
+    if not good or len(good) < max(1, round(0.6 * len(pieces))) or all(group_author(p) for p in good):
         return None
     return good
 
