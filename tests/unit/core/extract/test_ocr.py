@@ -399,3 +399,12 @@ def test_rereading_a_scanned_documents_metadata_reads_its_front_page_by_ocr_agai
     doc = batch.library.document(doc_id)
     assert doc is not None and doc.title == pdfs.SCAN_FRONT_TITLE and doc.authors == pdfs.SCAN_FRONT_AUTHORS
     assert doc.metadata_sources["title"] == "ocr"
+
+
+def test_a_recognised_line_gets_back_the_space_after_a_bracket_and_its_italic_l() -> None:
+    assert tidy_line("Kurbasic et al. Clinica/ Proteomics (2015)12:13") == "Kurbasic et al. Clinical Proteomics (2015) 12:13"
+    assert tidy_line("patient 5 (blue)have two") == "patient 5 (blue) have two"
+    # Real slashes and brackets stay: inside a word, at a line's end, before punctuation.
+    assert tidy_line("km/h and/or f(x), see [12].") == "km/h and/or f(x), see [12]."
+    assert tidy_line("input and/") == "input and/"
+    assert tidy_line("光学 字符") == "光学字符"
