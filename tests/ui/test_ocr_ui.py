@@ -13,8 +13,11 @@ from pytestqt.qtbot import QtBot
 from paperpilot.core.app import Session
 from paperpilot.core.library import Library
 from paperpilot.core.settings import keystore
-from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.config import ImportSettings, Settings
 from paperpilot.core.settings.paths import AppPaths, app_paths
+from paperpilot.ui import i18n
+from paperpilot.ui.core_text import knows_import_text
+from paperpilot.ui.import_log import batch_lines
 from paperpilot.ui.inspector import InspectorPane
 from paperpilot.ui.main_window import MainWindow
 from paperpilot.ui.settings_dialog import SettingsDialog
@@ -106,3 +109,53 @@ def test_the_settings_dialog_turns_ocr_off(qtbot: QtBot, paths: AppPaths) -> Non
     assert dialog.ocr_check.isChecked()
     dialog.ocr_check.setChecked(False)
     assert dialog.result_settings().imports.ocr is False
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    i18n.set_language("zh")
+    yield
+    i18n.set_language("en")
+
+
+def test_ocr_progress_and_its_failure_reason_are_chinese_in_the_chinese_ui(
+    qtbot: QtBot, paths: AppPaths, tmp_path: Path, chinese: None
+) -> None:
+    blank = pdfs.make_scanned_pdf(tmp_path, [pdfs.scan_image([])], "blank_scan.pdf")
+    lib = Library(paths)
+    win = MainWindow(lib, paths, Settings())
+    try:
+        win.show()
+        qtbot.waitExposed(win)
+        recorder = LabelRecorder(win)
+        win.start_import([str(blank)])
+        assert win.import_thread is not None
+        win.import_thread.worker.step.connect(recorder.record)  # type: ignore[attr-defined]
+        qtbot.waitUntil(lambda: win.import_thread is None, timeout=TIMEOUT_MS)
+        assert recorder.labels and recorder.labels[0].endswith("blank_scan.pdf · OCR 识别第 1 页（共 1 页）")
+        assert win.last_report is not None
+        assert batch_lines(win.last_report) == [("失败", "blank_scan.pdf: 即使经过 OCR 识别，也没有在任何一页上找到文字。")]
+    finally:
+        win.shutdown_workers()
+        lib.close()
+
+
+def test_every_reason_a_pdf_fails_with_has_a_chinese_rendering(paths: AppPaths, tmp_path: Path) -> None:
+    made = [
+        pdfs.make_scanned_pdf(tmp_path, [None, None], "blank.pdf"),
+        pdfs.make_scanned_pdf(tmp_path, [pdfs.scan_image(pdfs.SCAN_EN_LINES)], "scan.pdf"),
+        pdfs.make_encrypted_pdf(tmp_path),
+        pdfs.make_truncated_pdf(tmp_path),
+        pdfs.make_empty_pdf(tmp_path),
+        pdfs.make_not_a_pdf(tmp_path),
+    ]
+    (tmp_path / "zero.pdf").write_bytes(b"")
+    lib = Library(paths, settings=ImportSettings(ocr=False))
+    try:
+        report = lib.import_paths([*made, tmp_path / "zero.pdf", tmp_path / "gone.pdf"])
+    finally:
+        lib.close()
+    reasons = {why for _p, why in report.failed + report.unsupported}
+    assert len(reasons) >= 6, reasons
+    assert [r for r in reasons if not knows_import_text(r)] == []
+    assert knows_import_text("OCR page 3 of 12")

@@ -28,6 +28,7 @@ LIBRARY_ZH: dict[str, str] = {
     'online record': '在线记录',
     'PDF XMP': 'PDF 的 XMP 元数据',
     'page 1 layout': '首页版式',
+    'OCR of the scanned page': '扫描页的 OCR 识别',
     'masthead': '刊头',
     'arXiv stamp': 'arXiv 标记',
     'page (weak)': '页面文字（弱）',

@@ -45,7 +45,7 @@ from ..core.settings.config import Settings, atomic_write_text
 from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
-from .core_text import translate_phrase
+from .core_text import import_text, translate_phrase
 from .i18n import tr
 from .inspector import InspectorPane
 from .keyboard import FilterKeys, ShortcutsDialog
@@ -529,7 +529,7 @@ class MainWindow(QMainWindow):
     def on_import_step(self, detail: str) -> None:
         """A step inside the file being imported ("OCR page 3 of 12") after its name."""
         base = getattr(self, "_import_label", "") or self.task_label.text()
-        self.task_label.setText(f"{base} · {detail}")
+        self.task_label.setText(f"{base} · {import_text(detail)}")
 
     def _import_done(self) -> None:
         if self.import_thread is not None:
@@ -576,8 +576,8 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
         self._import_done()
-        self.task_label.setText(translate_phrase(message))
-        QMessageBox.warning(self, tr("Import"), message)
+        self.task_label.setText(import_text(message))
+        QMessageBox.warning(self, tr("Import"), import_text(message))
 
     @Slot()
     def on_cancel_import_clicked(self) -> None:
@@ -594,8 +594,8 @@ class MainWindow(QMainWindow):
         if not (self.last_report.failed or self.last_report.unsupported):
             self.on_import_log_triggered()
             return
-        lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
-        lines += [f"{Path(p).name}: {r}" for p, r in self.last_report.unsupported]
+        lines = [f"{Path(p).name}: {import_text(r)}" for p, r in self.last_report.failed]
+        lines += [f"{Path(p).name}: {import_text(r)}" for p, r in self.last_report.unsupported]
         box = QMessageBox(QMessageBox.Icon.Information, tr("Files that could not be imported"), "\n".join(lines[:40]), parent=self)
         if len(lines) > 40:
             box.setDetailedText("\n".join(lines))

@@ -338,8 +338,8 @@ class NameListEditor(QWidget):
 # How the editor names a metadata source (core.extract.metadata.merge lists them).
 SOURCE_LABELS = {
     "user": "you", "bibliography": "imported bibliography", "online": "online record", "xmp": "PDF XMP",
-    "layout": "page 1 layout", "masthead": "masthead", "arxiv": "arXiv stamp", "page": "page (weak)",
-    "info": "PDF Info (weak)", "text": "first heading", "filename": "file name (weak)",
+    "layout": "page 1 layout", "ocr": "OCR of the scanned page", "masthead": "masthead", "arxiv": "arXiv stamp",
+    "page": "page (weak)", "info": "PDF Info (weak)", "text": "first heading", "filename": "file name (weak)",
 }  # fmt: skip
 FIELD_LABELS = {
     "title": "title", "authors": "authors", "year": "year", "container_title": "journal", "volume": "volume",

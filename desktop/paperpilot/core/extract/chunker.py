@@ -17,7 +17,7 @@ from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
 
-from .structure import Outline, block_kind, looks_like_entry, mark_unheaded_abstract
+from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJKISH = re.compile(f"[{_CJKISH_CLASS}]")
@@ -107,6 +107,7 @@ def read_blocks(pages: list[Page]) -> list[Block]:
     )
     section = ""
     out: list[Block] = []
+    first_title = -1
     for page in pages:
         paras = _PARAGRAPH_BREAK.split(page.text)
         layout = page.layout if len(page.layout) == len(paras) else []
@@ -134,12 +135,16 @@ def read_blocks(pages: list[Page]) -> list[Block]:
             if not text:
                 continue
             kind = block_kind(outline, text, hint, page.number, section)
+            if hint == "title" and first_title < 0 and page.number <= 1:
+                first_title = len(out)
             if kind == Kind.BODY:
                 outline.seen_body = True
             out.append(
                 Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading, page.source == "ocr")
             )
     kinds = [Kind(b.kind) for b in out]
+    if first_title >= 0:
+        mark_above_title(kinds, [b.text for b in out], first_title)
     if outline.paper:
         mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
     for b, k in zip(out, kinds, strict=True):

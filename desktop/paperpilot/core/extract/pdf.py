@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import math
 import re
 import statistics
@@ -1388,6 +1389,7 @@ def _front_matter(
     """Title, authors and citation from every source (``core.extract.metadata``), with provenance."""
     early = [p for p in raw_pages if p.number <= 2]
     ordered_pages = [_top_down(p.lines) for p in early]
+    front = _ocr_front(front, early, ordered_pages)
     page_lines = [[ln.text for ln in ordered] for ordered in ordered_pages]
     edges: list[str] = []
     for p, ordered in zip(early, ordered_pages, strict=True):
@@ -1398,6 +1400,78 @@ def _front_matter(
     reading = "\n".join(pg.text for pg in extracted.pages if pg.number <= 2)
     rec = front_matter.pdf_metadata(path, meta, front, page_lines, edges, later, reading)
     front_matter.apply(rec, extracted.metadata)
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")  # as the chunker splits a page
+
+
+def _mark_title_block(extracted: Extracted) -> None:
+    """Hint "title" on the paragraphs of page 1 that print the title the metadata chose.
+
+    The chunk kind of a title block comes from this one decision (the metadata's reading of the
+    page: type sizes, XMP, Info), not from a paragraph being short; the structure reader then
+    takes the short paragraphs around it (masthead, by-line, affiliations) into the block. A page
+    that prints no title (an inner page, a scan of one) gets no title block at all.
+    """
+    md = extracted.metadata
+    if not md.title or md.sources.get("title") in (None, "filename") or not extracted.pages:
+        return
+    page = extracted.pages[0]
+    paras = _PARAGRAPH_BREAK.split(page.text)
+    if page.number != 1 or len(paras) != len(page.layout):
+        return
+    want = front_matter.key(md.title)
+    if len(want) < 4:
+        return
+    matched: list[int] = []
+    for i, para in enumerate(paras[:20]):
+        k = front_matter.key(para.removeprefix("# "))
+        if len(k) >= min(8, len(want)) and (k in want or (want in k and len(k) <= 1.3 * len(want))):
+            matched.append(i)
+        elif para.startswith("# ") and matched:
+            break
+    if not matched:
+        return
+    for i, (hint, size) in enumerate(page.layout):
+        if i in matched and not paras[i].startswith("# "):
+            page.layout[i] = ("title", size)
+        elif hint == "title" and i not in matched:
+            page.layout[i] = ("body", size)  # large type that is not the title (a banner, a logo)
+
+
+def _glyph_line(ln: _Line) -> front_matter.GlyphLine:
+    """An OCR line as the layout reader's glyph line: its characters spread evenly over its box,
+    its type size (see ``_use_ocr_lines``) as the line height, no raised marks (OCR reads a
+    superscript as an ordinary character, if at all)."""
+    n = max(len(ln.text), 1)
+    step = (ln.x1 - ln.x0) / n
+    glyphs = [
+        front_matter.Glyph(ch, ln.x0 + i * step, ln.y0, ln.x0 + (i + 1) * step, ln.y1) for i, ch in enumerate(ln.text)
+    ]
+    return front_matter.GlyphLine(glyphs, ln.size, ln.x0, ln.x1, ln.y0, ln.y1)
+
+
+def _ocr_front(
+    front: front_matter.Front, early: Sequence[_RawPage], ordered: Sequence[list[_Line]]
+) -> front_matter.Front:
+    """The front page's lines for the layout reader when OCR read it.
+
+    A scanned page has no characters for ``FrontReader``; its OCR lines, top-down, carry what
+    the reader needs (text, position, a size proxy), so a scan's title and by-line are read by
+    the same rules as a born-digital page's. The fields it gives are marked as read by OCR.
+    """
+    out = front
+    for p, lines in zip(early, ordered, strict=True):
+        if p.source != "ocr":
+            continue
+        glyph_lines = [_glyph_line(ln) for ln in lines if ln.text]
+        body = statistics.median([g.height for g in glyph_lines]) if glyph_lines else 0.0
+        if p.number == 1 and not front.lines:
+            out = dataclasses.replace(out, lines=glyph_lines, height=p.height, body=body, ocr=True)
+        elif p.number == 2 and not front.next_lines and sum(len(g.glyphs) for g in out.lines) < 700:
+            # Page 2 only behind a short page 1 (a cover), as FrontReader does for a text layer.
+            out = dataclasses.replace(out, next_lines=glyph_lines, next_height=p.height, next_body=body, ocr=True)
+    return out
 
 
 def extract_pdf(path: Path) -> Extracted:
@@ -1442,6 +1516,7 @@ def finish_pdf(scan: PdfScan, ocr: dict[int, list[OcrLine]] | None, ocr_off: boo
     extracted = _assemble(scan.meta, pages, scan.n_pages, no_text)
     # After OCR, so a scanned first page's OCR lines are what the layout sources read.
     _front_matter(Path(scan.path), scan.meta, pages, scan.front, extracted)
+    _mark_title_block(extracted)
     # Here, in the extraction worker (or the importer's OCR step), not in the library's one
     # writer: reading the structure costs about as much as laying out the pages.
     extracted.structure = read_structure(extracted.pages)
@@ -1464,17 +1539,51 @@ def _use_ocr_lines(pages: Sequence[_RawPage], ocr: dict[int, list[OcrLine]]) -> 
         long_lines = [ln for ln in found if len(ln.text) >= 10] or list(found)
         typical_w = statistics.median((ln.x1 - ln.x0) / len(ln.text) for ln in long_lines) if long_lines else 1.0
         lines = []
+        estimates: list[float] = []
         for ln in found:
             if not ln.text:
                 continue
             # Not the box height: it varies by a fifth with the letters (capitals, descenders),
             # and the detector sometimes boxes two lines as one. Characters clearly wider than
             # the page's usual ones are a larger font (a title, a heading).
-            w = (ln.x1 - ln.x0) / len(ln.text)
-            size = round(ref * w / typical_w, 1) if w >= 1.2 * typical_w else ref
+            est = ref * (ln.x1 - ln.x0) / len(ln.text) / typical_w
+            size = round(est, 1) if est >= 1.2 * ref else ref
             lines.append(_Line(ln.text, ln.x0, ln.y0, ln.x1, ln.y1, size, False, False))
+            estimates.append(est)
+        _even_sizes(lines, estimates, ref)
         p.lines = lines
         p.source = "ocr"
+
+
+def _even_sizes(lines: list[_Line], estimates: list[float], ref: float) -> None:
+    """Give the lines of one large-type block (a title over two lines) one size.
+
+    A size read from character widths varies by a fifth from line to line with the letters a
+    line happens to have ("Drift of Brine in" is narrow), so one line of a two-line title can
+    fall under the threshold that makes it large type, or under the size of the other line; the
+    title reader would then keep only one of them. A line directly above or below a large-type
+    line (less than a line apart, overlapping it sideways), itself wider than body type, joins
+    its block when the two agree on either measure: character width within 15 % or box height
+    within 10 % (boxes vary with capitals and descenders, widths with the letters; rarely both).
+    """
+    order = sorted(range(len(lines)), key=lambda i: -lines[i].y1)
+    for k, i in enumerate(order):
+        if lines[i].size <= ref:
+            continue
+        for step in (-1, 1):
+            j = k + step
+            while 0 <= j < len(order):
+                ia, ib = order[j - step], order[j]
+                a, b = lines[ia], lines[ib]
+                upper, lower = (a, b) if a.y1 >= b.y1 else (b, a)
+                ha, hb = a.y1 - a.y0, b.y1 - b.y0
+                near = upper.y0 - lower.y1 < max(ha, hb) and a.x0 < b.x1 and b.x0 < a.x1
+                widths = max(estimates[ia], estimates[ib]) <= 1.15 * min(estimates[ia], estimates[ib])
+                heights = max(ha, hb) <= 1.1 * min(ha, hb)
+                if not near or min(estimates[ia], estimates[ib]) < 1.1 * ref or not (widths or heights):
+                    break
+                a.size = b.size = max(a.size, b.size)
+                j += step
 
 
 def _assemble(

@@ -76,6 +76,9 @@ class Outline:
     # and corpus records have no such front matter.
     paper: bool = False
     seen_body: bool = False  # running text has begun: the title block is over
+    # The layout set a title in large type on page 1: the short paragraphs under it, up to the
+    # running text, are its by-line and affiliations. Without one, nothing is a title by position.
+    seen_title: bool = False
     stack: list[_Open] = field(default_factory=list)
     seen_heading: bool = False
     seen_references: bool = False
@@ -156,6 +159,10 @@ def looks_like_entry(heading: str) -> bool:
 def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) -> Kind:
     """The kind of one paragraph, given the extractor's layout ``hint`` and where it stands."""
     if hint == "title":
+        # What came before the title on its page is its masthead (see mark_above_title), not
+        # running text: the by-line under the title still belongs to the block.
+        outline.seen_title = True
+        outline.seen_body = False
         return Kind.TITLE
     if hint == "footnote":
         # Reference lists are small print too: at the foot of a column they are still entries.
@@ -172,9 +179,11 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
     content = paragraph_kind(text)
     if content != Kind.BODY and content != Kind.REFERENCES and is_equation(text):
         return Kind.EQUATION
-    # Before the first heading of a paper: its title, authors and affiliations (an abstract
-    # printed without a heading is found afterwards, see mark_unheaded_abstract).
-    if outline.paper and not outline.seen_heading and not outline.seen_body and page <= 1 and content != Kind.BOILERPLATE and (
+    # Under the title, before the first heading: its authors and affiliations (an abstract
+    # printed without a heading is found afterwards, see mark_unheaded_abstract). A short
+    # paragraph alone is no title block: the first lines of an inner page or of a scan
+    # ("The parameters used were: …") are text the agent must find.
+    if outline.seen_title and not outline.seen_heading and not outline.seen_body and page <= 1 and content != Kind.BOILERPLATE and (
         content in (Kind.TITLE, Kind.FIGURE) or (len(text) < 200 and not _SENTENCE_END.search(text))
     ):
         return Kind.TITLE
@@ -199,6 +208,15 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
     if zone == Kind.APPENDIX:
         return zone
     return Kind.BODY
+
+
+def mark_above_title(kinds: list[Kind], texts: Sequence[str], first_title: int) -> None:
+    """The short lines printed above a paper's title (a masthead, "Research Article", a
+    journal's name) belong to its title block; ``first_title``: the index of the title's first
+    paragraph, -1 when the page has none (then nothing is)."""
+    for i in range(max(first_title, 0)):
+        if kinds[i] in (Kind.BODY, Kind.FIGURE) and len(texts[i]) < 200 and not _SENTENCE_END.search(texts[i]):
+            kinds[i] = Kind.TITLE
 
 
 def mark_unheaded_abstract(kinds: list[Kind], texts: Sequence[str], before_heading: Sequence[bool]) -> None:

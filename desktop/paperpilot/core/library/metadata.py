@@ -46,7 +46,7 @@ from ..citations.styles import Rendered, bibliography, get_style, in_list_order
 from ..errors import InvalidInput, LibraryError
 from ..extract.metadata import CHOSEN_SOURCES, FIELDS
 from ..extract.metadata import confidence as metadata_confidence
-from ..models import DocumentInfo, Metadata
+from ..models import DocumentInfo, Extracted, Metadata
 from .organize import merge_tags, split_keywords
 
 if TYPE_CHECKING:  # the library calls this module: no import at run time
@@ -463,6 +463,32 @@ def _chosen(doc: DocumentInfo, library: Library) -> set[str] | None:
     return {f for f, s in doc.metadata_sources.items() if s in CHOSEN_SOURCES}
 
 
+# The pages whose layout the metadata reads (see extract.pdf._front_matter).
+_FRONT_PAGES = 2
+
+
+def _reread_pdf(library: Library, path: Path) -> Extracted:
+    """The PDF read again for its metadata: a scanned front page is read by OCR again (in a
+    worker process, as at import), since without it a scan has nothing to read; the other
+    scanned pages are left out, they hold no metadata the front pages do not."""
+    from ..extract.ocr import LocalOcrPool, OcrPool, OcrUnavailable, ocr_available, run_ocr
+    from ..extract.pdf import finish_pdf, scan_pdf
+    from ..extract.workers import ExtractionPool
+
+    scan = scan_pdf(path)
+    front = [n for n in scan.ocr_pages if n <= _FRONT_PAGES]
+    if not front or not (library.settings.ocr and ocr_available()):
+        return finish_pdf(scan, None, ocr_off=not library.settings.ocr)
+    pool: OcrPool = ExtractionPool(1) if ExtractionPool.available() else LocalOcrPool()
+    try:
+        lines = run_ocr(pool, scan.path, front)
+    except OcrUnavailable:
+        return finish_pdf(scan, None)
+    finally:
+        pool.close()
+    return finish_pdf(scan, lines)
+
+
 def reread_metadata(library: Library, doc_id: int) -> MetadataUpdate:
     """Read the document's metadata again from its stored file; fields a person chose are kept.
 
@@ -470,7 +496,6 @@ def reread_metadata(library: Library, doc_id: int) -> MetadataUpdate:
     for them, skipped (with the reason) when an item was saved. Raises LibraryError for an
     unknown document, ImportFailure when the stored file cannot be read.
     """
-    from ..extract.pdf import extract_pdf
     from ..extract.text import extract_text_file
 
     doc = _ready_document(library, doc_id)
@@ -480,7 +505,7 @@ def reread_metadata(library: Library, doc_id: int) -> MetadataUpdate:
     if chosen is None:
         return MetadataUpdate(doc_id, skipped="its metadata was edited before PaperPilot kept track of edits")
     path = library.paths.library_dir / doc.stored_path
-    extracted = extract_pdf(path) if path.suffix.lower() == ".pdf" else extract_text_file(path)
+    extracted = _reread_pdf(library, path) if path.suffix.lower() == ".pdf" else extract_text_file(path)
     md = extracted.metadata
     as_doc = DocumentInfo(
         doc_id, md.title or doc.title, md.authors, md.year, doc.pages, doc.chunks, "ready",

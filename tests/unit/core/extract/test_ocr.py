@@ -6,6 +6,7 @@ import (one pool of OCR workers, models loaded once per worker) serves most test
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sqlite3
@@ -159,8 +160,8 @@ def _import(paths: list[Path], settings: ImportSettings, **kw: object) -> Import
 
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Batch]:
-    """One import of every scanned fixture: five PDFs (so the prefetching workers run too),
-    seven pages for OCR."""
+    """One import of every scanned fixture: eight PDFs (so the prefetching workers run too),
+    nine pages for OCR."""
     d = tmp_path_factory.mktemp("scans")
     two_col = pdfs.scan_image([], columns=[pdfs.SCAN_TWO_COL_LEFT, pdfs.SCAN_TWO_COL_RIGHT])
     files = {
@@ -179,6 +180,12 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Batch]:
         ),
         "blank": pdfs.make_scanned_pdf(d, [pdfs.scan_image([])], "blank_scan.pdf"),
         "photo": pdfs.make_scanned_pdf(d, [pdfs.photo_image(pdfs.SCAN_EN_LINES)], "photo.pdf"),
+        "front": pdfs.make_scanned_pdf(d, [pdfs.scan_layout(pdfs.SCAN_FRONT)], "front_scan.pdf"),
+        "inner": pdfs.make_scanned_pdf(d, [pdfs.scan_layout(pdfs.SCAN_INNER)], "inner_scan.pdf"),
+        # The inner page again with a text layer: the same rules must hold for both.
+        "inner_text": pdfs.make_scanned_pdf(
+            d, [None], "inner_text.pdf", text_pages={0: [ln for ln, _size, _c in pdfs.SCAN_INNER]}
+        ),
     }
     home = d / "home"
     # Small chunks keep each page's text in chunks of its own, so the tests can compare pages.
@@ -330,3 +337,74 @@ def test_extract_pdf_reads_structure_and_front_matter(fixture_dir: Path) -> None
     assert extracted.structure is not None and extracted.structure.blocks
     assert extracted.metadata.title == pdfs.STRUCT_TITLE and extracted.metadata.sources.get("title")
     assert all(p.source == "text" for p in extracted.pages)
+
+
+# --- scanned pages understood like born-digital ones ----------------------------------------
+
+
+def test_a_scanned_first_page_gives_its_title_and_authors_read_by_ocr(batch: Batch) -> None:
+    doc = batch.library.document(_doc(batch, "front"))
+    assert doc is not None
+    assert doc.title == pdfs.SCAN_FRONT_TITLE
+    assert doc.authors == pdfs.SCAN_FRONT_AUTHORS  # the affiliation under them is no person
+    assert doc.metadata_sources["title"] == doc.metadata_sources["authors"] == "ocr"
+    # Read off pixels: below a text layer's confidence, and flagged for a person to check.
+    assert doc.metadata_confidence is not None and doc.metadata_confidence < 0.75 and doc.check_metadata
+
+
+@pytest.mark.parametrize("key", ["inner", "inner_text"])
+def test_a_page_that_prints_no_title_gets_none_made_from_a_line(batch: Batch, key: str) -> None:
+    doc = batch.library.document(_doc(batch, key))
+    assert doc is not None
+    assert doc.title == batch.files[key].stem and doc.metadata_sources["title"] == "filename"
+    assert doc.check_metadata
+    with sqlite3.connect(batch.db) as conn:
+        kinds = [k for (k,) in conn.execute("SELECT kind FROM chunks WHERE doc_id=?", (doc.doc_id,))]
+    assert "title" not in kinds
+
+
+@pytest.mark.parametrize("key", ["inner", "inner_text"])
+def test_a_short_first_paragraph_is_found_and_cited_by_the_offline_agent(batch: Batch, key: str) -> None:
+    from paperpilot.core.agent.events import Status
+    from paperpilot.core.app import Session
+    from paperpilot.core.library.scope import Scope
+
+    doc_id = _doc(batch, key)
+    batch.library.set_tags({doc_id: [f"only-{key}"]})  # the scan and its text twin say the same
+    s = Session(paths=batch.library.paths, library=batch.library)
+    run = s.ask(pdfs.SCAN_INNER_QUESTION, scope=Scope("tag", f"only-{key}"))
+    for _event in run:
+        pass
+    result = run.result
+    assert result is not None and result.status is Status.ANSWERED, result
+    cited = [e for e in result.evidence if e.doc_id == doc_id]
+    assert cited and any(pdfs.SCAN_INNER_ANSWER in e.text for e in cited)
+    assert pdfs.SCAN_INNER_ANSWER in result.answer
+
+
+def test_rereading_a_scanned_documents_metadata_reads_its_front_page_by_ocr_again(batch: Batch) -> None:
+    from paperpilot.core.citations.model import item_from_csl
+    from paperpilot.core.library.metadata import columns_for, reread_metadata
+
+    doc_id = _doc(batch, "front")
+    # What an import without OCR metadata stored: the file name for a title, no authors.
+    stale = {"id": "", "type": "article", "title": "front_scan"}
+    cols = columns_for(item_from_csl(stale))
+    cols["authors"] = json.dumps(cols["authors"])
+    with batch.library.writing() as w:
+        assert w.set_csl(doc_id, json.dumps(stale), cols, provenance=({"title": "filename"}, 0.08, True))
+    assert batch.library.document(doc_id).title == "front_scan"  # type: ignore[union-attr]
+    update = reread_metadata(batch.library, doc_id)
+    assert "title" in update.changed and "authors" in update.changed
+    doc = batch.library.document(doc_id)
+    assert doc is not None and doc.title == pdfs.SCAN_FRONT_TITLE and doc.authors == pdfs.SCAN_FRONT_AUTHORS
+    assert doc.metadata_sources["title"] == "ocr"
+
+
+def test_a_recognised_line_gets_back_the_space_after_a_bracket_and_its_italic_l() -> None:
+    assert tidy_line("Kurbasic et al. Clinica/ Proteomics (2015)12:13") == "Kurbasic et al. Clinical Proteomics (2015) 12:13"
+    assert tidy_line("patient 5 (blue)have two") == "patient 5 (blue) have two"
+    # Real slashes and brackets stay: inside a word, at a line's end, before punctuation.
+    assert tidy_line("km/h and/or f(x), see [12].") == "km/h and/or f(x), see [12]."
+    assert tidy_line("input and/") == "input and/"
+    assert tidy_line("光学 字符") == "光学字符"

@@ -159,3 +159,40 @@ def test_small_print_in_a_reference_list_is_still_references() -> None:
     o2 = Outline()
     o2.heading("2 Method")
     assert block_kind(o2, "3 Code is available on request.", "footnote", 2, "2 Method") == Kind.FOOTNOTE
+
+
+# --- the title block comes from the layout's one title decision ---------------------------------
+
+
+def _block_kinds(paras: list[tuple[str, str]]) -> list[str]:
+    from paperpilot.core.extract.chunker import read_blocks
+    from paperpilot.core.models import Page
+
+    page = Page(1, "\n\n".join(t for t, _h in paras), layout=[(h, 10.0) for _t, h in paras])
+    return [b.kind for b in read_blocks([page])]
+
+
+def test_a_short_first_paragraph_without_a_title_above_it_is_body() -> None:
+    # An inner page: no line in large type, so nothing on it is a title block.
+    kinds = _block_kinds([
+        ("- 17 -", "body"),
+        ("The kiln was held at 1180 degrees for every firing, unless a test says otherwise:", "body"),
+        ("These settings were kept through the whole series of tests so that the glaze samples "
+         "could be compared with each other, and each sample was weighed before and after.", "body"),
+    ])  # fmt: skip
+    assert "title" not in kinds
+    assert kinds[1] in {k.value for k in (Kind.BODY, Kind.ABSTRACT)}
+
+
+def test_the_title_block_is_the_title_with_its_masthead_and_by_line() -> None:
+    kinds = _block_kinds([
+        ("Annals of Imaginary Geology 12 (2021) 1-9", "body"),
+        ("Capillary Drift of Brine in Layered Sandstone Cores", "title"),
+        ("Mara Ellison, Tobias Renner, Ines Kowalczyk", "body"),
+        ("Department of Geology, University of Halden", "body"),
+        ("Brine rises through layered sandstone by capillary drift, and the rate depends on the grain "
+         "size of each layer. We measured the drift in twelve cores and found that fine layers slow it "
+         "down, while coarse layers let it pass almost freely through the core.", "body"),
+    ])  # fmt: skip
+    assert kinds[:4] == ["title"] * 4
+    assert kinds[4] != "title"

@@ -14,11 +14,21 @@ from typing import Any
 
 from ...citations.identifiers import normalize_arxiv
 from ...models import Metadata
-from .first_page import _BANNER, read_layout
-from .glyphs import GlyphLine, build_lines, read_glyph_spans
+from .first_page import _BANNER, body_height, read_layout
+from .glyphs import Glyph, GlyphLine, build_lines, read_glyph_spans
 from .info import read_info
 from .masthead import read_mastheads, without_authors
-from .merge import CHOSEN_SOURCES, FIELDS, SOURCE_WEIGHT, Record, author_strings, confidence, merge, to_csl
+from .merge import (
+    CHOSEN_SOURCES,
+    FIELDS,
+    SOURCE_WEIGHT,
+    Record,
+    author_strings,
+    confidence,
+    key,
+    merge,
+    to_csl,
+)
 from .xmp import read_xmp
 
 __all__ = [
@@ -27,8 +37,11 @@ __all__ = [
     "SOURCE_WEIGHT",
     "Front",
     "FrontReader",
+    "Glyph",
+    "GlyphLine",
     "Record",
     "confidence",
+    "key",
     "pdf_metadata",
 ]
 
@@ -48,6 +61,8 @@ class Front:
     # The body text's line height on each page (from every line, not only the ones read).
     body: float = 0.0
     next_body: float = 0.0
+    # The lines were read by OCR from a scanned page, not from a text layer.
+    ocr: bool = False
 
 
 class FrontReader:
@@ -89,6 +104,11 @@ class FrontReader:
                 h = round((top - bottom) * 2) / 2
                 weights[h] = weights.get(h, 0) + n
             body = max(weights, key=weights.__getitem__) if weights else 0.0
+            if sparse and lines:
+                # Every line was read: the body's height in the same measure as the lines'
+                # (loose glyph boxes are taller than line boxes, by a fifth in Helvetica), or
+                # a page of one type size would find its first line bigger than its body.
+                body = body_height(lines)
         except Exception:  # the by-line is optional: a page PDFium cannot give boxes for is no failure
             lines, body = [], 0.0
         if index == 0:
@@ -125,7 +145,24 @@ def pdf_metadata(
         mast.container_title = journal
         mast.first_author_family = mast.first_author_family or families[0]
     thesis = any(_BANNER.match(ln.text(False)) and "论文" in ln.text() for ln in front.lines[:12])
-    return merge(read_xmp(path), layout, mast, read_info(info), page_text + "\n" + glyph_text, thesis=thesis)
+    rec = merge(read_xmp(path), layout, mast, read_info(info), page_text + "\n" + glyph_text, thesis=thesis)
+    if front.ocr:
+        _read_by_ocr(rec)
+    return rec
+
+
+# Sources that read the page itself: on a scanned page, OCR is what read them.
+_PAGE_SOURCES = frozenset({"layout", "masthead", "arxiv", "page"})
+
+
+def _read_by_ocr(rec: Record) -> None:
+    """Mark the fields read off a scanned front page as read by OCR: a misread letter in a name
+    or a title is likelier than in a text layer, and the confidence says so."""
+    for f, s in rec.sources.items():
+        if s in _PAGE_SOURCES:
+            rec.sources[f] = "ocr"
+    rec.agreed.difference_update(f for f, s in rec.sources.items() if s == "ocr")
+    rec.confidence, rec.check = confidence(rec.sources, rec.agreed)
 
 
 def apply(rec: Record, md: Metadata) -> None:

@@ -62,7 +62,8 @@ def _join_title(parts: list[str]) -> str:
     for p in parts:
         if not out:
             out = p
-        elif out.endswith("-") or (CJK.match(out[-1]) and CJK.match(p[0])):
+        # A hyphen at a line's end breaks a word; a dash after a space ends a phrase ("a-Si:H -").
+        elif (out.endswith("-") and not out.endswith(" -")) or (CJK.match(out[-1]) and CJK.match(p[0])):
             out += p
         else:
             out += " " + p

@@ -2,7 +2,8 @@
 
 Trust, highest first: ``user`` (typed in the editor), ``bibliography`` (an imported .bib/.ris/
 CSL-JSON entry), ``online`` (Crossref/arXiv, only when lookups are allowed), ``xmp``, ``layout``
-(page 1's type sizes and by-line), ``masthead`` (mastheads, running heads, citation lines),
+(page 1's type sizes and by-line), ``ocr``
+(the same read off a scanned page), ``masthead`` (mastheads, running heads, citation lines),
 ``arxiv`` (the arXiv stamp), ``page`` (weak page evidence: a © year), ``info`` (the PDF Info
 dictionary). XMP is trusted only where the page does not contradict it: templates leave their
 defaults in it. The confidence of a document is a weighted mean of its key fields' source
@@ -26,7 +27,7 @@ from .xmp import Xmp
 FIELDS = ("title", "authors", "year", "container_title", "volume", "issue", "pages", "doi", "arxiv_id")
 SOURCE_WEIGHT = {
     "user": 1.0, "bibliography": 1.0, "online": 0.95, "xmp": 0.9, "masthead": 0.9, "layout": 0.8,
-    "arxiv": 0.85, "text": 0.8, "page": 0.5, "info": 0.4, "filename": 0.2,
+    "arxiv": 0.85, "text": 0.8, "ocr": 0.7, "page": 0.5, "info": 0.4, "filename": 0.2,
 }  # fmt: skip
 # Sources a person chose: re-reading the file never replaces a field that came from one.
 CHOSEN_SOURCES = frozenset({"user", "bibliography", "online"})
