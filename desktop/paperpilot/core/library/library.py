@@ -1748,7 +1748,9 @@ class Library:
         """Drop caches when this or another process changed the library."""
         store = self.store
         version = store.data_version()
-        other_process = store.seen_version is not None and version != store.seen_version
+        # Not synced before: what changed since the index reader was opened is unknown (another
+        # process may have restored a document it had already seen deleted), so reload once.
+        other_process = store.seen_version is None or version != store.seen_version
         store.seen_version = version
         if other_process:
             # data_version moves when another connection commits: another process, or another
