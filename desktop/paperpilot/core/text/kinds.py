@@ -120,14 +120,25 @@ def section_kind(section: str) -> Kind | None:
 
 # --- sentence signals ---------------------------------------------------------------------------
 
+
+def _starting_with(first: str, pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``pattern`` behind a look-ahead for the characters its matches can start with
+    (``first``, a character class body). The matches are the same; the engine then tries the
+    many alternatives only where one can begin, which makes these scans, run over every
+    paragraph that is not plainly prose at import, two to three times faster."""
+    return re.compile(f"(?=[{first}])(?:{pattern})", flags)
+
+
 # Marks of a bibliography entry. Strong ones are rare in running prose; weak ones (a year in
 # brackets, "Journal of") are common in encyclopaedic prose too, so they count half.
-_REF_STRONG = re.compile(
+_REF_STRONG = _starting_with(
+    r"A-Z\[adpvhe12",
     r"\b(?:In\s+)?Proc(?:eedings|\.)\s+of\b|\barXiv(?::|\s+preprint)|\bdoi(?::|\.org)|\bpp\.\s*\d|\bvol\.\s*\d"
     r"|\bet al\.,?\s*\(?(?:19|20)\d{2}|\b[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z][a-z]+,\s|\b[A-Z][a-z]+,\s+[A-Z]\.(?:\s?[A-Z]\.)?(?:,|\s+and\b|\s+\()"
     r"|\[(?:J|C|M|D|EB/OL)\]|\bURL\s+https?://|\bhttps?://\S+|\bISBN\b|\bIn:\s|\b(?:19|20)\d{2}[a-z]?\.\s+[A-Z]",
 )
-_REF_WEAK = re.compile(
+_REF_WEAK = _starting_with(
+    r"ACWJT(p\de",
     r"\b(?:Association for Computational Linguistics|Conference on|Workshop on|Journal of|Transactions on)\b"
     r"|\(\s*(?:19|20)\d{2}[a-z]?\s*\)\.|\bpages?\s+\d+\s*[–-]\s*\d+|\b\d{1,4}\s*[–-]\s*\d{1,4}\.(?:\s|$)|\bet al\.",
 )
@@ -143,7 +154,8 @@ _AFFIL = re.compile(
     r"\b(?:University|Universit[éä]t|Institute|Department|Dept\.|Laboratory|Lab|College|School of|Inc\.|"
     r"Corporation|Research Center|Centre|Academy)\b|大学|学院|研究所|研究院|实验室|系\b",
 )
-_BOILER = re.compile(
+_BOILER = _starting_with(
+    "©alcp版未",
     r"©|\ball rights reserved\b|\blicen[cs]ed under (?:a |the )?(?:creative commons|CC)\b|\bCC[- ]BY(?:[- ]\w\w)?\s+\d\.\d|"
     r"\bpermission to make digital\b|\bproceedings of the\b.{0,80}\bpages\s+\d+|\bpreprint\b.{0,40}\bunder review\b"
     r"|版权所有|未经许可",
@@ -152,7 +164,8 @@ _BOILER = re.compile(
 _CAPTION = re.compile(r"^\s*(?:figure|fig\.|table|tab\.)\s*\d+[a-z]?\s*[:.|]|^\s*[图表]\s*\d+", re.IGNORECASE)
 # Code keywords next to code syntax ("def f(", "import x", "return self.y"): a keyword alone is
 # an English word ("class", "return", "import").
-_CODE_KEYWORDS = re.compile(
+_CODE_KEYWORDS = _starting_with(
+    r"dcleayfvsirpNTFn#`",
     r"\b(?:def|class|lambda|elif|async|await|yield|function|var|let|const|void|fn|impl|struct)\s+\w+\s*[(:={<]"
     r"|\b(?:import|from)\s+[\w.]+(?:\s+import\b|\s*$|\s*;)|\breturn\b[^.]*?[(\[{.=]|\bprint\s*\(|\bself\.\w+"
     r"|\b(?:None|True|False|null|nullptr)\b|#include|std::|\bif\s+__name__|`{3}",
@@ -245,7 +258,8 @@ def _function_share(tokens: list[str]) -> float:
 
 # In-text citations ("(Lo et al., 2020; Wang et al., 2020)", "Smith (2019)", "[12, 14]") are
 # prose that cites, not a bibliography: they are removed before marks are counted.
-_IN_TEXT = re.compile(
+_IN_TEXT = _starting_with(
+    r"(\[A-Z",
     r"\((?:[^()]*?\bet al\.?[^()]*|(?:(?:see\s+|e\.g\.,?\s+)?[A-Z][\w'’-]+(?:\s+(?:and|&)\s+[A-Z][\w'’-]+)?,?\s+"
     r"(?:19|20)\d{2}[a-z]?[;,]?\s*)+)\)|\b[A-Z][\w'’-]+\s+et al\.\s*\((?:19|20)\d{2}[a-z]?\)|\[\d+(?:\s*[,–-]\s*\d+)*\]"
 )
@@ -367,7 +381,7 @@ def _sentence_kind(sig: _Signals) -> Kind:
         return Kind.BOILERPLATE
     if sig.code():
         return Kind.CODE
-    if _EMAIL.search(s):
+    if "@" in s and _EMAIL.search(s):  # both of its forms need the "@"
         return Kind.AUTHORS
     marks, fshare = sig.references()
     # A bibliography entry: several marks, dense for its length, few function words.
