@@ -426,10 +426,12 @@ _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
 def plainly_prose(text: str) -> bool:
     """Whether ``text`` is surely running prose: function words as prose has them, nothing that
     any other kind needs. False means "classify it properly", not "not prose"."""
-    low = text.lower()
-    for w in _SUSPECT_WORDS:
-        if w in low:
-            return False
+    return _plainly_prose(text, text.lower())
+
+
+def _plainly_prose(text: str, low: str) -> bool:
+    if any(map(low.__contains__, _SUSPECT_WORDS)):
+        return False
     digit = _DIGIT.search(text) is not None
     if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
@@ -457,12 +459,12 @@ def paragraph_kind(text: str) -> Kind:
     """``classify_passage`` for one paragraph at import, with the sentence-by-sentence test
     kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
     quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
-    if plainly_prose(text):
+    low = text.lower()
+    if _plainly_prose(text, low):
         return Kind.BODY
     if max(text) >= "\u2e80" and has_cjk(text):
         return classify_passage(text)
-    low = text.lower()
-    if any(w in low for w in _OTHER_KIND_WORDS) or _CAPTION.search(text[:12]):
+    if any(map(low.__contains__, _OTHER_KIND_WORDS)) or _CAPTION.search(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)
