@@ -57,6 +57,18 @@ _VANCOUVER = re.compile(
     r"(?:,?\s*et al)?)\.\s+(.+)$"
 )
 _TRAILING = re.compile(r"[\s.,;:]+$")
+# Compiled once: an entry is read with each of these, and a paper has hundreds of entries.
+_CJK_NAME_SPLIT = re.compile(r"[,，、;；]")
+_GIVEN = re.compile(r"(?:[A-Z]\.?\s?-?){1,4}|[A-Z][a-z]+(?:\s[A-Z]\.?)*")
+_STOP = re.compile(r"[.?!](?=\s+|$)")
+_IN_PREFIX = re.compile(r"^(?:in:?\s+)", re.IGNORECASE)
+_VENUE_END = re.compile(
+    r",\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b"
+)
+_VENUE_YEAR = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
+_GBT_VENUE_END = re.compile(r"[,，]\s*(?:19|20)\d{2}|:\s*\d")
+_SENTENCE_IN_AUTHORS = re.compile(r"[.?!]\s+[A-Z][a-z]+\s+[a-z]")
+_NOT_SENTENCE_END = frozenset(("al", "vs", "pp", "Vol", "vol", "no", "No", "St", "Jr", "eds", "ed"))
 
 
 def _label(text: str) -> tuple[str, str]:
@@ -125,7 +137,7 @@ def _authors(block: str) -> list[str]:
     if not block:
         return []
     if _CJK.search(block):
-        return [n.strip() for n in re.split(r"[,，、;；]", block) if n.strip()]
+        return [n.strip() for n in _CJK_NAME_SPLIT.split(block) if n.strip()]
     parts = [p for p in _NAME_SPLIT.split(block) if p.strip()]
     names: list[str] = []
     for part in parts:
@@ -135,7 +147,7 @@ def _authors(block: str) -> list[str]:
         while i < len(pieces):
             cur = pieces[i]
             nxt = pieces[i + 1] if i + 1 < len(pieces) else ""
-            if nxt and re.fullmatch(r"(?:[A-Z]\.?\s?-?){1,4}|[A-Z][a-z]+(?:\s[A-Z]\.?)*", nxt) and " " not in cur:
+            if nxt and _GIVEN.fullmatch(nxt) and " " not in cur:
                 names.append(f"{cur}, {nxt}")
                 i += 2
             else:
@@ -146,24 +158,22 @@ def _authors(block: str) -> list[str]:
 
 def _first_sentence(text: str) -> tuple[str, str]:
     """Split at the first full stop that ends a sentence (not an initial, not "et al.")."""
-    for m in re.finditer(r"[.?!](?=\s+|$)", text):
-        before = text[: m.start()]
-        word = before.rsplit(" ", 1)[-1]
-        if len(word) <= 1 or word in ("al", "vs", "pp", "Vol", "vol", "no", "No", "St", "Jr", "eds", "ed"):
+    for m in _STOP.finditer(text):
+        end = m.start()
+        word = text[text.rfind(" ", 0, end) + 1 : end]  # the word before the stop
+        if len(word) <= 1 or word in _NOT_SENTENCE_END:
             continue
         if m.group(0) == "?":
             return text[: m.end()], text[m.end() :].strip()
-        return before, text[m.end() :].strip()
+        return text[:end], text[m.end() :].strip()
     return text, ""
 
 
 def _venue(rest: str) -> str:
-    rest = re.sub(r"^(?:in:?\s+)", "", rest.strip(), flags=re.IGNORECASE)
+    rest = _IN_PREFIX.sub("", rest.strip())
     venue, _ = _first_sentence(rest)
-    venue = re.split(
-        r",\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b", venue
-    )[0]
-    venue = re.sub(r",?\s*(?:19|20)\d{2}[a-z]?$", "", venue.strip())
+    venue = _VENUE_END.split(venue)[0]
+    venue = _VENUE_YEAR.sub("", venue.strip())
     return _clean(venue)[:200]
 
 
@@ -177,7 +187,7 @@ def _parse_gbt(ref: Reference, body: str) -> None:
     ref.authors = _authors(authors)
     ref.title = _clean(title)
     tail = body[m.end() :].lstrip(" .．")
-    ref.venue = _clean(re.split(r"[,，]\s*(?:19|20)\d{2}|:\s*\d", tail)[0])[:200]
+    ref.venue = _clean(_GBT_VENUE_END.split(tail)[0])[:200]
 
 
 def _parse_entry(text: str) -> Reference:
@@ -193,9 +203,10 @@ def _parse_entry(text: str) -> Reference:
     plain = _ARXIV_IN_TEXT.sub(" ", _DOI_IN_TEXT.sub(" ", body))
     years = [int(y) for y in _YEAR.findall(plain)]
     ref.year = years[0] if years else None
-    if _GBT_TYPE.search(body):
+    gbt = _GBT_TYPE.search(body)
+    if gbt:
         _parse_gbt(ref, body)
-        gyears = [int(y) for y in _YEAR.findall(body[_GBT_TYPE.search(body).end() :])]  # type: ignore[union-attr]
+        gyears = [int(y) for y in _YEAR.findall(body[gbt.end() :])]
         ref.year = gyears[0] if gyears else ref.year
         return ref
     quoted = _QUOTED_TITLE.search(body)
@@ -212,7 +223,7 @@ def _parse_entry(text: str) -> Reference:
         ref.venue = _venue(rest)
         return ref
     m = _AUTHOR_YEAR.match(body)
-    if m and len(m.group("authors")) <= 400 and not re.search(r"[.?!]\s+[A-Z][a-z]+\s+[a-z]", m.group("authors")):
+    if m and len(m.group("authors")) <= 400 and not _SENTENCE_IN_AUTHORS.search(m.group("authors")):
         ref.authors = _authors(m.group("authors"))
         ref.year = int(m.group("year"))
         ref.title, rest = _first_sentence(m.group("rest"))

@@ -226,11 +226,14 @@ ZH_STOPWORDS = frozenset(
 
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds a Han, kana or hangul character."""
-    return _CJK_CHAR.search(text) is not None
+    # isascii is a flag lookup; most text the importer and the index see is English.
+    return not text.isascii() and _CJK_CHAR.search(text) is not None
 
 
 def cjk_ratio(text: str) -> float:
-    letters = sum(1 for c in text if c.isalnum())
+    if text.isascii():
+        return 0.0
+    letters = sum(map(str.isalnum, text))
     if not letters:
         return 0.0
     return len(_CJK_CHAR.findall(text)) / letters

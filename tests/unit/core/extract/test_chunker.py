@@ -10,6 +10,7 @@ import pytest
 from paperpilot.core.extract.chunker import chunk_pages, chunk_text, split_paragraph
 from paperpilot.core.models import Chunk, Page
 from paperpilot.core.text.language import split_sentences
+from tests.timing import bound
 
 EN_SENTENCES = [
     "Retrieval-augmented generation grounds a language model in documents it can cite.",
@@ -285,11 +286,12 @@ def test_many_paragraphs_are_fast() -> None:
             blocks.append(f"# Part {i}")
         blocks.append(_paragraph(rng, EN_SENTENCES, " ", 1, 3))
     text = "\n\n".join(blocks)
-    start = time.perf_counter()
+    start = time.process_time()
     chunks = chunk_text(text)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     # Every paragraph now gets a kind (text.kinds.paragraph_kind): about 0.9 s of CPU for these
     # 20,000 paragraphs on an idle machine, 0.2 s before kinds. The bound catches quadratic
-    # work (minutes), not load on a shared machine.
-    assert elapsed < 6.0, elapsed
+    # work (minutes); CPU time, and scaled by the load, so a shared machine does not trip it
+    # (wall time reached 8 s at load 16).
+    assert elapsed < bound(6.0), elapsed
     assert len({c.section for c in chunks}) == 40
