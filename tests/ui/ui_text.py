@@ -36,6 +36,7 @@ ALLOWED = [
     "OPENAI_API_KEY", "et al.", "edition", "numeric", "author-date", "7th", "zh-CN", "en-US", "YYYY-MM-DD",
     "chat", "reasoner", "plus", "max", "turbo", "mini", "nano", "flash", "pro", "cpp", "server", "Studio",
     "compatible-mode", "compatible mode", "JSON lines", "www", "com", "org", "v1", "api", "xxxx",
+    "vLLM", "Kimi", "GLM", "BigModel", "kimi", "glm", "Moonshot",
 ]
 _ALLOWED_RE = re.compile("|".join(re.escape(a) for a in sorted(ALLOWED, key=len, reverse=True)))
 _URL = re.compile(r"(https?://|file://)\S+|\S+@\S+|[\w./-]+\.(?:pdf|md|json|ini|txt|bib|ris)\b|(/[\w.-]+)+")

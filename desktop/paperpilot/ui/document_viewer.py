@@ -407,7 +407,7 @@ class DocumentViewer(QWidget):
             self.addAction(act)
             return act
 
-        self.thumbnails_action = action(tr("Pages"), self.on_thumbnails_action_toggled)
+        self.thumbnails_action = action(tr("Pages", "thumbnails"), self.on_thumbnails_action_toggled)
         self.thumbnails_action.setCheckable(True)
         self.thumbnails_action.setChecked(True)
         self.thumbnails_action.setToolTip(tr("Show or hide the page thumbnails"))
