@@ -35,4 +35,9 @@ SCREENS_ZH: dict[str, str] = {
     "read {n} passage(s) ({where})": "阅读 {n} 个段落（{where}）",
     "list documents": "列出文献",
     "write the answer": "撰写答案",
+    # keyboard
+    "Next match": "下一个匹配",
+    "Previous match": "上一个匹配",
+    "Clear the search (again: back to the page)": "清除查找（再按一次：回到页面）",
+    "Close the conversations drawer": "关闭对话记录抽屉",
 }

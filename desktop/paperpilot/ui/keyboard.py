@@ -36,9 +36,18 @@ class FilterKeys(QObject):
         edit.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt override
-        if obj is not self.edit or event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+        if obj is not self.edit or not isinstance(event, QKeyEvent):
             return False
         key = event.key()
+        if event.type() == QEvent.Type.ShortcutOverride:
+            # Esc with text clears the box first; an Esc shortcut around it (closing the
+            # drawer) only gets an empty box's Esc.
+            if key == Qt.Key.Key_Escape and self.edit.text():
+                event.accept()
+                return True
+            return False
+        if event.type() != QEvent.Type.KeyPress:
+            return False
         if key == Qt.Key.Key_Escape and self.edit.text():
             self.edit.clear()
             return True
@@ -61,6 +70,45 @@ class FilterKeys(QObject):
             self.view.setCurrentIndex(first)
         self.view.setFocus(Qt.FocusReason.TabFocusReason)
         return True
+
+
+class FindKeys(QObject):
+    """On a find box: Esc clears it and the search (a second Esc hands focus back to what is
+    searched), Shift+Enter finds the previous match."""
+
+    def __init__(
+        self, edit: QLineEdit, clear_search: Callable[[], None], leave: Callable[[], None],
+        previous: Callable[[], None],
+    ) -> None:
+        super().__init__(edit)
+        self.edit = edit
+        self.clear_search = clear_search
+        self.leave = leave
+        self.previous = previous
+        edit.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt override
+        if obj is not self.edit or event.type() not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return False
+        if not isinstance(event, QKeyEvent):
+            return False
+        key = event.key()
+        if key == Qt.Key.Key_Escape:
+            # Claimed before any Esc shortcut of the window (Stop) sees it.
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()
+                return True
+            if self.edit.text():
+                self.edit.clear()
+                self.clear_search()
+            else:
+                self.leave()
+            return True
+        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and shift and event.type() == QEvent.Type.KeyPress:
+            self.previous()
+            return True
+        return False
 
 
 @dataclass(frozen=True)
@@ -92,6 +140,7 @@ def _menu_entries(menu: QMenu, group: str, out: list[ShortcutEntry], seen: set[i
 
 # Keys that work inside a pane without a menu entry; named per the object that owns them.
 PANE_NAMES = {
+    "conversationsPane": "Conversations",
     "libraryTable": "Library",
     "chatPane": "Chat",
     "documentViewer": "Document",
@@ -141,6 +190,9 @@ def collect_shortcuts(window: QWidget) -> list[ShortcutEntry]:
             ShortcutEntry(tr("Filter boxes"), tr("Clear the filter"), "Esc"),
             ShortcutEntry(tr("Filter boxes"), tr("Move into the results"), "↓"),
             ShortcutEntry(tr("Filter boxes"), tr("Open the first result"), "Enter"),
+            ShortcutEntry(tr("Find in document"), tr("Next match"), "Enter"),
+            ShortcutEntry(tr("Find in document"), tr("Previous match"), "Shift+Enter"),
+            ShortcutEntry(tr("Find in document"), tr("Clear the search (again: back to the page)"), "Esc"),
             ShortcutEntry(tr("Dialogs and menus"), tr("Close"), "Esc"),
             ShortcutEntry(tr("Everywhere"), tr("Next / previous control"), "Tab, Shift+Tab"),
         ]
