@@ -53,6 +53,30 @@ _FIXED_ZH = {
     "the question's language is not the library's; no model to translate it": "问题所用的语言与文献库不同，且没有语言模型来翻译",
 }
 
+# Why a file was not imported (core's ImportFailure reasons), for the import log, the
+# failure list and the library's status column.
+_FIXED_ZH.update({
+    "The file is damaged or is not a PDF.": "文件已损坏，或者不是 PDF。",
+    "The file is empty.": "文件是空的。",
+    "The PDF has no pages.": "这个 PDF 没有页面。",
+    "The file could not be read from disk.": "无法从磁盘读取该文件。",
+    "The file contains no text.": "文件中没有文字。",
+    "The PDF could not be read: the text extractor crashed on it.": "无法读取这个 PDF：提取文字的程序在处理它时崩溃了。",
+    "No text found on any page, even by OCR.": "所有页面都没有找到文字，OCR 也没有识别出文字。",
+    "The PDF has no text layer (it looks scanned) and OCR is turned off in the settings.":
+        "这个 PDF 没有文字层（看起来是扫描件），而设置中关闭了 OCR。",
+    "The PDF has no text layer (it looks scanned); OCR would be needed to import it.":
+        "这个 PDF 没有文字层（看起来是扫描件），需要 OCR 才能导入。",
+    "No text found on any page: the pages are blank.": "所有页面都没有找到文字：页面是空白的。",
+    "The file does not look like text: its bytes make no sense in any supported encoding "
+    "(UTF-8, UTF-16, GB18030/GBK, Big5, Windows-1252).":
+        "这个文件看起来不是文本：它的字节在任何支持的编码（UTF-8、UTF-16、GB18030/GBK、Big5、Windows-1252）下都无法解读。",
+    "Its content does not match its name (it was changed or damaged).": "文件内容与其名称不符（已被改动或损坏）。",
+    "Not a PaperPilot corpus: a .jsonl file needs one {\"id\", \"title\", \"text\"} object per line.":
+        "不是 PaperPilot 语料文件：.jsonl 文件每行需要一个 {\"id\", \"title\", \"text\"} 对象。",
+    "Cancelled.": "已取消。",
+})
+
 # How a run was made (the Result tab's "mode · policy" line).
 RUN_WORDS_ZH = {"quick": "快速", "loop": "深度循环", "auto": "自动", "offline": "离线", "llm": "语言模型"}
 
@@ -71,6 +95,20 @@ _SLOT_ZH = {
     "the reason": "原因",
     "an explanation": "解释",
 }
+
+
+def _scope_zh(scope: str) -> str:
+    """scope.describe's "; "-joined parts ("documents 1, 2", "tagged x", "in Thesis") in Chinese."""
+    if scope == "the whole library":
+        return "整个文献库"
+    out = []
+    for bit in scope.split("; "):
+        for head, zh in (("documents ", "文献 "), ("matching ", "匹配 "), ("years ", "年份 "), ("tagged ", "标签 "), ("in ", "位于 ")):
+            if bit.startswith(head):
+                bit = zh + bit[len(head):]
+                break
+        out.append(bit)
+    return "；".join(out)
 
 
 def _value_zh(value: str) -> str:
@@ -116,6 +154,30 @@ _PATTERNS_ZH: list[_Pattern] = [
     (
         re.compile(r"^The run failed unexpectedly: (?P<e>.+?)\.?$"),
         lambda m: f"运行意外失败：{m['e']}。",
+    ),
+    # a matrix's generated title (core/workflows/matrix.py) and its scope (scope.describe)
+    (
+        re.compile(r"^(?P<n>\d+) papers × (?P<k>\d+) columns \((?P<scope>.+)\)$"),
+        lambda m: f"{m['n']} 篇论文 × {m['k']} 列（{_scope_zh(m['scope'])}）",
+    ),
+    # import failures
+    (re.compile(r"^(?P<n>.+) is empty\.$"), lambda m: f"{m['n']} 是空的。"),
+    (re.compile(r"^(?P<n>.+) has no text besides its header\.$"), lambda m: f"{m['n']} 除了表头之外没有文字。"),
+    (re.compile(r"^(?P<p>.+) does not exist\.$"), lambda m: f"{m['p']} 不存在。"),
+    (re.compile(r"^(?P<p>.+) is not a regular file\.$"), lambda m: f"{m['p']} 不是普通文件。"),
+    (re.compile(r"^The file (?P<n>.+) could not be found or read\.$"), lambda m: f"找不到或无法读取文件 {m['n']}。"),
+    (re.compile(r"^The file cannot be read: (?P<e>.+?)\.?$"), lambda m: f"无法读取文件：{m['e']}。"),
+    (re.compile(r"^Could not read (?P<n>.+?): (?P<e>.+?)\.?$"), lambda m: f"无法读取 {m['n']}：{m['e']}。"),
+    (re.compile(r"^Unexpected error while reading the file: (?P<e>.+)$"), lambda m: f"读取文件时出现意外错误：{m['e']}"),
+    (
+        re.compile(r"^Unsupported file type '(?P<x>[^']*)': PaperPilot imports .+$"),
+        lambda m: f"不支持的文件类型“{m['x']}”：PaperPilot 可导入 PDF、.txt、.md、.jsonl 语料文件，"
+        "以及 .bib、.ris 和 CSL-JSON 书目。",
+    ),
+    (re.compile(r"^Not a kind of file PaperPilot stores \('(?P<x>[^']*)'\)\.$"), lambda m: f"PaperPilot 不保存这类文件（“{m['x']}”）。"),
+    (
+        re.compile(r"^Not a CSL-JSON bibliography: .+$"),
+        lambda m: "不是 CSL-JSON 书目：.json 文件需要是 CSL-JSON 条目的数组。",
     ),
 ]
 

@@ -48,7 +48,7 @@ class DraftWindow(QMainWindow):
         self.topic_edit.setPlaceholderText(tr("Topic, e.g. 对比近三年 Transformer 在医学影像分割方向的研究进展"))
         self.template_box = QComboBox(self)
         for name in BUILTIN_TEMPLATES:
-            self.template_box.addItem(name, name)
+            self.template_box.addItem(tr(name), name)
         self.write_button = QPushButton(tr("Write"), self)
         self.save_button = QPushButton(tr("Save…"), self)
         self.save_button.setEnabled(False)

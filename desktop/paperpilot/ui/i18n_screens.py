@@ -40,4 +40,22 @@ SCREENS_ZH: dict[str, str] = {
     "Previous match": "上一个匹配",
     "Clear the search (again: back to the page)": "清除查找（再按一次：回到页面）",
     "Close the conversations drawer": "关闭对话记录抽屉",
+    # citation styles, as the settings and the metadata preview name them
+    "GB/T 7714-2015 (numeric)": "GB/T 7714-2015（顺序编码制）",
+    "GB/T 7714-2015 (author-date)": "GB/T 7714-2015（著者-出版年制）",
+    "APA 7th edition": "APA 第 7 版",
+    "MLA 9th edition": "MLA 第 9 版",
+    "Chicago (author-date)": "芝加哥格式（著者-出版年制）",
+    "Chicago Manual of Style 17th edition (author-date)": "芝加哥格式第 17 版（著者-出版年制）",
+    "GB/T 7714-2015 顺序编码制 (numeric)": "GB/T 7714-2015 顺序编码制",
+    "GB/T 7714-2015 著者-出版年制 (author-date)": "GB/T 7714-2015 著者-出版年制",
+    # the literature matrix's default columns and the draft's templates
+    "Research question": "研究问题",
+    "Approach / method": "方法",
+    "Data / materials": "数据 / 材料",
+    "Evaluation / metrics": "评估 / 指标",
+    "Main results": "主要结果",
+    "Limitations": "不足",
+    "proposal-zh": "开题报告（中文）",
+    "review-en": "文献综述（英文）",
 }

@@ -9,15 +9,16 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ..core.library import ImportReport
+from .core_text import translate_phrase
 from .i18n import tr
 
 
 def batch_lines(report: ImportReport) -> list[tuple[str, str]]:
     """(what, detail) lines of one batch, failures first."""
     lines: list[tuple[str, str]] = []
-    lines += [(tr("Failed"), f"{Path(p).name}: {why}") for p, why in report.failed]
-    lines += [(tr("Unsupported"), f"{Path(p).name}: {why}") for p, why in report.unsupported]
-    lines += [(tr("Not imported"), f"{Path(p).name}: {report.stopped}") for p in report.not_imported]
+    lines += [(tr("Failed"), f"{Path(p).name}: {translate_phrase(why)}") for p, why in report.failed]
+    lines += [(tr("Unsupported"), f"{Path(p).name}: {translate_phrase(why)}") for p, why in report.unsupported]
+    lines += [(tr("Not imported"), f"{Path(p).name}: {translate_phrase(report.stopped)}") for p in report.not_imported]
     lines += [
         (tr("Duplicate"), tr("{name}: already in the library as #{id}").format(name=Path(p).name, id=i))
         for p, i in report.duplicates

@@ -3,6 +3,7 @@ that Help ▸ Keyboard Shortcuts shows, read from the window's own actions so it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -118,12 +119,26 @@ class ShortcutEntry:
     keys: str  # in the platform's notation (Ctrl+O, ⌘O …)
 
 
+_MNEMONIC_SUFFIX = re.compile(r"\(&\w\)")  # "文件(&F)": the Chinese way of marking the key
+
+
 def _plain(text: str) -> str:
+    text = _MNEMONIC_SUFFIX.sub("", text)
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "").strip()
 
 
 def _keys(sequences: list[QKeySequence]) -> str:
-    return ", ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in sequences if not s.isEmpty())
+    # Return and Enter read the same in some languages (回车): each name once.
+    names = [s.toString(QKeySequence.SequenceFormat.NativeText) for s in sequences if not s.isEmpty()]
+    return ", ".join(dict.fromkeys(names))
+
+
+def _action_name(action: QAction) -> str:
+    """What an action does: its text, or its tooltip when the text is only a sign (+, −)."""
+    text = _plain(action.text())
+    if not any(ch.isalnum() for ch in text):
+        return _plain(action.toolTip()) or text
+    return text
 
 
 def _menu_entries(menu: QMenu, group: str, out: list[ShortcutEntry], seen: set[int]) -> None:
@@ -135,7 +150,7 @@ def _menu_entries(menu: QMenu, group: str, out: list[ShortcutEntry], seen: set[i
         seen.add(id(action))
         keys = _keys(action.shortcuts())
         if keys and not action.isSeparator():
-            out.append(ShortcutEntry(group, _plain(action.text()), keys))
+            out.append(ShortcutEntry(group, _action_name(action), keys))
 
 
 # Keys that work inside a pane without a menu entry; named per the object that owns them.
@@ -173,7 +188,7 @@ def collect_shortcuts(window: QWidget) -> list[ShortcutEntry]:
         if id(action) in seen or action.menu() is not None:
             continue
         keys = _keys(action.shortcuts())
-        name = _plain(action.text()) or _plain(action.toolTip())
+        name = _action_name(action)
         if keys and name:
             entry = ShortcutEntry(_pane_of(action), name, keys)
             pane.setdefault((entry.group, entry.name), entry)

@@ -961,7 +961,7 @@ class LibraryPane(QWidget):
 
     def _style_label(self) -> str:
         try:
-            return get_style(self._citation_style).label
+            return tr(get_style(self._citation_style).label)
         except Exception:  # a broken style module must not stop the copy from reporting
             return self._citation_style
 

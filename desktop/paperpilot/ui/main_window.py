@@ -568,13 +568,13 @@ class MainWindow(QMainWindow):
             self.failures_button.setText(tr("Import log"))
             self.failures_button.setVisible(True)
         if report.stopped:
-            QMessageBox.warning(self, tr("Import"), report.stopped)
+            QMessageBox.warning(self, tr("Import"), translate_phrase(report.stopped))
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
         self._import_done()
         self.task_label.setText(translate_phrase(message))
-        QMessageBox.warning(self, tr("Import"), message)
+        QMessageBox.warning(self, tr("Import"), translate_phrase(message))
 
     @Slot()
     def on_cancel_import_clicked(self) -> None:
@@ -591,8 +591,8 @@ class MainWindow(QMainWindow):
         if not (self.last_report.failed or self.last_report.unsupported):
             self.on_import_log_triggered()
             return
-        lines = [f"{Path(p).name}: {r}" for p, r in self.last_report.failed]
-        lines += [f"{Path(p).name}: {r}" for p, r in self.last_report.unsupported]
+        lines = [f"{Path(p).name}: {translate_phrase(r)}" for p, r in self.last_report.failed]
+        lines += [f"{Path(p).name}: {translate_phrase(r)}" for p, r in self.last_report.unsupported]
         box = QMessageBox(QMessageBox.Icon.Information, tr("Files that could not be imported"), "\n".join(lines[:40]), parent=self)
         if len(lines) > 40:
             box.setDetailedText("\n".join(lines))

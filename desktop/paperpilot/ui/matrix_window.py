@@ -64,7 +64,8 @@ from ..core.workflows.matrix import (
     set_columns,
 )
 from ..core.workflows.scope import Scope
-from .i18n import tr
+from .core_text import translate_phrase
+from .i18n import language, tr
 from .qtcompat import new_mime_data
 from .workers import GeneratorWorker, WorkerThread
 
@@ -108,9 +109,10 @@ class MatrixModel(QAbstractTableModel):
             fixed = [tr("Paper"), tr("Year")] + ([tr("Group")] if self.group_by else [])
             if section < len(fixed):
                 return fixed[section]
-            return self.matrix.columns[section - self._offset()].name
+            return tr(self.matrix.columns[section - self._offset()].name)  # a default column's name
         if role == Qt.ItemDataRole.ToolTipRole and section >= self._offset():
-            return self.matrix.columns[section - self._offset()].question
+            col = self.matrix.columns[section - self._offset()]
+            return col.question_zh if language() == "zh" and col.question_zh else col.question
         return None
 
     def group_of(self, row: int) -> str:
@@ -263,9 +265,9 @@ class MatrixWindow(QMainWindow):
         self.group_box.addItem(tr("(none)"), "")
         self.group_box.addItem(tr("Year"), "year")
         for c in m.columns:
-            self.group_box.addItem(c.name, c.key)
+            self.group_box.addItem(tr(c.name), c.key)
         self.group_box.blockSignals(False)
-        self.setWindowTitle(f"{tr('Literature Matrix')} — {m.title}")
+        self.setWindowTitle(f"{tr('Literature Matrix')} — {translate_phrase(m.title)}")
         self._progress_text()
         self.run_button.setEnabled(bool(m.pending()))
         self.run_button.setText(tr("Run"))

@@ -303,7 +303,7 @@ class SettingsDialog(QDialog):
         self.citation_combo = QComboBox(box)
         self.citation_combo.setObjectName("citationStyleCombo")
         for value, label in CITATION_STYLES:
-            self.citation_combo.addItem(label, value)
+            self.citation_combo.addItem(tr(label), value)
         form.addRow(tr("Maximum rounds"), self.rounds_spin)
         form.addRow(tr("Temperature"), self.temperature_spin)
         form.addRow(tr("Citation style"), self.citation_combo)
