@@ -58,4 +58,5 @@ SCREENS_ZH: dict[str, str] = {
     "Limitations": "不足",
     "proposal-zh": "开题报告（中文）",
     "review-en": "文献综述（英文）",
+    ", ": "，",
 }
