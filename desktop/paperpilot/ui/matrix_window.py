@@ -52,11 +52,13 @@ from ..core.workflows.export import (
     matrix_xlsx,
 )
 from ..core.workflows.matrix import (
+    NOT_STATED,
     CellProgress,
     Matrix,
     create_matrix,
     edit_columns,
     family,
+    not_stated,
     open_matrix,
     parse_column,
     run_matrix,
@@ -149,8 +151,9 @@ class MatrixModel(QAbstractTableModel):
                 return tr("running…") if self.running == (r.doc_id, key) else ""
             if cell.status == "found" and role == Qt.ItemDataRole.DisplayRole:
                 pages = sorted({e.page for e in cell.evidence})
-                return f"{cell.text} [p. {', '.join(str(p) for p in pages)}]"
-            return cell.text
+                return f"{cell.text} [{tr('p. {n}').format(n=', '.join(str(p) for p in pages))}]"
+            # An English matrix's "not stated" cell reads in the interface's language.
+            return not_stated("zh") if cell.text == NOT_STATED and language() == "zh" else cell.text
         if role == Qt.ItemDataRole.TextAlignmentRole:
             # Tall cells read from their top, like a spreadsheet of notes.
             return int(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
