@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QApplication, QTabBar
 
@@ -40,3 +41,27 @@ def test_the_chat_hint_wraps_rather_than_cut(window: Any) -> None:
         assert hint.height() >= hint.heightForWidth(hint.width()) > hint.fontMetrics().height()
     else:
         assert hint.height() >= hint.fontMetrics().height()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1440, 900), (1920, 1080)], ids=["1024", "1440", "1920"])
+def test_the_title_column_keeps_its_minimum_at_every_size(
+    qapp: QApplication, library: Library, size: tuple[int, int]
+) -> None:
+    """The collections tree steps aside once the splitter has shared out the width (at 1440 px
+    it used to stay, squeezing titles to three letters). A fresh home each: a window that
+    folded the tree remembers it."""
+    from paperpilot.core.settings.config import Settings
+    from paperpilot.core.settings.paths import app_paths
+    from paperpilot.ui.main_window import TITLE_MIN_WIDTH, MainWindow
+
+    library.import_paths([Path(__file__).resolve().parents[2] / "resources" / "sample"])
+    w = MainWindow(library, app_paths(), Settings())
+    w.resize(*size)
+    w.show()
+    for _ in range(5):
+        QApplication.processEvents()
+    title = w.library_pane.table.horizontalHeader().sectionSize(0)
+    w.shutdown_workers()
+    w.close()
+    w.deleteLater()
+    assert title >= TITLE_MIN_WIDTH, (size, title)

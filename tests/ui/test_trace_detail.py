@@ -84,6 +84,9 @@ def test_a_long_trace_step_is_shown_whole_below_the_tree_at_1024(qapp: QApplicat
         tree.setCurrentItem(hit)
         assert "doc " in detail.toPlainText() and "score" in detail.toPlainText()
         assert len(detail.toPlainText()) > len(hit.text(1)) / 2
+        # The snippet's marked words are bold, not wrapped in asterisks (nor in the row).
+        assert "**" not in detail.toPlainText() and "**" not in hit.text(1)
+        assert "<b>" in detail.toHtml() or "font-weight:700" in detail.toHtml() or "font-weight:600" in detail.toHtml()
         # The keys walk the rows and the detail follows.
         tree.setFocus()
         before = detail.toPlainText()

@@ -65,6 +65,7 @@ from .i18n import tr
 NUMBER_ROLE = Qt.ItemDataRole.UserRole
 # A trace row's whole text (its Detail column is one elided line): shown below the tree.
 FULL_TEXT_ROLE = Qt.ItemDataRole.UserRole + 1
+_BOLD_MARK = re.compile(r"\*\*(.+?)\*\*")
 WARNING_BG = QColor("#fff3cd")
 WARNING_FG = QColor("#5c3c00")
 
@@ -314,7 +315,12 @@ class InspectorPane(QWidget):
             return
         full = item.data(1, FULL_TEXT_ROLE)
         text = full if isinstance(full, str) and full else item.text(1)
-        body = "".join(f"<p>{html.escape(para, quote=False)}</p>" for para in text.split("\n") if para.strip())
+        # A hit's snippet marks the query's words **like this**: bold here, not asterisks.
+        body = "".join(
+            "<p>" + _BOLD_MARK.sub(r"<b>\1</b>", html.escape(para, quote=False)) + "</p>"
+            for para in text.split("\n")
+            if para.strip()
+        )
         self.trace_detail.setHtml(f"<p><b>{html.escape(item.text(0), quote=False)}</b></p>{body}")
 
     def _build_result_tab(self) -> None:
@@ -754,7 +760,7 @@ class InspectorPane(QWidget):
             for h in ev.hits:
                 sec = f" § {one_line(h.section, 40)}" if h.section else ""
                 where = locator(h.doc_id, h.segment)
-                text = f"{one_line(h.title, 70)}{sec} — {where} — {one_line(h.snippet, 160)}"
+                text = f"{one_line(h.title, 70)}{sec} — {where} — {one_line(h.snippet.replace('**', ''), 160)}"
                 full = f"{h.title}{sec}\n{where} · {tr('score {s}').format(s=f'{h.score:.2f}')}\n{h.snippet}"
                 child = self._child(group, "·" if h.new else "· " + tr("(read)"), text, full)
                 child.setToolTip(0, tr("score {s}").format(s=f"{h.score:.2f}"))
