@@ -469,3 +469,40 @@ def test_every_import_failure_reason_core_gives_has_a_chinese_form(chinese: None
             rest = rest.replace(name, " ")
         rest = re.sub(r"\{[^}]*\}", " ", rest)  # a JSON object's keys, as the file must have them
         assert zh != why and not english_left(rest), (why, zh)
+
+
+def test_the_library_check_reports_in_chinese(chinese: None, home: Path, tmp_path: Path, qtbot: Any) -> None:
+    """The check's progress, counts, problems and repairs (written by core) read in Chinese."""
+    import sqlite3
+
+    from paperpilot.ui.check_dialog import CheckDialog
+
+    lib = Library(app_paths())
+    try:
+        lib.import_paths([SAMPLE / "01-house-sparrow-decline.md", SAMPLE / "02-traffic-noise-great-tit-song.md"])
+        gone = lib.all_documents()[0]
+        with sqlite3.connect(lib.paths.database) as c:  # the row is lost; the stored copy stays
+            c.execute("PRAGMA foreign_keys=ON")
+            c.execute("DELETE FROM documents WHERE id=?", (gone.doc_id,))
+        lib.reindex()
+        dlg = CheckDialog(lib)
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitUntil(lambda: dlg.thread is None, timeout=30_000)
+        data = [str(lib.paths.library_dir), *(d.title for d in lib.all_documents()), gone.title]
+        checked = dlg.text.toPlainText()
+        dlg.repair_button.click()
+        qtbot.waitUntil(lambda: dlg.thread is None, timeout=30_000)
+        left = []
+        for text in (checked, dlg.text.toPlainText(), dlg.status.text()):
+            for line in text.splitlines():
+                rest = re.sub(r"\S+\.(md|txt|pdf)\b|'[^']*'|#\d+", " ", line)
+                for d in data:
+                    rest = rest.replace(d, " ")
+                if english_left(rest):
+                    left.append(line)
+        assert "没有任何文献引用的已保存文件" in checked
+        assert not left, "\n".join(left)
+        dlg.reject()
+    finally:
+        lib.close()

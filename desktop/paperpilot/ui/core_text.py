@@ -75,6 +75,10 @@ _FIXED_ZH.update({
     "Not a PaperPilot corpus: a .jsonl file needs one {\"id\", \"title\", \"text\"} object per line.":
         "不是 PaperPilot 语料文件：.jsonl 文件每行需要一个 {\"id\", \"title\", \"text\"} 对象。",
     "Cancelled.": "已取消。",
+    # the library check's progress (core/library/integrity.py)
+    "Checking the library…": "正在检查文献库…",
+    "Updating the search index…": "正在更新搜索索引…",
+    "Setting the damaged database aside…": "正在把损坏的数据库移到一旁…",
 })
 
 # How a run was made (the Result tab's "mode · policy" line).
@@ -159,6 +163,92 @@ _PATTERNS_ZH: list[_Pattern] = [
     (
         re.compile(r"^(?P<n>\d+) papers × (?P<k>\d+) columns \((?P<scope>.+)\)$"),
         lambda m: f"{m['n']} 篇论文 × {m['k']} 列（{_scope_zh(m['scope'])}）",
+    ),
+    # the library check: its progress, its counts, the problems it finds
+    (
+        re.compile(r"^Re-importing stored file (?P<i>\d+) of (?P<n>\d+)…$"),
+        lambda m: f"正在重新导入已保存的文件（第 {m['i']} 个，共 {m['n']} 个）…",
+    ),
+    (
+        re.compile(r"^(?P<d>\d+) document\(s\), (?P<p>\d+) passage\(s\), (?P<i>\d+) index entries, "
+                   r"(?P<f>\d+) stored file\(s\), (?P<n>\d+) note\(s\)$"),
+        lambda m: f"{m['d']} 篇文献、{m['p']} 个段落、{m['i']} 条索引、{m['f']} 个已保存文件、{m['n']} 条笔记",
+    ),
+    (re.compile(r"^#(?P<id>\d+) (?P<t>.+): its removal was interrupted\.$"), lambda m: f"#{m['id']} {m['t']}：移除操作曾被中断。"),
+    (
+        re.compile(r"^#(?P<id>\d+) (?P<t>.+) has the same content as #(?P<k>\d+): stored twice\.$"),
+        lambda m: f"#{m['id']} {m['t']} 与 #{m['k']} 内容相同：保存了两次。",
+    ),
+    (
+        re.compile(r"^#(?P<id>\d+) (?P<t>.+): its stored copy (?P<f>\S+) is missing\.$"),
+        lambda m: f"#{m['id']} {m['t']}：它的已保存副本 {m['f']} 不见了。",
+    ),
+    (
+        re.compile(r"^#(?P<id>\d+) (?P<t>.+): its stored copy (?P<f>\S+) is missing and its original file is gone; "
+                   r"it stays searchable\.$"),
+        lambda m: f"#{m['id']} {m['t']}：它的已保存副本 {m['f']} 不见了，原始文件也已不在；它仍可被检索。",
+    ),
+    (
+        re.compile(r"^(?P<f>.+): a stored file no document refers to \(the repair re-imports it\)\.$"),
+        lambda m: f"{m['f']}：没有任何文献引用的已保存文件（修复时会重新导入）。",
+    ),
+    (re.compile(r"^(?P<f>.+): a copy whose import did not finish\.$"), lambda m: f"{m['f']}：导入未完成的副本。"),
+    (re.compile(r"^#(?P<id>\d+) (?P<t>.+) is not in the search index yet\.$"), lambda m: f"#{m['id']} {m['t']} 尚未进入搜索索引。"),
+    (
+        re.compile(r"^#(?P<id>\d+) (?P<t>.*): (?P<n>\d+) passage\(s\) missing from the search index\.$"),
+        lambda m: f"#{m['id']} {m['t']}：搜索索引中缺少 {m['n']} 个段落。",
+    ),
+    (
+        re.compile(r"^A note on document #(?P<id>\d+) (?P<t>.+), which is not in the library\.$"),
+        lambda m: f"文献 #{m['id']} {m['t']} 上的笔记，但这篇文献不在文献库中。",
+    ),
+    (
+        re.compile(r"^#(?P<id>\d+) (?P<t>.+): the metadata kept beside its stored copy is (?P<w>missing|out of date)\.$"),
+        lambda m: f"#{m['id']} {m['t']}：已保存副本旁的元数据" + ("缺失。" if m["w"] == "missing" else "已过时。"),
+    ),
+    (re.compile(r"^(?P<f>.+): metadata of a stored file that is gone\.$"), lambda m: f"{m['f']}：对应的已保存文件已不在的元数据。"),
+    (
+        re.compile(r"^The library database is damaged \((?P<why>.*)\); the repair sets it aside and rebuilds the library "
+                   r"from the stored files\.$"),
+        lambda m: f"文献库数据库已损坏（{m['why']}）；修复时会把它移到一旁，并用已保存的文件重建文献库。",
+    ),
+    # what the repair did
+    (re.compile(r"^finished removing document #(?P<id>\d+)$"), lambda m: f"已完成文献 #{m['id']} 的移除"),
+    (
+        re.compile(r"^copied the original file of #(?P<id>\d+) back into the library$"),
+        lambda m: f"已把 #{m['id']} 的原始文件复制回文献库",
+    ),
+    (
+        re.compile(r"^removed #(?P<id>\d+), a second copy of #(?P<k>\d+) \(its note, if any, was kept\)$"),
+        lambda m: f"已移除 #{m['id']}（#{m['k']} 的第二份副本；如有笔记已保留）",
+    ),
+    (re.compile(r"^stopped: cancelled \(run the repair again for the rest\)$"), lambda m: "已停止：被取消（再次运行修复以处理其余部分）"),
+    (
+        re.compile(r"^re-indexed (?P<d>\d+) document\(s\) \((?P<p>\d+) passage\(s\)\)$"),
+        lambda m: f"已重新索引 {m['d']} 篇文献（{m['p']} 个段落）",
+    ),
+    (
+        re.compile(r"^rewrote the metadata beside (?P<n>\d+) stored file\(s\)$"),
+        lambda m: f"已重写 {m['n']} 个已保存文件旁的元数据",
+    ),
+    (re.compile(r"^re-imported (?P<f>\S+) as #(?P<id>\d+) (?P<t>.*)$"), lambda m: f"已重新导入 {m['f']}，成为 #{m['id']} {m['t']}"),
+    (re.compile(r"^(?P<f>\S+): already in the library$"), lambda m: f"{m['f']}：已在文献库中"),
+    (
+        re.compile(r"^moved (?P<f>\S+) to (?P<d>\S+): (?P<why>.+)$"),
+        lambda m: f"已把 {m['f']} 移到 {m['d']}：{translate_phrase(m['why'])}",
+    ),
+    (re.compile(r"^moved (?P<f>\S+) to (?P<d>\S+)$"), lambda m: f"已把 {m['f']} 移到 {m['d']}"),
+    (
+        re.compile(r"^kept (?P<n>\d+) note\(s\) of removed documents in (?P<f>\S+)$"),
+        lambda m: f"已把已移除文献的 {m['n']} 条笔记保存在 {m['f']}",
+    ),
+    (
+        re.compile(r"^set the old database aside as (?P<f>\S+) \(nothing was deleted\)$"),
+        lambda m: f"已把旧数据库移到一旁，保存为 {m['f']}（没有删除任何内容）",
+    ),
+    (
+        re.compile(r"^rebuilt the library from (?P<k>\d+) of (?P<n>\d+) stored file\(s\)$"),
+        lambda m: f"已用 {m['n']} 个已保存文件中的 {m['k']} 个重建文献库",
     ),
     # import failures
     (re.compile(r"^(?P<n>.+) is empty\.$"), lambda m: f"{m['n']} 是空的。"),
