@@ -145,3 +145,26 @@ def test_esc_closes_the_conversations_drawer_after_clearing_its_search(window: A
     assert search.text() == "" and window.drawer_open()  # the first Esc clears the search
     qtbot.keyClick(search, Qt.Key.Key_Escape)
     assert not window.drawer_open() and not window.show_conversations_action.isChecked()
+
+
+def test_tab_in_settings_follows_the_rows_as_shown(qtbot: Any, paperpilot_home: Path) -> None:
+    from paperpilot.core.settings.config import Settings
+    from paperpilot.core.settings.paths import app_paths
+    from paperpilot.ui.settings_dialog import SettingsDialog
+
+    s = Settings()
+    s.llm.enabled = True
+    dlg = SettingsDialog(s, app_paths())
+    qtbot.addWidget(dlg)
+    dlg.show()
+    order = [dlg.offline_check, dlg.preset_combo, dlg.url_edit, dlg.model_combo, dlg.key_edit, dlg.key_env_edit,
+             dlg.test_button, dlg.rounds_spin, dlg.temperature_spin, dlg.citation_combo, dlg.quote_check,
+             dlg.ocr_check, dlg.chunk_spin, dlg.chunk_min_spin, dlg.lookups_check, dlg.language_combo, dlg.theme_combo]
+    seen = []
+    w: QWidget = dlg.offline_check
+    for _ in range(80):
+        if w in order and w not in seen:
+            seen.append(w)
+        w = w.nextInFocusChain()
+    assert seen == order, [x.objectName() for x in seen]
+    dlg.reject()

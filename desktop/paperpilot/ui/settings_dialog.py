@@ -202,6 +202,12 @@ class SettingsDialog(QDialog):
         self.forget_button.clicked.connect(self.on_forget_button_clicked)
         self._load(self._settings)
         self.setMinimumWidth(560)
+        # Tab follows the rows as they are shown (the OCR switch sits above the chunk sizes).
+        for first, second in (
+            (self.quote_check, self.ocr_check), (self.ocr_check, self.chunk_spin),
+            (self.chunk_spin, self.chunk_min_spin), (self.chunk_min_spin, self.lookups_check),
+        ):
+            QWidget.setTabOrder(first, second)
 
     def showEvent(self, event: QShowEvent) -> None:  # Qt override
         super().showEvent(event)
