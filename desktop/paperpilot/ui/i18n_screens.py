@@ -19,7 +19,7 @@ SCREENS_ZH: dict[str, str] = {
     # the inspector: trace rows, passage locators
     "Select a step to read it in full.": "选择一个步骤即可在此阅读全文。",
     "doc {doc} / passage {seg}": "文献 {doc} / 段落 {seg}",
-    "document #{n}": "文献 #{n}",
+    "doc {n}": "文献 {n}",
     "p. {n}": "第 {n} 页",
     "{mode} · policy {policy} · ≤ {n} rounds": "{mode} · 策略 {policy} · 最多 {n} 轮",
     "cites {ids}": "引用 {ids}",

@@ -266,7 +266,7 @@ class InspectorPane(QWidget):
             label = f"[{r.label}]" if r.label else f"{i}."
             text = f"{label} {r.text}"
             if lr.doc_id is not None:
-                text += "\n→ " + tr("in your library") + f" ({tr('document #{n}').format(n=lr.doc_id)})"
+                text += "\n→ " + tr("in your library") + f" ({tr('doc {n}').format(n=lr.doc_id)})"
             item = QListWidgetItem(text)
             fields = [x for x in (", ".join(r.authors[:3]), r.title, str(r.year or ""), r.venue, r.doi) if x]
             item.setToolTip(" · ".join(fields))
