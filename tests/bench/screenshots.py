@@ -32,7 +32,7 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
 
-    from PySide6.QtCore import QCoreApplication, QEventLoop
+    from PySide6.QtCore import QCoreApplication, QEventLoop, Qt
     from PySide6.QtWidgets import QApplication
 
     from paperpilot.core.library import Library
@@ -73,8 +73,14 @@ def main() -> None:
         return w
 
     def save(widget: object, name: str) -> None:
+        from PySide6.QtGui import QImage
+
         path = out / f"{name}{suffix}.png"
-        widget.grab().save(str(path))  # type: ignore[attr-defined]
+        # A 256-colour palette: a screen of text and flat colours looks the same at a
+        # quarter of the bytes, which keeps the repository small.
+        image = widget.grab().toImage()  # type: ignore[attr-defined]
+        flags = Qt.ImageConversionFlag.AvoidDither | Qt.ImageConversionFlag.ThresholdDither
+        image.convertToFormat(QImage.Format.Format_Indexed8, flags).save(str(path), "PNG", 0)
         print(path)
 
     def close(w: MainWindow) -> None:
@@ -93,6 +99,12 @@ def main() -> None:
         save(w, f"answer-{theme}")
         for index, tab in enumerate(("evidence", "trace", "result")):
             w.inspector.tabs.setCurrentIndex(index)
+            if tab == "trace":
+                # A search's hits, its first one chosen: shown whole below the tree.
+                tree = w.inspector.trace_tree
+                hits = tree.findItems(i18n.tr("Hits"), Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive, 0)
+                if hits and hits[0].childCount():
+                    tree.setCurrentItem(hits[0].child(0))
             settle()
             save(w.inspector, f"inspector-{tab}-{theme}")
         # The first evidence opened at its source: a docked PDF page with the span highlighted.

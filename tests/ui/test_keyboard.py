@@ -100,11 +100,13 @@ def test_the_shortcut_list_is_read_from_the_actions(
     for action in window.findChildren(QAction):
         keys = ", ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts())
         if keys and action.menu() is None:
-            name = action.text().replace("&", "").replace("…", "").strip() or action.toolTip()
+            name = action.text().replace("&", "").replace("…", "").strip()
+            if not any(ch.isalnum() for ch in name):
+                name = action.toolTip()  # a sign (+, −) is named by what it does
             assert (name, keys) in listed, (name, keys)
     names = {e.name for e in entries}
     assert {"Import Files", "Find in Library", "Keyboard Shortcuts", "Close Document", "Stop the run"} <= names
-    assert "Zoom in" in names or "+" in names
+    assert {"Zoom in", "Zoom out"} <= names and not {"+", "−"} & names
     # A new action in a menu shows up without anyone editing the list.
     extra = window._action("Brand-new Command", window.refresh_library, "Ctrl+Shift+K")
     window.menuBar().actions()[0].menu().addAction(extra)

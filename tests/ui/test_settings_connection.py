@@ -232,27 +232,54 @@ def test_presets_fill_the_providers_model_names(qtbot: QtBot, paths: AppPaths) -
     dlg.offline_check.setChecked(False)
     names = [dlg.preset_combo.itemText(i) for i in range(dlg.preset_combo.count())]
     dlg.preset_combo.setCurrentIndex(names.index("DeepSeek"))
-    assert dlg.url_edit.text() == "https://api.deepseek.com/v1"
-    assert dlg.model_combo.currentText() == "deepseek-chat"
+    assert dlg.url_edit.text() == "https://api.deepseek.com"
+    assert dlg.model_combo.currentText() == "deepseek-flash"
     offered = [dlg.model_combo.itemText(i) for i in range(dlg.model_combo.count())]
-    assert "deepseek-reasoner" in offered
+    assert "deepseek-chat" not in offered and "deepseek-v4-pro" in offered
     assert dlg.key_env_edit.text() == "DEEPSEEK_API_KEY"
-    dlg.model_combo.setCurrentText("deepseek-reasoner")
+    assert not dlg.model_note.isVisibleTo(dlg)
     qwen = next(i for i, p in enumerate(PRESETS) if p.name.startswith("Qwen"))
     dlg.preset_combo.setCurrentIndex(qwen)
     assert dlg.url_edit.text() == "https://dashscope.aliyuncs.com/compatible-mode/v1"
-    assert dlg.model_combo.currentText() == "qwen-plus"
-    assert dlg.key_env_edit.text() == "DEEPSEEK_API_KEY"  # a variable the user set is not replaced
+    assert dlg.model_combo.currentText() == "qwen3.8-flash"
+    # The variable the DeepSeek preset filled follows the provider; one the user typed stays.
+    assert dlg.key_env_edit.text() == "DASHSCOPE_API_KEY"
+    dlg.key_env_edit.setText("MY_QWEN_KEY")
+    dlg.preset_combo.setCurrentIndex(names.index("DeepSeek"))
+    assert dlg.key_env_edit.text() == "MY_QWEN_KEY"
     dlg.preset_combo.setCurrentIndex(names.index("Ollama"))
     assert dlg.url_edit.text() == "http://127.0.0.1:11434/v1"
-    assert dlg.model_combo.currentText() == ""  # no local server serves qwen-plus by that name
-    # Typing a provider's URL selects its preset; a saved DeepSeek model is offered back on open.
+    assert dlg.model_combo.currentText() == ""  # no local server serves deepseek-flash by that name
+    dlg.preset_combo.setCurrentIndex(names.index("vLLM"))
+    assert dlg.url_edit.text() == "http://127.0.0.1:8000/v1"
+    # Settings saved with a name DeepSeek has withdrawn (and its older /v1 URL): the preset is
+    # recognised, and the dialog says what to use instead; choosing the preset again fills it.
     s = Settings()
-    s.llm.enabled, s.llm.base_url, s.llm.model = True, "https://api.deepseek.com/v1", "deepseek-reasoner"
+    s.llm.enabled, s.llm.base_url, s.llm.model = True, "https://api.deepseek.com/v1", "deepseek-chat"
     dlg2 = SettingsDialog(s, paths)
     qtbot.addWidget(dlg2)
+    dlg2.show()
     assert dlg2.preset_combo.currentText() == "DeepSeek"
-    assert dlg2.model_combo.currentText() == "deepseek-reasoner"
-    assert dlg2.model_combo.count() >= 2
+    assert dlg2.model_combo.currentText() == "deepseek-chat"
+    assert dlg2.model_note.isVisible()
+    assert dlg2.model_note.text() == "DeepSeek has retired “deepseek-chat”: use “deepseek-flash”."
+    # The note is shown whole: its row is as tall as its wrapped text needs.
+    qtbot.waitUntil(lambda: dlg2.model_note.height() >= dlg2.model_note.heightForWidth(dlg2.model_note.width()))
+    dlg2.model_combo.setCurrentText("deepseek-flash")
+    assert not dlg2.model_note.isVisible()
     dlg.reject()
     dlg2.reject()
+
+
+def test_the_key_store_line_is_never_cut_off(qtbot: QtBot, paths: AppPaths) -> None:
+    """A long path (the key file) wraps onto a second line that the form makes room for."""
+    dlg = SettingsDialog(Settings(), paths)
+    qtbot.addWidget(dlg)
+    dlg.offline_check.setChecked(False)
+    dlg.key_store_label.setText("A key you enter is stored in a file only you can read: " + "/very/long/path" * 12)
+    dlg.show()
+    label = dlg.key_store_label
+    qtbot.waitUntil(lambda: label.height() >= label.heightForWidth(label.width()) > label.fontMetrics().height() * 2)
+    # …and no block of empty rows either: the dialog fits its content.
+    qtbot.waitUntil(lambda: label.height() < label.heightForWidth(label.width()) + label.fontMetrics().height())
+    dlg.reject()

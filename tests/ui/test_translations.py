@@ -88,6 +88,9 @@ def main_window_data(w: Any) -> tuple[QWidget, ...]:
     document's own text: the user's data, not the interface."""
     out = [w.library_pane.table.viewport(), w.conversations_pane.list.viewport(), w.chat_pane.conversation]
     out += [w.inspector.evidence_list.viewport(), w.inspector.passage_view]
+    # The trace mixes the interface's words with the question, queries and papers' text:
+    # tests/ui/test_trace_detail.py checks it row by row.
+    out += [w.inspector.trace_tree, w.inspector.trace_detail]
     for viewer in w.library_pane.viewers.values():
         out += [viewer.stack, viewer.thumbnails.viewport()]
     return tuple(out)
@@ -367,3 +370,139 @@ def test_missing_parts_and_notes_of_a_real_run_show_in_chinese(chinese: None, ho
     assert "“black redstarts”" in insp.missing_label.text()
     notes = insp.confidence_notes.text()
     assert notes.startswith("覆盖了问题的部分必需内容") and "估计" not in notes  # offline: no model estimate
+
+
+# --- the other windows: the literature matrix, the draft, the import log ----------------------
+
+SAMPLE = Path(__file__).resolve().parents[2] / "resources" / "sample"
+
+
+def _matrix_window(lib: Library) -> QWidget:
+    from paperpilot.ui.main_window import MainWindow
+
+    main = _keep(MainWindow(lib, app_paths(), Settings()))
+    win = main.open_matrix_window([])  # type: ignore[attr-defined]
+    deadline = 600
+    while win.thread is not None and deadline:  # the cells are filled in a worker
+        QApplication.processEvents()
+        QTimer.singleShot(0, lambda: None)
+        import time
+
+        time.sleep(0.05)
+        deadline -= 1
+    assert win.thread is None, "the matrix did not finish"
+    _shown(win, (1200, 700))
+    return win
+
+
+def _import_log(lib: Library, tmp_path: Path) -> QWidget:
+    from paperpilot.ui.import_log import ImportLogDialog
+
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    (tmp_path / "empty.md").write_text("", encoding="utf-8")
+    (tmp_path / "notes.xyz").write_text("hello", encoding="utf-8")
+    (tmp_path / "latin.txt").write_bytes(bytes(range(128, 256)) * 4)
+    first = lib.import_paths([SAMPLE / "01-house-sparrow-decline.md"])
+    again = lib.import_paths([
+        SAMPLE / "01-house-sparrow-decline.md", tmp_path / "broken.pdf", tmp_path / "empty.md",
+        tmp_path / "notes.xyz", tmp_path / "latin.txt",
+    ])  # fmt: skip
+    assert again.duplicates and len(again.failed) + len(again.unsupported) >= 3
+    dlg = ImportLogDialog([first, again])
+    dlg.tree.expandAll()
+    return dlg
+
+
+def test_matrix_draft_and_import_log_windows_are_all_chinese(qapp: QApplication, home: Path, tmp_path: Path) -> None:
+    from paperpilot.core.app import Session
+    from paperpilot.ui.draft_window import DraftWindow
+
+    lib = Library(app_paths())
+    lib.import_paths([SAMPLE / "01-house-sparrow-decline.md", SAMPLE / "02-traffic-noise-great-tit-song.md"])
+    # The papers' titles and the imported files' names are the user's.
+    titles = (*(d.title for d in lib.all_documents()), "broken.pdf", "empty.md", "notes.xyz", "latin.txt")
+    failures: list[str] = []
+    logs = iter(range(100))
+    try:
+        builds: dict[str, Build] = {
+            "matrix": lambda: _matrix_window(lib),
+            "draft": lambda: _shown(DraftWindow(Session(paths=app_paths(), library=lib), []), (1000, 700)),
+            # Each build imports into a library of its own (the second build sees no duplicates otherwise).
+            "import log": lambda: _import_log(Library(app_paths(str(tmp_path / f"h{next(logs)}"))), tmp_path),
+        }
+        for name, build in builds.items():
+            data = (lambda w: (w.table.viewport(),)) if name == "matrix" else (lambda w: ())
+            left = in_both_languages(build, data, titles)
+            failures += [f"{name}: {line}" for line in left]
+    finally:
+        for w in _kept:
+            _dispose(w)
+        _kept.clear()
+        lib.close()
+    assert not failures, "\n".join(failures)
+
+
+def test_every_import_failure_reason_core_gives_has_a_chinese_form(chinese: None, home: Path, tmp_path: Path) -> None:
+    """Real imports of bad files: each reason core writes reads in Chinese in the interface."""
+    bad = {
+        "broken.pdf": b"%PDF-1.4 not really",
+        "empty.md": b"",
+        "blank.txt": b" \n\t\n",
+        "notes.xyz": b"hello",
+        "latin.txt": bytes(range(128, 256)) * 4,
+        "corpus.jsonl": b'{"no": "fields"}\n',
+        "refs.json": b'{"not": "csl"}',
+    }
+    for name, data in bad.items():
+        (tmp_path / name).write_bytes(data)
+    lib = Library(app_paths())
+    try:
+        report = lib.import_paths([tmp_path / n for n in bad] + [tmp_path / "missing.pdf"])
+    finally:
+        lib.close()
+    reasons = [why for _, why in report.failed + report.unsupported]
+    assert len(reasons) >= len(bad)
+    for why in reasons:
+        zh = translate_phrase(why)
+        rest = zh
+        for name in [*bad, "missing.pdf", str(tmp_path)]:
+            rest = rest.replace(name, " ")
+        rest = re.sub(r"\{[^}]*\}", " ", rest)  # a JSON object's keys, as the file must have them
+        assert zh != why and not english_left(rest), (why, zh)
+
+
+def test_the_library_check_reports_in_chinese(chinese: None, home: Path, tmp_path: Path, qtbot: Any) -> None:
+    """The check's progress, counts, problems and repairs (written by core) read in Chinese."""
+    import sqlite3
+
+    from paperpilot.ui.check_dialog import CheckDialog
+
+    lib = Library(app_paths())
+    try:
+        lib.import_paths([SAMPLE / "01-house-sparrow-decline.md", SAMPLE / "02-traffic-noise-great-tit-song.md"])
+        gone = lib.all_documents()[0]
+        with sqlite3.connect(lib.paths.database) as c:  # the row is lost; the stored copy stays
+            c.execute("PRAGMA foreign_keys=ON")
+            c.execute("DELETE FROM documents WHERE id=?", (gone.doc_id,))
+        lib.reindex()
+        dlg = CheckDialog(lib)
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitUntil(lambda: dlg.thread is None, timeout=30_000)
+        data = [str(lib.paths.library_dir), *(d.title for d in lib.all_documents()), gone.title]
+        checked = dlg.text.toPlainText()
+        dlg.repair_button.click()
+        qtbot.waitUntil(lambda: dlg.thread is None, timeout=30_000)
+        left = []
+        for text in (checked, dlg.text.toPlainText(), dlg.status.text()):
+            for line in text.splitlines():
+                rest = re.sub(r"\S+\.(md|txt|pdf)\b|'[^']*'|#\d+", " ", line)
+                for d in data:
+                    rest = rest.replace(d, " ")
+                if english_left(rest):
+                    left.append(line)
+        assert "没有任何文献引用的已保存文件" in checked
+        assert not left, "\n".join(left)
+        dlg.reject()
+    finally:
+        lib.close()

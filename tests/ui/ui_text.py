@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QTabBar,
     QTextEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
     QWidget,
 )
 
@@ -33,10 +35,12 @@ ALLOWED = [
     "DeepSeek", "Qwen", "DashScope", "Crossref", "Tantivy", "SQLite", "Ctrl", "Shift", "Alt", "Meta", "Enter",
     "Esc", "Tab", "Return", "Del", "Delete", "Backspace", "Space", "PgDown", "PgUp", "Home", "End", "Ins",
     "F1", "OCR", "English", "Fusion", "http", "https", "localhost", "qwen", "deepseek", "gpt", "instruct",
-    "OPENAI_API_KEY", "et al.", "edition", "numeric", "author-date", "7th", "zh-CN", "en-US", "YYYY-MM-DD",
+    "OPENAI_API_KEY", "et al.", "zh-CN", "en-US", "YYYY-MM-DD",
     "chat", "reasoner", "plus", "max", "turbo", "mini", "nano", "flash", "pro", "cpp", "server", "Studio",
     "compatible-mode", "compatible mode", "JSON lines", "www", "com", "org", "v1", "api", "xxxx",
     "Excel", "CSV", "xlsx", "csv", "docx", "Word", "Transformer",
+    "UTF-8", "UTF-16", "GB18030/GBK", "Big5", "Windows-1252",
+    "vLLM", "Kimi", "GLM", "BigModel", "kimi", "glm", "Moonshot", ".txt", ".md", ".jsonl", ".bib", ".ris", ".json",
 ]
 _ALLOWED_RE = re.compile("|".join(re.escape(a) for a in sorted(ALLOWED, key=len, reverse=True)))
 _URL = re.compile(r"(https?://|file://)\S+|\S+@\S+|[\w./-]+\.(?:pdf|md|json|ini|txt|bib|ris)\b|(/[\w.-]+)+")
@@ -122,12 +126,31 @@ def interface_texts(root: QWidget, data_widgets: tuple[QWidget, ...] = ()) -> li
                 header = model.headerData(section, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
                 if isinstance(header, str) and header:
                     out.append((f"{name} header", header))
+        if isinstance(w, QTreeWidget):
+            # A tree of interface rows (the import log, the shortcut list, the trace): every
+            # cell. A tree of the user's data is passed in ``data_widgets`` and skipped above.
+            for item in _tree_items(w):
+                for col in range(w.columnCount()):
+                    if item.text(col):
+                        out.append((f"{name} item", item.text(col)))
         if isinstance(w, QMenu):
             if not w.title():
                 continue  # the menu bar's overflow popup: the menu bar's own actions again
             out.append((f"{name} menu", w.title()))
         _action_texts(list(w.actions()), name, out)
     return [(where, text) for where, text in out if text.strip()]
+
+
+def _tree_items(tree: QTreeWidget) -> list[QTreeWidgetItem]:
+    out: list[QTreeWidgetItem] = []
+    stack = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            continue
+        out.append(item)
+        stack.extend(item.child(i) for i in range(item.childCount()))
+    return out
 
 
 def _is_overflow(w: QWidget) -> bool:

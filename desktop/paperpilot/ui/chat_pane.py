@@ -45,9 +45,10 @@ from ..core.agent.events import (
 from ..core.agent.report import format_reference, one_line
 from ..core.citations.styles import Rendered
 from .core_text import translate_phrase
-from .i18n import tr
+from .i18n import language, tr
 from .qtcompat import new_mime_data
 from .workers import FOLLOWUP_INFO_CODE
+from .wrap_label import WrapLabel
 
 # doc ids in bibliography order → their entries in the preferred style (numbered if numeric).
 ReferenceFormatter = Callable[[list[int]], list[Rendered]]
@@ -318,7 +319,9 @@ class ChatPane(QWidget):
         self.copy_button.setObjectName("copyButton")
         self.copy_button.setFlat(True)
         self.copy_button.setEnabled(False)
-        self.hint_label = QLabel(tr("Enter sends · Shift+Enter new line"), self)
+        # Wrapped, not cut: at 1024 px the chat column is narrower than the hint and the button.
+        self.hint_label = WrapLabel(self)
+        self.hint_label.setText(tr("Enter sends · Shift+Enter new line"))
 
         status_row = QHBoxLayout()
         status_row.setContentsMargins(2, 0, 2, 0)
@@ -748,7 +751,7 @@ def _related_html(related: list[Evidence], muted: str, links: bool = False) -> s
         '<ul style="margin-top:2px">',
     ]
     for e in related:
-        ref = _reference_html(e) if links else html.escape(format_reference(e), quote=False)
+        ref = _reference_html(e) if links else html.escape(reference_line(e), quote=False)
         quote = html.escape(answer_status.excerpt(e.text), quote=False)
         out.append(f"<li>{ref}<br><span{style}>“{quote}”</span></li>")
     out.append("</ul>")
@@ -777,8 +780,19 @@ def _badge(status: str) -> str:
     return f'<span style="background-color:{colour}; color:#ffffff; font-weight:600">&nbsp;{words}&nbsp;</span>'
 
 
+def reference_line(e: Evidence) -> str:
+    """``[1] Title, p. 3, §Section`` as the answer area shows it, in the interface language
+    (the copied answer keeps report.format_reference's own form)."""
+    if language() == "en":
+        return format_reference(e)
+    parts = [f"[{e.number}] {one_line(e.title) or tr('Untitled')}", tr("p. {n}").format(n=e.page)]
+    if e.section.strip():
+        parts.append(f"§{one_line(e.section)}")
+    return tr(", ").join(parts)
+
+
 def _reference_html(e: Evidence) -> str:
-    text = html.escape(format_reference(e), quote=False)
+    text = html.escape(reference_line(e), quote=False)
     prefix = f"[{e.number}]"
     link = f'<a href="cite:{e.number}" style="text-decoration:none">{prefix}</a>'
     return link + text[len(prefix) :]

@@ -20,17 +20,21 @@ from PySide6.QtWidgets import (
 
 from ..core.library import Library
 from ..core.library.integrity import IntegrityReport, check_library
+from .core_text import translate_phrase
 from .i18n import tr
 from .workers import FunctionWorker, WorkerThread
 
 
 def report_text(report: IntegrityReport) -> str:
     lines = [f"{tr('Library')}: {report.library_dir}" + (f"  ({tr('read-only')})" if report.read_only else "")]
-    lines += [f"{tr('Recovered on opening')}: {line}" for line in report.recovered]
-    lines += [f"{tr('Repaired')}: {line}" for line in report.repaired]
-    lines += [f"{tr('Problem')}: {p.message}" + ("" if p.fixable else f" ({tr('cannot be repaired')})") for p in report.problems]
+    lines += [f"{tr('Recovered on opening')}: {translate_phrase(line)}" for line in report.recovered]
+    lines += [f"{tr('Repaired')}: {translate_phrase(line)}" for line in report.repaired]
+    lines += [
+        f"{tr('Problem')}: {translate_phrase(p.message)}" + ("" if p.fixable else f" ({tr('cannot be repaired')})")
+        for p in report.problems
+    ]
     lines.append("")
-    lines.append(f"{tr('Checked')} {report.summary()}.")
+    lines.append(f"{tr('Checked')} {translate_phrase(report.summary())}.")
     if report.clean:
         lines.append(tr("No problems found."))
     else:
@@ -88,7 +92,7 @@ class CheckDialog(QDialog):
 
     @Slot(object)
     def on_worker_progress(self, message: str) -> None:
-        self.status.setText(message)
+        self.status.setText(translate_phrase(message))
 
     @Slot(object)
     def on_worker_finished(self, report: IntegrityReport) -> None:
@@ -110,7 +114,7 @@ class CheckDialog(QDialog):
         self._thread_done()
         if self._repairing:
             self.repaired.emit()  # part of it may have run
-        self.status.setText(message)
+        self.status.setText(translate_phrase(message))
         self.repair_button.setEnabled(self.report is not None and bool(self.report.fixable))
 
     @Slot()

@@ -11,7 +11,7 @@ import contextlib
 import time
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,15 +19,19 @@ from PySide6.QtWidgets import (
     QInputDialog,
     QLabel,
     QLineEdit,
+    QListView,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from ..core.memory.conversations import ConversationError, ConversationStore
+from ..core.text.language import has_cjk
 from .i18n import tr
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -52,6 +56,21 @@ def _when(updated: Any) -> str:
     if time.strftime("%Y%m%d", t) == time.strftime("%Y%m%d"):
         return time.strftime("%H:%M", t)
     return time.strftime("%Y-%m-%d", t)
+
+
+class RowDelegate(QStyledItemDelegate):
+    """Rows as tall as their wrapped text really is. Qt measures a row with the list's font,
+    but Chinese glyphs come from a fallback font with taller lines, so a wrapped Chinese title
+    lost its last line (the turn count and time) to an ellipsis."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> QSize:  # Qt override
+        hint = super().sizeHint(option, index)
+        text = str(index.data() or "")
+        if not has_cjk(text):
+            return hint
+        fm = option.fontMetrics
+        lines = max(1, round(hint.height() / max(1, fm.lineSpacing())))
+        return QSize(hint.width(), hint.height() + max(2, fm.lineSpacing() // 4) * lines)
 
 
 class ConversationsPane(QWidget):
@@ -85,7 +104,11 @@ class ConversationsPane(QWidget):
         self.list.setObjectName("conversationList")
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setWordWrap(True)
+        # Rows are measured again when the pane's width changes: a title that wraps onto more
+        # lines in a narrower pane keeps its last line (the turn count and time) in view.
+        self.list.setResizeMode(QListView.ResizeMode.Adjust)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.list.setItemDelegate(RowDelegate(self.list))
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.list.setSpacing(1)
         self.empty_label = QLabel(tr("No conversations yet. Ask a question to start one."), self)

@@ -59,6 +59,7 @@ from ..core.extract.pdf_spans import PageRects, SpanLocation, locate_span
 from ..core.library import Library, LibraryError
 from ..core.models import DocumentInfo
 from .i18n import tr
+from .keyboard import FindKeys
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
 
 SEARCH_WORDS = 6
@@ -407,7 +408,7 @@ class DocumentViewer(QWidget):
             self.addAction(act)
             return act
 
-        self.thumbnails_action = action(tr("Pages"), self.on_thumbnails_action_toggled)
+        self.thumbnails_action = action(tr("Pages", "thumbnails"), self.on_thumbnails_action_toggled)
         self.thumbnails_action.setCheckable(True)
         self.thumbnails_action.setChecked(True)
         self.thumbnails_action.setToolTip(tr("Show or hide the page thumbnails"))
@@ -421,6 +422,7 @@ class DocumentViewer(QWidget):
         self.search_edit.setMinimumWidth(120)
         self.search_edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.search_edit.returnPressed.connect(self.on_search_edit_return_pressed)
+        self.find_keys = FindKeys(self.search_edit, self.clear_search, self.focus_page, self.on_prev_action_triggered)
         bar.addWidget(self.search_edit)
         self.prev_action = action(tr("◀ Previous"), self.on_prev_action_triggered, QKeySequence.StandardKey.FindPrevious)
         self.next_action = action(tr("Next ▶"), self.on_next_action_triggered, QKeySequence.StandardKey.FindNext)
@@ -774,6 +776,24 @@ class DocumentViewer(QWidget):
     @Slot(int)
     def on_navigator_current_page_changed(self, _page: int) -> None:
         self._update_page_label()
+
+    def clear_search(self) -> None:
+        """Drop the find box's search: no match marked, no count shown."""
+        if self.search_model is not None:
+            self._pending_jump = False
+            self.search_model.setSearchString("")
+            self._update_result_label()
+        elif self.text_view is not None:
+            cursor = self.text_view.textCursor()
+            cursor.clearSelection()
+            self.text_view.setTextCursor(cursor)
+        self.result_label.setText("")
+
+    def focus_page(self) -> None:
+        """Keyboard focus to the page (or the text) being read."""
+        target = self.pdf_view if self.pdf_view is not None else self.text_view
+        if target is not None:
+            target.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     @Slot()
     def on_search_edit_return_pressed(self) -> None:

@@ -8,6 +8,7 @@ they are built, so a change applies after a restart.
 from __future__ import annotations
 
 from .i18n_library import LIBRARY_ZH
+from .i18n_screens import SCREENS_ZH
 from .i18n_workflows import WORKFLOWS_ZH
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
@@ -532,6 +533,7 @@ _ZH: dict[str, str] = {
 
 _ZH.update({k: v for k, v in LIBRARY_ZH.items() if k not in _ZH})
 _ZH.update({k: v for k, v in WORKFLOWS_ZH.items() if k not in _ZH})
+_ZH.update({k: v for k, v in SCREENS_ZH.items() if k not in _ZH})
 _TABLES: dict[str, dict[str, str]] = {"zh": _ZH}
 _language = "en"
 
@@ -603,8 +605,17 @@ def _make_gap_translator(gaps: dict[tuple[str, str], str], parent: object) -> ob
     return GapTranslator(parent if isinstance(parent, QObject) else None)
 
 
-def tr(text: str) -> str:
+# Separates a context from the English text in a table key ("library column" + CONTEXT +
+# "Pages"), for one English word that needs two translations (a page count, a pages toggle).
+CONTEXT = "\x04"
+
+
+def tr(text: str, context: str = "") -> str:
     table = _TABLES.get(_language)
     if table is None:
         return text
+    if context:
+        found = table.get(f"{context}{CONTEXT}{text}")
+        if found is not None:
+            return found
     return table.get(text, text)

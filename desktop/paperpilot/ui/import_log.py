@@ -18,7 +18,7 @@ def batch_lines(report: ImportReport) -> list[tuple[str, str]]:
     lines: list[tuple[str, str]] = []
     lines += [(tr("Failed"), f"{Path(p).name}: {import_text(why)}") for p, why in report.failed]
     lines += [(tr("Unsupported"), f"{Path(p).name}: {import_text(why)}") for p, why in report.unsupported]
-    lines += [(tr("Not imported"), f"{Path(p).name}: {report.stopped}") for p in report.not_imported]
+    lines += [(tr("Not imported"), f"{Path(p).name}: {import_text(report.stopped)}") for p in report.not_imported]
     lines += [
         (tr("Duplicate"), tr("{name}: already in the library as #{id}").format(name=Path(p).name, id=i))
         for p, i in report.duplicates

@@ -63,6 +63,9 @@ from .core_text import run_word, translate_phrase
 from .i18n import tr
 
 NUMBER_ROLE = Qt.ItemDataRole.UserRole
+# A trace row's whole text (its Detail column is one elided line): shown below the tree.
+FULL_TEXT_ROLE = Qt.ItemDataRole.UserRole + 1
+_BOLD_MARK = re.compile(r"\*\*(.+?)\*\*")
 WARNING_BG = QColor("#fff3cd")
 WARNING_FG = QColor("#5c3c00")
 
@@ -113,6 +116,26 @@ def confidence_notes(result: Result) -> list[str]:
     if result.policy in MODEL_FREE_POLICIES:
         notes = [n for n in notes if not _MODEL_ESTIMATE.search(n)]
     return [translate_phrase(n) for n in notes]
+
+
+def locator(doc_id: int, segment: int) -> str:
+    """Where a passage sits in the library: its document's number and its passage number."""
+    return tr("doc {doc} / passage {seg}").format(doc=doc_id, seg=segment)
+
+
+def action_label(action: dict[str, Any]) -> str:
+    """What a round chose to do, in the interface language (report.describe_action's words)."""
+    name = str(action.get("action", "?"))
+    if name == "search":
+        return tr("search “{q}”").format(q=one_line(str(action.get("query", "")), 80))
+    if name == "read":
+        refs: list[tuple[Any, Any]] = [(action.get("doc_id"), seg) for seg in action.get("segments") or []]
+        refs += [(r.get("doc_id"), r.get("segment")) for r in action.get("also") or [] if isinstance(r, dict)]
+        where = ", ".join(locator(d, s) for d, s in refs[:3]) + (" …" if len(refs) > 3 else "")
+        return tr("read {n} passage(s) ({where})").format(n=len(refs), where=where)
+    if name in ("list_documents", "answer"):
+        return tr({"list_documents": "list documents", "answer": "write the answer"}[name])
+    return describe_action(action)
 
 
 def kind_label(kind: str) -> str:
@@ -243,14 +266,15 @@ class InspectorPane(QWidget):
             label = f"[{r.label}]" if r.label else f"{i}."
             text = f"{label} {r.text}"
             if lr.doc_id is not None:
-                text += "\n→ " + tr("in your library") + f" (doc {lr.doc_id})"
+                text += "\n→ " + tr("in your library") + f" ({tr('doc {n}').format(n=lr.doc_id)})"
             item = QListWidgetItem(text)
             fields = [x for x in (", ".join(r.authors[:3]), r.title, str(r.year or ""), r.venue, r.doi) if x]
             item.setToolTip(" · ".join(fields))
             self.references_list.addItem(item)
 
     def _build_trace_tab(self) -> None:
-        self.trace_tree = QTreeWidget(self)
+        page = QWidget(self)
+        self.trace_tree = QTreeWidget(page)
         self.trace_tree.setObjectName("traceTree")
         self.trace_tree.setColumnCount(2)
         self.trace_tree.setHeaderLabels([tr("Step"), tr("Detail")])
@@ -259,7 +283,45 @@ class InspectorPane(QWidget):
         header = self.trace_tree.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
-        self.tabs.addTab(self.trace_tree, tr("Trace"))
+        # The Detail column holds one line per step, elided to the pane's width; the step
+        # under the cursor (or chosen with the keys) is shown whole, wrapped, below the tree.
+        self.trace_detail = QTextBrowser(page)
+        self.trace_detail.setObjectName("traceDetail")
+        self.trace_detail.setOpenLinks(False)
+        self.trace_detail.setPlaceholderText(tr("Select a step to read it in full."))
+        self.trace_split = QSplitter(Qt.Orientation.Vertical, page)
+        self.trace_split.setObjectName("traceSplit")
+        self.trace_split.addWidget(self.trace_tree)
+        self.trace_split.addWidget(self.trace_detail)
+        self.trace_split.setStretchFactor(0, 3)
+        self.trace_split.setStretchFactor(1, 1)
+        self.trace_split.setChildrenCollapsible(False)
+        self.trace_split.setSizes([420, 140])
+        layout = QVBoxLayout(page)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.trace_split)
+        self.tabs.addTab(page, tr("Trace"))
+        self.trace_tab = page
+        self.trace_tree.currentItemChanged.connect(self.on_trace_tree_current_item_changed)
+
+    @Slot(QTreeWidgetItem, QTreeWidgetItem)
+    def on_trace_tree_current_item_changed(self, item: QTreeWidgetItem | None, _previous: object) -> None:
+        self.show_trace_detail(item)
+
+    def show_trace_detail(self, item: QTreeWidgetItem | None) -> None:
+        """The step's name and its whole text (what the Detail column shows cut to one line)."""
+        if item is None:
+            self.trace_detail.clear()
+            return
+        full = item.data(1, FULL_TEXT_ROLE)
+        text = full if isinstance(full, str) and full else item.text(1)
+        # A hit's snippet marks the query's words **like this**: bold here, not asterisks.
+        body = "".join(
+            "<p>" + _BOLD_MARK.sub(r"<b>\1</b>", html.escape(para, quote=False)) + "</p>"
+            for para in text.split("\n")
+            if para.strip()
+        )
+        self.trace_detail.setHtml(f"<p><b>{html.escape(item.text(0), quote=False)}</b></p>{body}")
 
     def _build_result_tab(self) -> None:
         inner = QWidget(self)
@@ -336,6 +398,7 @@ class InspectorPane(QWidget):
         self._round_stats = {}
         self._start_item = None
         self.trace_tree.clear()
+        self.trace_detail.clear()
         self.evidence_list.clear()
         self.passage_view.clear()
         self.open_button.setEnabled(False)
@@ -456,9 +519,11 @@ class InspectorPane(QWidget):
             else:
                 section = e.section_path or e.section
                 where = " · ".join(
-                    x for x in (f"§ {one_line(section)}" if section else "", f"p. {e.page}", kind_label(e.kind), state) if x
+                    x
+                    for x in (f"§ {one_line(section)}" if section else "", tr("p. {n}").format(n=e.page), kind_label(e.kind), state)
+                    if x
                 )
-            item = QListWidgetItem(f"[{e.number}] {one_line(e.title) or 'Untitled'}\n{where}")
+            item = QListWidgetItem(f"[{e.number}] {one_line(e.title) or tr('Untitled')}\n{where}")
             item.setData(NUMBER_ROLE, e.number)
             item.setToolTip(
                 tr("Verified: the cited passage was read and any quoted words occur in it.")
@@ -507,7 +572,7 @@ class InspectorPane(QWidget):
                 tr("Page {n}").format(n=e.page),
                 # A scanned page: its words were recognised, so a misread letter is possible.
                 html.escape(tr("text from OCR")) if e.ocr else "",
-                f"doc {e.doc_id} / seg {e.segment}",
+                locator(e.doc_id, e.segment),
             )
             if x
         )
@@ -516,7 +581,7 @@ class InspectorPane(QWidget):
         if e.quote.strip():
             quote = f'<p style="color:{muted}"><i>“{html.escape(one_line(e.quote, 300), quote=False)}”</i></p>'
         self.passage_view.setHtml(
-            f"<p><b>[{e.number}] {html.escape(one_line(e.title) or 'Untitled', quote=False)}</b><br>"
+            f"<p><b>[{e.number}] {html.escape(one_line(e.title) or tr('Untitled'), quote=False)}</b><br>"
             f'<span style="color:{muted}">{meta}</span><br>'
             f'<span style="background-color:{verified_colour}; color:#ffffff">&nbsp;{html.escape(state)}&nbsp;</span></p>'
             f"{quote}{body}"
@@ -587,10 +652,13 @@ class InspectorPane(QWidget):
             self._round_stats[n] = {"decide_ms": 0.0, "tool_ms": 0.0, "prompt": 0.0, "completion": 0.0}
         return item
 
-    def _child(self, parent: QTreeWidgetItem, step: str, detail: str, tooltip: str = "") -> QTreeWidgetItem:
+    def _child(self, parent: QTreeWidgetItem, step: str, detail: str, full: str = "") -> QTreeWidgetItem:
+        """A row: ``detail`` is its one line, ``full`` (when longer) the whole text, shown as
+        its tooltip and in the detail view below the tree."""
         child = QTreeWidgetItem([step, detail])
-        if tooltip:
-            child.setToolTip(1, tooltip)
+        if full:
+            child.setToolTip(1, full)
+        child.setData(1, FULL_TEXT_ROLE, full or detail)
         parent.addChild(child)
         return child
 
@@ -599,8 +667,8 @@ class InspectorPane(QWidget):
         stats = self._round_stats.get(n)
         if item is None or stats is None:
             return
-        timing = f"decide {stats['decide_ms']:.0f} ms · tool {stats['tool_ms']:.0f} ms"
-        tokens = f"{int(stats['prompt'])} in · {int(stats['completion'])} out"
+        timing = tr("decide {d} ms · tool {t} ms").format(d=f"{stats['decide_ms']:.0f}", t=f"{stats['tool_ms']:.0f}")
+        tokens = tr("{i} in · {o} out").format(i=int(stats["prompt"]), o=int(stats["completion"]))
         for role, text in ((tr("Timing"), timing), (tr("Tokens"), tokens)):
             found = None
             for i in range(item.childCount()):
@@ -621,12 +689,17 @@ class InspectorPane(QWidget):
             node = self._start_node()
             node.setText(1, one_line(ev.question, 200))
             node.setToolTip(1, ev.question)
-            return self._child(node, tr("Mode"), f"{ev.mode} · policy {ev.policy} · ≤ {ev.max_rounds} rounds")
+            node.setData(1, FULL_TEXT_ROLE, ev.question)
+            mode = tr("{mode} · policy {policy} · ≤ {n} rounds").format(
+                mode=run_word(ev.mode), policy=run_word(ev.policy), n=ev.max_rounds
+            )
+            return self._child(node, tr("Mode"), mode)
         if isinstance(ev, RoundStarted):
             return self._round_node(ev.round)
         if isinstance(ev, ActionChosen):
             node = self._round_node(ev.round)
-            node.setText(1, describe_action(ev.action))
+            node.setText(1, action_label(ev.action))
+            node.setData(1, FULL_TEXT_ROLE, action_label(ev.action))
             stats = self._round_stats.get(ev.round)
             if stats is not None:
                 stats["decide_ms"] += ev.decide_ms
@@ -641,7 +714,8 @@ class InspectorPane(QWidget):
             return self._tool_item(ev)
         if isinstance(ev, Warning):
             node = self._round_node(ev.round)
-            child = self._child(node, "⚠ " + tr("Warning"), f"{ev.code}: {one_line(ev.message, 200)}", ev.message)
+            message = translate_phrase(ev.message)
+            child = self._child(node, "⚠ " + tr("Warning"), f"{ev.code}: {one_line(message, 200)}", f"{ev.code}: {message}")
             for col in (0, 1):
                 child.setBackground(col, QBrush(WARNING_BG))
                 child.setForeground(col, QBrush(WARNING_FG))
@@ -649,12 +723,13 @@ class InspectorPane(QWidget):
             return child
         if isinstance(ev, Info):
             node = self._round_node(ev.round)
-            return self._child(node, tr("Info"), f"{ev.code}: {one_line(ev.message, 200)}", ev.message)
+            message = translate_phrase(ev.message)
+            return self._child(node, tr("Info"), f"{ev.code}: {one_line(message, 200)}", f"{ev.code}: {message}")
         if isinstance(ev, AnswerDrafted):
             node = self._round_node(ev.round)
             cites = ", ".join(ev.evidence_ids) or "—"
-            forced = " (forced)" if ev.forced else ""
-            return self._child(node, tr("Answer drafted"), f"cites {cites}{forced} — {one_line(ev.text, 160)}", ev.text)
+            head = tr("cites {ids}").format(ids=cites) + (" " + tr("(forced)") if ev.forced else "")
+            return self._child(node, tr("Answer drafted"), f"{head} — {one_line(ev.text, 160)}", f"{head}\n{ev.text}")
         if isinstance(ev, Finished):
             r = ev.result
             item = QTreeWidgetItem(
@@ -678,25 +753,28 @@ class InspectorPane(QWidget):
         if ev.tool == "search":
             if ev.query:
                 self._search_queries.append(ev.query)
-            label = f"“{one_line(ev.query, 80)}” → {len(ev.hits)} hit(s), {ev.new_items} new"
+            label = f"“{one_line(ev.query, 80)}” → " + tr("{n} hit(s), {k} new").format(n=len(ev.hits), k=ev.new_items)
             if ev.note:
-                label += f" ({ev.note})"
-            group = self._child(node, tr("Hits"), label)
+                label += f" ({translate_phrase(ev.note)})"
+            group = self._child(node, tr("Hits"), label, f"“{ev.query}” → " + label.split(" → ", 1)[-1])
             for h in ev.hits:
                 sec = f" § {one_line(h.section, 40)}" if h.section else ""
-                text = f"{one_line(h.title, 70)}{sec} — doc {h.doc_id}/seg {h.segment} — {one_line(h.snippet, 160)}"
-                child = self._child(group, "·" if h.new else "· (read)", text, h.snippet)
-                child.setToolTip(0, f"score {h.score:.2f}")
+                where = locator(h.doc_id, h.segment)
+                text = f"{one_line(h.title, 70)}{sec} — {where} — {one_line(h.snippet.replace('**', ''), 160)}"
+                full = f"{h.title}{sec}\n{where} · {tr('score {s}').format(s=f'{h.score:.2f}')}\n{h.snippet}"
+                child = self._child(group, "·" if h.new else "· " + tr("(read)"), text, full)
+                child.setToolTip(0, tr("score {s}").format(s=f"{h.score:.2f}"))
             group.setExpanded(True)
             last = group
         elif ev.tool == "read":
-            group = self._child(node, tr("Read"), f"{len(ev.passages)} passage(s)")
+            group = self._child(node, tr("Read"), tr("{n} passage(s)").format(n=len(ev.passages)))
             for p in ev.passages:
                 sec = f" § {one_line(p.section, 40)}" if p.section else ""
-                self._child(group, p.id, f"{one_line(p.title, 80)}{sec} (doc {p.doc_id}/seg {p.segment}, p. {p.page})", p.text[:600])
+                where = f"{locator(p.doc_id, p.segment)}, {tr('p. {n}').format(n=p.page)}"
+                self._child(group, p.id, f"{one_line(p.title, 80)}{sec} ({where})", f"{p.title}{sec}\n{where}\n\n{p.text}")
             group.setExpanded(True)
             last = group
         elif ev.tool == "list_documents":
-            last = self._child(node, tr("Read"), f"listed {len(ev.documents)} document(s)")
+            last = self._child(node, tr("Read"), tr("listed {n} document(s)").format(n=len(ev.documents)))
         self._update_round_stats(ev.round)
         return last

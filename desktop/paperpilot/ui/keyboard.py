@@ -3,6 +3,7 @@ that Help ▸ Keyboard Shortcuts shows, read from the window's own actions so it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,9 +37,18 @@ class FilterKeys(QObject):
         edit.installEventFilter(self)
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt override
-        if obj is not self.edit or event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+        if obj is not self.edit or not isinstance(event, QKeyEvent):
             return False
         key = event.key()
+        if event.type() == QEvent.Type.ShortcutOverride:
+            # Esc with text clears the box first; an Esc shortcut around it (closing the
+            # drawer) only gets an empty box's Esc.
+            if key == Qt.Key.Key_Escape and self.edit.text():
+                event.accept()
+                return True
+            return False
+        if event.type() != QEvent.Type.KeyPress:
+            return False
         if key == Qt.Key.Key_Escape and self.edit.text():
             self.edit.clear()
             return True
@@ -63,6 +73,45 @@ class FilterKeys(QObject):
         return True
 
 
+class FindKeys(QObject):
+    """On a find box: Esc clears it and the search (a second Esc hands focus back to what is
+    searched), Shift+Enter finds the previous match."""
+
+    def __init__(
+        self, edit: QLineEdit, clear_search: Callable[[], None], leave: Callable[[], None],
+        previous: Callable[[], None],
+    ) -> None:
+        super().__init__(edit)
+        self.edit = edit
+        self.clear_search = clear_search
+        self.leave = leave
+        self.previous = previous
+        edit.installEventFilter(self)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt override
+        if obj is not self.edit or event.type() not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
+            return False
+        if not isinstance(event, QKeyEvent):
+            return False
+        key = event.key()
+        if key == Qt.Key.Key_Escape:
+            # Claimed before any Esc shortcut of the window (Stop) sees it.
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()
+                return True
+            if self.edit.text():
+                self.edit.clear()
+                self.clear_search()
+            else:
+                self.leave()
+            return True
+        shift = bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier)
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and shift and event.type() == QEvent.Type.KeyPress:
+            self.previous()
+            return True
+        return False
+
+
 @dataclass(frozen=True)
 class ShortcutEntry:
     group: str  # the menu (or pane) it belongs to
@@ -70,12 +119,26 @@ class ShortcutEntry:
     keys: str  # in the platform's notation (Ctrl+O, ⌘O …)
 
 
+_MNEMONIC_SUFFIX = re.compile(r"\(&\w\)")  # "文件(&F)": the Chinese way of marking the key
+
+
 def _plain(text: str) -> str:
+    text = _MNEMONIC_SUFFIX.sub("", text)
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("…", "").strip()
 
 
 def _keys(sequences: list[QKeySequence]) -> str:
-    return ", ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in sequences if not s.isEmpty())
+    # Return and Enter read the same in some languages (回车): each name once.
+    names = [s.toString(QKeySequence.SequenceFormat.NativeText) for s in sequences if not s.isEmpty()]
+    return ", ".join(dict.fromkeys(names))
+
+
+def _action_name(action: QAction) -> str:
+    """What an action does: its text, or its tooltip when the text is only a sign (+, −)."""
+    text = _plain(action.text())
+    if not any(ch.isalnum() for ch in text):
+        return _plain(action.toolTip()) or text
+    return text
 
 
 def _menu_entries(menu: QMenu, group: str, out: list[ShortcutEntry], seen: set[int]) -> None:
@@ -87,11 +150,12 @@ def _menu_entries(menu: QMenu, group: str, out: list[ShortcutEntry], seen: set[i
         seen.add(id(action))
         keys = _keys(action.shortcuts())
         if keys and not action.isSeparator():
-            out.append(ShortcutEntry(group, _plain(action.text()), keys))
+            out.append(ShortcutEntry(group, _action_name(action), keys))
 
 
 # Keys that work inside a pane without a menu entry; named per the object that owns them.
 PANE_NAMES = {
+    "conversationsPane": "Conversations",
     "libraryTable": "Library",
     "chatPane": "Chat",
     "documentViewer": "Document",
@@ -124,7 +188,7 @@ def collect_shortcuts(window: QWidget) -> list[ShortcutEntry]:
         if id(action) in seen or action.menu() is not None:
             continue
         keys = _keys(action.shortcuts())
-        name = _plain(action.text()) or _plain(action.toolTip())
+        name = _action_name(action)
         if keys and name:
             entry = ShortcutEntry(_pane_of(action), name, keys)
             pane.setdefault((entry.group, entry.name), entry)
@@ -141,6 +205,9 @@ def collect_shortcuts(window: QWidget) -> list[ShortcutEntry]:
             ShortcutEntry(tr("Filter boxes"), tr("Clear the filter"), "Esc"),
             ShortcutEntry(tr("Filter boxes"), tr("Move into the results"), "↓"),
             ShortcutEntry(tr("Filter boxes"), tr("Open the first result"), "Enter"),
+            ShortcutEntry(tr("Find in document"), tr("Next match"), "Enter"),
+            ShortcutEntry(tr("Find in document"), tr("Previous match"), "Shift+Enter"),
+            ShortcutEntry(tr("Find in document"), tr("Clear the search (again: back to the page)"), "Esc"),
             ShortcutEntry(tr("Dialogs and menus"), tr("Close"), "Esc"),
             ShortcutEntry(tr("Everywhere"), tr("Next / previous control"), "Tab, Shift+Tab"),
         ]

@@ -403,7 +403,7 @@ class DocumentTableModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if orientation == Qt.Orientation.Horizontal:
-            return tr(HEADERS[section]) if 0 <= section < len(HEADERS) else None
+            return tr(HEADERS[section], "library column") if 0 <= section < len(HEADERS) else None
         return section + 1
 
     def flags(self, index: AnyIndex) -> Qt.ItemFlag:

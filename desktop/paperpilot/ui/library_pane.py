@@ -282,11 +282,23 @@ class LibraryPane(QWidget):
             return
         room = self.width() - self.table_splitter.handleWidth()
         if self._sources_folded is None:
-            tree = self.table_splitter.sizes()[0] if self.table_splitter.sizes() else 0
+            sizes = self.table_splitter.sizes()
+            tree = sizes[0] if sizes else 0
+            if sum(sizes) < room - 8 and not self._fit_deferred:
+                # The splitter has not shared out this width yet (the pane's first resize comes
+                # before that, and the tree's own width only then): look again once it has.
+                self._fit_deferred = True
+                QTimer.singleShot(0, self.fit_sources_once_laid_out)
+                return
             if tree and room - tree < self.table_min_width:
                 self.fold_sources(True)
         elif room - self._sources_folded[0] >= self.table_min_width:
             self.fold_sources(False)
+
+    @Slot()
+    def fit_sources_once_laid_out(self) -> None:
+        self.fit_sources()
+        self._fit_deferred = False
 
     def _build_table_page(self) -> QWidget:
         page = QWidget(self)
@@ -402,6 +414,7 @@ class LibraryPane(QWidget):
         self.table_splitter.setSizes([150, 450])
         self.table_splitter.setCollapsible(0, True)
         self._sources_folded: list[int] | None = None  # the sizes before a narrow pane folded the tree
+        self._fit_deferred = False
         self.table_min_width = 0  # what the table needs (set by the window, see fit_sources)
 
         lay = QVBoxLayout(page)
@@ -964,7 +977,7 @@ class LibraryPane(QWidget):
 
     def _style_label(self) -> str:
         try:
-            return get_style(self._citation_style).label
+            return tr(get_style(self._citation_style).label)
         except Exception:  # a broken style module must not stop the copy from reporting
             return self._citation_style
 

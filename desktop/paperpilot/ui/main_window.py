@@ -19,6 +19,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QKeySequence,
     QResizeEvent,
+    QShortcut,
 )
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -325,6 +326,11 @@ class MainWindow(QMainWindow):
         self.library_filter_keys = FilterKeys(lib.filter_edit, lib.table, lib.on_open_action_triggered)
         self.conversation_filter_keys = FilterKeys(conv.search_edit, conv.list, self.on_conversation_filter_open)
         chat._stop_shortcut.setProperty("description", tr("Stop the run"))
+        # The drawer is a popup over the chat: Esc inside it closes it, like a menu.
+        self.drawer_escape = QShortcut(QKeySequence(Qt.Key.Key_Escape), conv)
+        self.drawer_escape.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.drawer_escape.setProperty("description", tr("Close the conversations drawer"))
+        self.drawer_escape.activated.connect(self.on_drawer_escape_activated)
         chain: list[QWidget] = [
             lib.filter_edit, lib.table, conv.search_edit, conv.list, chat.input, chat.mode_combo,
             chat.send_button, chat.conversation, insp.tabs,
@@ -571,7 +577,7 @@ class MainWindow(QMainWindow):
             self.failures_button.setText(tr("Import log"))
             self.failures_button.setVisible(True)
         if report.stopped:
-            QMessageBox.warning(self, tr("Import"), report.stopped)
+            QMessageBox.warning(self, tr("Import"), translate_phrase(report.stopped))
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
@@ -823,6 +829,13 @@ class MainWindow(QMainWindow):
         total = sum(self.chat_splitter.sizes())
         left = max(CONVERSATIONS_MIN_WIDTH, min(190, total // 3))
         self.chat_splitter.setSizes([left, max(0, total - left)])
+
+    @Slot()
+    def on_drawer_escape_activated(self) -> None:
+        if self.drawer_open():
+            self.show_conversations_action.setChecked(False)
+            self.on_show_conversations_toggled(False)
+            self.chat_pane.focus_input()
 
     def drawer_open(self) -> bool:
         return self.conversations_pane.parentWidget() is self.reader and self.conversations_pane.isVisible()

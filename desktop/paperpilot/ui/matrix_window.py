@@ -75,7 +75,8 @@ from ..core.workflows.matrix import (
     set_columns,
 )
 from ..core.workflows.scope import Scope
-from .i18n import tr
+from .core_text import translate_phrase
+from .i18n import language, tr
 from .qtcompat import new_mime_data
 from .workflow_parts import WorkflowWindow, policy_box
 
@@ -122,7 +123,8 @@ class MatrixModel(QAbstractTableModel):
             # The default columns' names are the interface's words; a user's own name stays as typed.
             return tr(self.matrix.columns[section - self._offset()].name)
         if role == Qt.ItemDataRole.ToolTipRole and section >= self._offset():
-            return self.matrix.columns[section - self._offset()].question
+            col = self.matrix.columns[section - self._offset()]
+            return col.question_zh if language() == "zh" and col.question_zh else col.question
         return None
 
     def group_of(self, row: int) -> str:
@@ -159,7 +161,7 @@ class MatrixModel(QAbstractTableModel):
                 return tr("running…") if self.running == (r.doc_id, key) else ""
             if cell.status == "found" and role == Qt.ItemDataRole.DisplayRole:
                 pages = sorted({e.page for e in cell.evidence})
-                return f"{cell.text} [p. {', '.join(str(p) for p in pages)}]"
+                return f"{cell.text} [{tr('p. {n}').format(n=', '.join(str(p) for p in pages))}]"
             # "not stated in this paper" is core's word for an empty cell: the interface's to translate.
             return tr(cell.text) if cell.status == "not_stated" else cell.text
         if role == Qt.ItemDataRole.TextAlignmentRole:
@@ -503,7 +505,7 @@ class MatrixWindow(WorkflowWindow):
         self.model.set_group_by("")
         self.scope_row.show_scope(m.scope)
         self.saved.select(m.id)
-        self.set_title(m.title)
+        self.set_title(translate_phrase(m.title))
         self._progress_text()
         self._buttons()
         self.table.resizeRowsToContents()

@@ -750,7 +750,7 @@ class MetadataDialog(QDialog):
                 + "</span>"
             )
             return
-        self.preview_box.setTitle(tr("Preview — {style}").format(style=style.label))
+        self.preview_box.setTitle(tr("Preview — {style}").format(style=tr(style.label)))
         self.preview_label.setText(
             f"{entry.html}<br><span>{_escape(tr('In text:'))} {_escape(marker)}</span>"
         )

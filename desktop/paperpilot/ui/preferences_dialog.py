@@ -112,7 +112,7 @@ class PreferencesDialog(QDialog):
         self.citation_combo = QComboBox(answers)
         self.citation_combo.setObjectName("profileCitationCombo")
         for value, label in CITATION_STYLES:
-            self.citation_combo.addItem(label, value)
+            self.citation_combo.addItem(tr(label), value)
         self.length_combo = self._combo(ANSWER_LENGTHS, "answerLengthCombo", answers)
         self.tone_combo = self._combo(TONES, "toneCombo", answers)
         aform.addRow(tr("Answer language"), self.language_combo)

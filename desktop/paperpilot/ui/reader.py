@@ -7,7 +7,7 @@ goes to that tab at the new passage). A tab can be popped out into a window of i
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtWidgets import QTabBar, QTabWidget, QWidget
 
 from .document_viewer import DocumentViewer
@@ -26,6 +26,15 @@ def tab_title(title: str) -> str:
     return (cut[:space] if space > TAB_TITLE_CHARS // 2 else cut).rstrip(" ,;:–-") + "…"
 
 
+class ReaderTabBar(QTabBar):
+    """Tabs that may elide down to a few letters, except the first (the chat)."""
+
+    def minimumTabSizeHint(self, index: int) -> QSize:  # Qt override
+        if index == 0:
+            return self.tabSizeHint(index)
+        return super().minimumTabSizeHint(index)
+
+
 class Reader(QTabWidget):
     """A tab widget holding the chat (tab 0) and the docked document viewers."""
 
@@ -34,11 +43,14 @@ class Reader(QTabWidget):
     def __init__(self, chat: QWidget, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("reader")
+        self.setTabBar(ReaderTabBar(self))  # first: the bar takes the settings below
         self.setDocumentMode(True)
         self.setTabsClosable(True)
         self.setMovable(True)
-        # Titles are shortened by hand (tab_title) so Qt never elides the Chat tab to "Ch…".
-        self.setElideMode(Qt.TextElideMode.ElideNone)
+        # Document titles are shortened by hand (tab_title) and elide further when the column
+        # is narrow; the Chat tab never does (ReaderTabBar), so it never reads "Ch…". Scroll
+        # buttons appear only when even the elided tabs do not fit.
+        self.setElideMode(Qt.TextElideMode.ElideRight)
         self.setUsesScrollButtons(True)
         self.chat = chat
         self.addTab(chat, tr("Chat"))

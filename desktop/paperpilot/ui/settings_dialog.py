@@ -12,7 +12,8 @@ import threading
 from typing import Any
 
 from pydantic import ValidationError
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt, QTimer, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QCheckBox,
@@ -27,14 +28,13 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from ..core.app import resolve_api_key
-from ..core.llm.presets import PRESETS, Preset, model_for_preset, preset_for_url
+from ..core.llm.presets import PRESETS, Preset, model_for_preset, preset_for_url, replacement_for
 from ..core.settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
@@ -56,6 +56,7 @@ from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
 from .theme import THEMES, error_colour, ok_colour
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
+from .wrap_label import WrapLabel
 
 CITATION_STYLES: tuple[tuple[str, str], ...] = (
     ("gbt7714-2015-numeric", "GB/T 7714-2015 (numeric)"),
@@ -194,12 +195,31 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.preset_combo.currentIndexChanged.connect(self.on_preset_combo_changed)
         self.url_edit.textEdited.connect(self.on_url_edit_edited)
+        self.model_combo.currentTextChanged.connect(self.on_model_combo_text_changed)
         self.offline_check.toggled.connect(self.on_offline_check_toggled)
         self.test_button.clicked.connect(self.on_test_button_clicked)
         self.cancel_test_button.clicked.connect(self.on_cancel_test_button_clicked)
         self.forget_button.clicked.connect(self.on_forget_button_clicked)
         self._load(self._settings)
         self.setMinimumWidth(560)
+        # Tab follows the rows as they are shown (the OCR switch sits above the chunk sizes).
+        for first, second in (
+            (self.quote_check, self.ocr_check), (self.ocr_check, self.chunk_spin),
+            (self.chunk_spin, self.chunk_min_spin), (self.chunk_min_spin, self.lookups_check),
+        ):
+            QWidget.setTabOrder(first, second)
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override
+        super().showEvent(event)
+        # Once shown, the wrapped labels know their width and so their height: fit to them.
+        QTimer.singleShot(0, self.fit_height)
+
+    @Slot()
+    def fit_height(self) -> None:
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+            self.resize(self.width(), max(self.minimumSizeHint().height(), layout.sizeHint().height()))
 
     # --- construction ----------------------------------------------------------------------------
 
@@ -226,6 +246,11 @@ class SettingsDialog(QDialog):
         model_edit = self.model_combo.lineEdit()
         if model_edit is not None:
             model_edit.setPlaceholderText(tr("e.g. {example}").format(example="qwen2.5:7b-instruct"))
+        # A model name its provider has withdrawn (deepseek-chat …): said under the box.
+        self.model_note = WrapLabel(self.llm_fields)
+        self.model_note.setObjectName("modelNote")
+        self.model_note.setStyleSheet(f"color: {error_colour()};")
+        self.model_note.setVisible(False)
         self.key_edit = QLineEdit(self.llm_fields)
         self.key_edit.setObjectName("apiKeyEdit")
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -234,9 +259,8 @@ class SettingsDialog(QDialog):
         key_row.addWidget(self.key_edit, 1)
         key_row.addWidget(self.forget_button)
         # Where the key lives (the system keyring, or a private file): the user should know.
-        self.key_store_label = QLabel(self.llm_fields)
+        self.key_store_label = WrapLabel(self.llm_fields)
         self.key_store_label.setObjectName("keyStoreLabel")
-        self.key_store_label.setWordWrap(True)
         self.key_store_label.setTextFormat(Qt.TextFormat.PlainText)
         self.key_store_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.key_store_label.setEnabled(False)  # greyed: a remark, not a control
@@ -251,12 +275,10 @@ class SettingsDialog(QDialog):
         # Its own full-width row, word-wrapped: a server's message can be long (a URL, a list
         # of models). Beside the button, the row kept its one-line height and cut the rest off;
         # a row of its own passes the label's height-for-width on, and the dialog grows.
-        self.test_label = QLabel(self.llm_fields)
+        self.test_label = WrapLabel(self.llm_fields)
         self.test_label.setObjectName("testResult")
-        self.test_label.setWordWrap(True)
         self.test_label.setTextFormat(Qt.TextFormat.PlainText)
         self.test_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.test_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
         test_row.addWidget(self.cancel_test_button)
@@ -264,6 +286,7 @@ class SettingsDialog(QDialog):
         form.addRow(tr("Preset"), self.preset_combo)
         form.addRow(tr("Server URL"), self.url_edit)
         form.addRow(tr("Model"), self.model_combo)
+        form.addRow("", self.model_note)
         form.addRow(tr("API key"), key_row)
         form.addRow("", self.key_store_label)
         form.addRow(tr("Key from environment variable"), self.key_env_edit)
@@ -286,7 +309,7 @@ class SettingsDialog(QDialog):
         self.citation_combo = QComboBox(box)
         self.citation_combo.setObjectName("citationStyleCombo")
         for value, label in CITATION_STYLES:
-            self.citation_combo.addItem(label, value)
+            self.citation_combo.addItem(tr(label), value)
         form.addRow(tr("Maximum rounds"), self.rounds_spin)
         form.addRow(tr("Temperature"), self.temperature_spin)
         form.addRow(tr("Citation style"), self.citation_combo)
@@ -362,6 +385,7 @@ class SettingsDialog(QDialog):
         self.model_combo.setCurrentText(s.llm.model)
         self.key_env_edit.setText(s.llm.api_key_env)
         self._update_key_placeholder()
+        self._update_model_note()
         self.rounds_spin.setValue(s.agent.max_rounds)
         self.temperature_spin.setValue(s.llm.temperature)
         self.quote_check.setChecked(s.llm.quote_check)
@@ -465,12 +489,30 @@ class SettingsDialog(QDialog):
         self.model_combo.clear()
         self.model_combo.addItems(list(preset.models))
         self.model_combo.setCurrentText(model_for_preset(preset, current))
-        if preset.key_env and not self.key_env_edit.text().strip():
+        # The variable follows the provider unless the user typed one of their own.
+        typed = self.key_env_edit.text().strip()
+        if preset.key_env and (not typed or typed in {p.key_env for p in PRESETS if p.key_env}):
             self.key_env_edit.setText(preset.key_env)
+        self._update_model_note()
 
     @Slot(str)
     def on_url_edit_edited(self, text: str) -> None:
         self._select_preset_for(text)
+        self._update_model_note()
+
+    @Slot(str)
+    def on_model_combo_text_changed(self, _text: str) -> None:
+        self._update_model_note()
+
+    def _update_model_note(self) -> None:
+        preset = preset_for_url(self.url_edit.text())
+        model = self.model_combo.currentText().strip()
+        new = replacement_for(preset, model)
+        note = ""
+        if preset is not None and new:
+            note = tr("{provider} has retired “{model}”: use “{new}”.").format(provider=tr(preset.name), model=model, new=new)
+        self.model_note.setText(note)
+        self.model_note.setVisible(bool(new))
 
     @Slot(int)
     def on_chunk_spin_changed(self, _value: int) -> None:
@@ -498,7 +540,7 @@ class SettingsDialog(QDialog):
             return
         url = self.url_edit.text().strip()
         if not url:
-            self._set_test_message(False, "Enter the server URL first.")
+            self._set_test_message(False, tr("Enter the server URL first."))
             return
         try:
             key = self._key_to_test()
