@@ -372,7 +372,7 @@ def write_draft(
         raise InvalidInput(f"no papers in the library match {scope.describe()}")
     policy = getattr(model, "name", "offline") if model is not None else "offline"
     if draft_id is None:
-        draft_id = store.create_draft(topic, template.name, lang, policy, scope.to_json())
+        draft_id = store.create_draft(topic, template.source or template.name, lang, policy, scope.to_json())
         done: dict[int, Any] = {}
     else:
         done = store.draft(draft_id)["sections"]

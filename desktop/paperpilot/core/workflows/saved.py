@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..errors import InvalidInput, PaperPilotError
 from ..memory.workflows import WorkflowStore
@@ -73,7 +74,7 @@ def saved_drafts(store: WorkflowStore) -> list[SavedItem]:
     listed by its topic."""
     totals: dict[str, int | None] = {}
     return [SavedItem(d["id"], d["title"] or d["topic"], d["updated"], d["sections_done"],
-                      _sections_total(d["template"], totals), d["template"]) for d in store.drafts()]  # fmt: skip
+                      _sections_total(d["template"], totals), Path(d["template"]).stem) for d in store.drafts()]  # fmt: skip
 
 
 def rename_matrix(store: WorkflowStore, matrix_id: str, title: str) -> None:

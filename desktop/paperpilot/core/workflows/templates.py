@@ -49,6 +49,9 @@ class Template(BaseModel):
     language: Literal["zh", "en"] = "en"
     title: str = "{topic}"
     sections: list[SectionSpec]
+    # What load_template was given (a built-in name, or the lab's file as an absolute path):
+    # a saved draft records it, so reopening finds the same template.
+    source: str = Field(default="", exclude=True)
 
 
 def load_template(name_or_path: str) -> Template:
@@ -70,4 +73,5 @@ def load_template(name_or_path: str) -> Template:
         t = None
     if t is None or not t.sections:
         raise InvalidInput(f"the template {name_or_path} needs a name and a list of sections (heading, kind)")
+    t.source = name_or_path if name_or_path in BUILTIN_TEMPLATES else str(path.resolve())
     return t

@@ -120,3 +120,21 @@ def test_a_collection_scope_holds_its_sub_collections(session: Session) -> None:
     assert [d.doc_id for d in resolve_scope(session.library, Scope(collections=["Thesis/Chapter 2"]))] == [b]
     with pytest.raises(NotFound):
         resolve_scope(session.library, Scope(collections=["No such"]))
+
+
+def test_a_draft_from_a_labs_template_file_reopens(sample_session: Session, tmp_path: Path) -> None:
+    import json
+
+    lab = tmp_path / "lab-review.json"
+    lab.write_text(json.dumps({"name": "lab", "language": "en", "sections": [
+        {"heading": "Motivation", "kind": "evidence", "question": "why {topic} matters"},
+        {"heading": "Plan", "kind": "prompt", "prompt": "Your plan."}]}), encoding="utf-8")  # fmt: skip
+    s = sample_session
+    last = None
+    for ev in write_draft(s.workflows, s.library, "urban birds", load_template(str(lab)), Scope(), references=_refs(s)):
+        last = ev
+    assert isinstance(last, Draft)
+    # Reopened by the file it was written from, not by the name inside it ("lab" is no template).
+    again = saved.open_draft(s.workflows, last.id, references=_refs(s))
+    assert [sec.heading for sec in again.draft.sections] == ["Motivation", "Plan"]
+    assert saved.saved_drafts(s.workflows)[0].detail == "lab-review"
