@@ -382,15 +382,20 @@ def _matrix_window(lib: Library) -> QWidget:
 
     main = _keep(MainWindow(lib, app_paths(), Settings()))
     win = main.open_matrix_window([])  # type: ignore[attr-defined]
-    deadline = 600
-    while win.thread is not None and deadline:  # the cells are filled in a worker
-        QApplication.processEvents()
-        QTimer.singleShot(0, lambda: None)
+
+    def wait(done: Any) -> None:  # the scope is counted and the cells are filled in a worker
         import time
 
-        time.sleep(0.05)
-        deadline -= 1
-    assert win.thread is None, "the matrix did not finish"
+        for _ in range(1200):
+            if done():
+                return
+            QApplication.processEvents()
+            time.sleep(0.05)
+        raise AssertionError("the matrix did not finish")
+
+    wait(lambda: win.make_button.isEnabled())
+    win.make_button.click()
+    wait(lambda: win.matrix is not None and not win.busy and not win.matrix.pending())
     _shown(win, (1200, 700))
     return win
 

@@ -155,7 +155,7 @@ _AFFIL = re.compile(
     r"Corporation|Research Center|Centre|Academy)\b|大学|学院|研究所|研究院|实验室|系\b",
 )
 _BOILER = _starting_with(
-    "©alcp版未",
+    "©alcp版未rdnpe以均纯",
     r"©|\ball rights reserved\b|\blicen[cs]ed under (?:a |the )?(?:creative commons|CC)\b|\bCC[- ]BY(?:[- ]\w\w)?\s+\d\.\d|"
     r"\bpermission to make digital\b|\bproceedings of the\b.{0,80}\bpages\s+\d+|\bpreprint\b.{0,40}\bunder review\b"
     r"|版权所有|未经许可"
