@@ -134,7 +134,7 @@ def test_ocr_progress_and_its_failure_reason_are_chinese_in_the_chinese_ui(
         qtbot.waitUntil(lambda: win.import_thread is None, timeout=TIMEOUT_MS)
         assert recorder.labels and recorder.labels[0].endswith("blank_scan.pdf · OCR 识别第 1 页（共 1 页）")
         assert win.last_report is not None
-        assert batch_lines(win.last_report) == [("失败", "blank_scan.pdf: 即使经过 OCR 识别，也没有在任何一页上找到文字。")]
+        assert batch_lines(win.last_report) == [("失败", "blank_scan.pdf: 所有页面都没有找到文字，OCR 也没有识别出文字。")]
     finally:
         win.shutdown_workers()
         lib.close()

@@ -53,36 +53,14 @@ _FIXED_ZH = {
     "the question's language is not the library's; no model to translate it": "问题所用的语言与文献库不同，且没有语言模型来翻译",
 }
 
-# Why a file could not be imported, and the steps of reading one (core.extract, core.library).
+# Import failure reasons live in _FIXED_ZH / _PATTERNS_ZH with the other phrases; these are the
+# reasons and steps of reading a file that only the importer reports.
 _IMPORT_FIXED_ZH = {
-    "No text found on any page, even by OCR.": "即使经过 OCR 识别，也没有在任何一页上找到文字。",
-    "The PDF has no text layer (it looks scanned) and OCR is turned off in the settings.":
-        "该 PDF 没有文字层（看起来是扫描件），而设置中已关闭 OCR 识别。",
-    "The PDF has no text layer (it looks scanned); OCR would be needed to import it.":
-        "该 PDF 没有文字层（看起来是扫描件），需要 OCR 识别才能导入。",
-    "No text found on any page: the pages are blank.": "没有在任何一页上找到文字：页面是空白的。",
-    "The file is damaged or is not a PDF.": "文件已损坏，或不是 PDF 文件。",
-    "The file could not be read from disk.": "无法从磁盘读取该文件。",
-    "The PDF has no pages.": "该 PDF 没有任何页面。",
     "The PDF is password-protected; unlock it (save an unprotected copy) first.":
         "该 PDF 受密码保护；请先解除保护（另存一份未加密的副本）。",
-    "The PDF could not be read: the text extractor crashed on it.": "无法读取该 PDF：文字提取程序在处理它时崩溃了。",
-    "The file is empty.": "文件是空的。",
-    "The file contains no text.": "文件中没有文字。",
-    "The file does not look like text: its bytes make no sense in any supported encoding "
-    "(UTF-8, UTF-16, GB18030/GBK, Big5, Windows-1252).":
-        "该文件看起来不是文本：它的字节在任何支持的编码（UTF-8、UTF-16、GB18030/GBK、Big5、Windows-1252）下都无意义。",
 }  # fmt: skip
 _IMPORT_PATTERNS_ZH: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
     (re.compile(r"^OCR page (?P<n>\d+) of (?P<m>\d+)$"), lambda m: f"OCR 识别第 {m['n']} 页（共 {m['m']} 页）"),
-    (re.compile(r"^The file (?P<f>.+) could not be found or read\.$"), lambda m: f"找不到或无法读取文件 {m['f']}。"),
-    (re.compile(r"^(?P<f>.+) is empty\.$"), lambda m: f"{m['f']} 是空的。"),
-    (re.compile(r"^(?P<f>.+) has no text besides its header\.$"), lambda m: f"{m['f']} 除了文件头之外没有文字。"),
-    (re.compile(r"^Could not read (?P<f>.+?): (?P<e>.+)$"), lambda m: f"无法读取 {m['f']}：{m['e']}"),
-    (re.compile(r"^The file cannot be read: (?P<e>.+)$"), lambda m: f"无法读取该文件：{m['e']}"),
-    (re.compile(r"^(?P<f>.+) does not exist\.$"), lambda m: f"{m['f']} 不存在。"),
-    (re.compile(r"^(?P<f>.+) is not a regular file\.$"), lambda m: f"{m['f']} 不是普通文件。"),
-    (re.compile(r"^Unexpected error while reading the file: (?P<e>.+)$"), lambda m: f"读取文件时出现意外错误：{m['e']}"),
     (
         re.compile(r"^File is too large \((?P<s>\d+) MB; the limit is (?P<l>[\d.]+) MB, see the import settings\)\.$"),
         lambda m: f"文件过大（{m['s']} MB；上限为 {m['l']} MB，见导入设置）。",
@@ -107,7 +85,7 @@ def import_text(text: str) -> str:
 
 def knows_import_text(text: str) -> bool:
     """Whether ``import_text`` has a Chinese rendering for this reason (the tests walk them)."""
-    return text in _IMPORT_FIXED_ZH or any(p.match(text) for p, _r in _IMPORT_PATTERNS_ZH)
+    return text in _IMPORT_FIXED_ZH or any(p.match(text) for p, _r in _IMPORT_PATTERNS_ZH) or knows(text)
 
 # Why a file was not imported (core's ImportFailure reasons), for the import log, the
 # failure list and the library's status column.
