@@ -83,6 +83,11 @@ ensure_venv() {
         CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF}" .venv/bin/python -m pip install -q -e ".[$extras]"
         echo "$want" >"$stamp"
     fi
+    # Bytecode for the app's own modules (an editable install has none, and an environment with
+    # PYTHONDONTWRITEBYTECODE never writes it): without it every start and every extraction
+    # worker compiles the source again (cold start 2.1 s instead of 1.5 s). Up-to-date files are
+    # skipped, so this costs a fraction of a second after the first time.
+    PYTHONDONTWRITEBYTECODE= .venv/bin/python -m compileall -q -j 0 desktop/paperpilot >/dev/null || true
 }
 
 case "$MODE" in
