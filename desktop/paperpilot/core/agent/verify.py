@@ -19,8 +19,9 @@ from .support import Bridges, ClaimSupport, check_claim, citable_text, claim_tex
 
 # [P3], [P3, P5], [3], [1][2] — ids as the loop assigns them (P-prefixed) or bare numbers.
 _CITE = re.compile(r"\[((?:P?\d+)(?:\s*[,;]\s*P?\d+)*)\]")
-# A bibliography mark of the quoted paper itself: "the Paxos algorithm [9, 23]", "[4–6]".
-_SOURCE_REF = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+# Bibliography marks of the quoted paper itself: "the Paxos algorithm [9, 23]", "[4–6]", "[1], [2]".
+_ONE_SOURCE_REF = r"\[\d+(?:\s*[,;–-]\s*\d+)*\]"
+_SOURCE_REF = re.compile(rf"\s*{_ONE_SOURCE_REF}(?:\s*,\s*{_ONE_SOURCE_REF})*")
 _QUOTE = re.compile(r"\"([^\"]{4,}?)\"|“([^”]{4,}?)”|「([^」]{2,}?)」")
 _WS = re.compile(r"\s+")
 
@@ -53,6 +54,12 @@ def drop_source_refs(text: str) -> str:
     marks ("the Paxos algorithm [9, 23]"): they point into that paper's bibliography, not to the
     evidence, and would read as this answer's sources, so they go."""
     return _SOURCE_REF.sub("", text) if "[P" in text else text
+
+
+def without_source_refs(sentence: str) -> str:
+    """A quoted sentence without the paper's own numeric citations ("… is sweet [8]." → "… is
+    sweet."): beside this answer's markers they would read as its sources."""
+    return re.sub(r"\s+([.,;:])", r"\1", _SOURCE_REF.sub("", sentence)).strip()
 
 
 def sentences_of(paragraph: str) -> list[str]:

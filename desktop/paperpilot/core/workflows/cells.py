@@ -23,6 +23,7 @@ from ..agent.events import Warning as TraceWarning
 from ..agent.injection import is_instruction
 from ..agent.loop import AgentOptions, run_agent
 from ..agent.state import AgentState, Policy, PolicyStep
+from ..agent.verify import without_source_refs
 from ..errors import DocumentNotFound
 from ..models import DocumentInfo, Hit, Passage
 from ..text.kinds import Kind, answer_sentences, answerable
@@ -306,14 +307,8 @@ def candidates(ask: Ask, passages: Sequence[PassageView]) -> list[Candidate]:
     return out
 
 
-_PAPER_MARKERS = re.compile(r"\s*\[\d+(?:\s*[,–-]\s*\d+)*\](?:\s*,\s*\[\d+(?:\s*[,–-]\s*\d+)*\])*")
-
-
-def own_markers_removed(sentence: str) -> str:
-    """A paper's sentence without its own numeric citations ("… is sweet [8].", "[1], [2]"):
-    in a cell they would read as citations of passages of this run, which they are not."""
-    out = _PAPER_MARKERS.sub("", sentence)
-    return re.sub(r"\s+([.,;:])", r"\1", out).strip()
+# A paper's own numeric citations in a cell would read as citations of this run's passages.
+own_markers_removed = without_source_refs
 
 
 def extractive_answer(ask: Ask, state: AgentState) -> Answer:
