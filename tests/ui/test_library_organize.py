@@ -130,16 +130,21 @@ def test_tags_on_a_multi_selection_and_the_tag_selector(
     assert source_item(pane, TAG, "voles").text(0) == "voles (2)"
 
 
+def remove_in_window(pane: LibraryPane, qtbot: Any, monkeypatch: pytest.MonkeyPatch, doc_id: int) -> None:
+    """Remove ``doc_id`` from the library pane, answering its confirmation with Yes."""
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
+    pane.select_ids([doc_id])
+    pane.remove_selected()
+    wait_write(qtbot, pane)
+    assert doc_id not in shown(pane)
+
+
 def test_remove_goes_to_the_trash_and_ctrl_z_brings_it_back_searchable(
     window: Any, pane: LibraryPane, library: Library, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     known = ids(library)
     target = known["swifts"]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    pane.select_ids([target])
-    pane.remove_selected()
-    wait_write(qtbot, pane)
-    assert target not in shown(pane)
+    remove_in_window(pane, qtbot, monkeypatch, target)
     assert not library.search("swifts insects roofs")
     assert window.docs_label.text().startswith("3 documents")
     assert source_item(pane, "trash", "").text(0) == "Trash (1)"

@@ -19,7 +19,7 @@ from paperpilot.core.library import Library
 from paperpilot.ui import i18n
 from paperpilot.ui.library_pane import LibraryPane
 
-from .test_library_organize import ids, shown, wait_write, write_papers
+from .test_library_organize import ids, remove_in_window, shown, wait_write, write_papers
 
 
 def cli(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -41,11 +41,7 @@ def test_the_window_and_the_cli_undo_each_others_changes(
 ) -> None:
     known = ids(library)
     target = known["swifts"]
-    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Yes)
-    pane.select_ids([target])
-    pane.remove_selected()
-    wait_write(qtbot, pane)
-    assert target not in shown(pane)
+    remove_in_window(pane, qtbot, monkeypatch, target)
 
     # The command line undoes the window's removal.
     out = cli("undo", "--json")
