@@ -766,6 +766,8 @@ _ZH_NUMBERED = re.compile(
     r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
     r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
 )
+# A label, a colon and its value: a thesis cover's or a form's field, never a heading.
+_FORM_FIELD = re.compile(r"^[^\W\d_]{1,8}\s*[：:]\s*\S")
 _ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
 _LEADER = re.compile(r"(?:[.⋅·] ?){4}|…{2}")
 # One sentence ending and another starting: headings are phrases, so a "heading" with this
@@ -796,6 +798,8 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     if _CJK_JOIN.match(text[0]) or _ZH_NUMBERED.match(text):
         if n > 30 or _ZH_SENTENCE_END.search(text[:-1]) or text[-1] in "。，；":
             return 0
+        if _FORM_FIELD.match(text):
+            return 0  # a cover's form field ("作者姓名：莫晃锐", "学科专业：流体力学")
         if text.replace(" ", "") in _ZH_HEADING_WORDS or (_ZH_NUMBERED.match(text) and emphasised):
             return 2
         return 1 if body > 0 and ln.size >= body * 1.15 else 0
@@ -850,6 +854,13 @@ class _Headings:
                 if strength == 2:
                     self.styles.add(_style(ln))
         self._plain_numbered(pages, big, skip)
+        # A page of form fields (a thesis cover: 作者姓名：…, 指导教师：…, 培养单位：…) has no
+        # headings; its other big lines are the fields' values, broken over lines.
+        for p in pages:
+            if sum(1 for ln in p.lines if len(ln.text) <= 30 and _FORM_FIELD.match(ln.text)) >= 3:
+                for ln in p.lines:
+                    if self.strength.get(id(ln)) == 1:
+                        del self.strength[id(ln)]
 
     def _plain_numbered(self, pages: Sequence[_RawPage], big: float, skip: set[int]) -> None:
         """Headings set in the body's own type, told apart only by their numbers and their
