@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import (
@@ -56,7 +56,6 @@ from ..core.library.scope import Scope
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .core_text import import_text
-from .document_viewer import DocumentViewer
 from .i18n import tr
 from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
 from .metadata_dialog import MetadataDialog
@@ -65,6 +64,9 @@ from .resources import app_icon, is_sample_path, sample_questions
 from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
 from .undo_text import undo_text
 from .workers import FunctionWorker, WorkerThread
+
+if TYPE_CHECKING:  # imported where a document is first opened
+    from .document_viewer import DocumentViewer
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
 # The full-text filter waits this long after the last keystroke before it searches.
@@ -177,7 +179,7 @@ class LibraryPane(QWidget):
         self.fulltext_timer.setInterval(FULLTEXT_DEBOUNCE_MS)
         self.fulltext_timer.timeout.connect(self.on_fulltext_timer_timeout)
         self._citation_style = DEFAULT_STYLE
-        self.viewers: dict[int, DocumentViewer] = {}
+        self.viewers: dict[int, DocumentViewer] = {}  # the open ones, docked or in windows
         # The main window's reader (ui/reader.py): documents open in its tabs; None: in windows.
         self.reader: Any = None
         self.remove_thread: WorkerThread | None = None
@@ -1366,6 +1368,9 @@ class LibraryPane(QWidget):
                 )
                 return
             docked = self.reader is not None
+            # Imported on first use: QtPdf and the span locator cost ~60 ms of the start-up.
+            from .document_viewer import DocumentViewer
+
             viewer = DocumentViewer(self.library, doc, page, text, self.window(), docked=docked)
             self.viewers[doc_id] = viewer
         if self.reader is not None:
