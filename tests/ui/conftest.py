@@ -115,8 +115,8 @@ def import_recorder(monkeypatch: pytest.MonkeyPatch) -> SignalRecorder:
     recorder = SignalRecorder()
 
     class RecordingImportWorker(ImportWorker):
-        def __init__(self, library: Library, paths: list[str]) -> None:
-            super().__init__(library, paths)
+        def __init__(self, library: Library, paths: list[str], **kwargs: Any) -> None:
+            super().__init__(library, paths, **kwargs)
             # Connected before the thread starts, so no signal can be missed.
             self.progress.connect(recorder.on_worker_progress)
             self.finished.connect(recorder.on_worker_finished)

@@ -180,6 +180,52 @@ def _make_row(
     )
 
 
+SortState = tuple[int, Qt.SortOrder]
+
+
+def sort_rows(rows: list[_Row], sort: SortState, hits: dict[int, int] | None = None) -> None:
+    """Sort ``rows`` in place by a column's precomputed key (then the id, so ties are stable)."""
+    col, order = sort
+    reverse = order == Qt.SortOrder.DescendingOrder
+    if col == Column.HITS:
+        counts = hits or {}
+        rows.sort(key=lambda r: (counts.get(r.doc.doc_id, 0), r.doc.doc_id), reverse=reverse)
+    elif 0 <= col < len(HEADERS):
+        rows.sort(key=lambda r: (r.sort_keys[col], r.doc.doc_id), reverse=reverse)
+    else:
+        rows.sort(key=lambda r: r.doc.doc_id)
+
+
+@dataclass(frozen=True)
+class RowSet:
+    """The table's rows for a list of documents, made once (any thread) and shown by
+    ``DocumentTableModel.set_rows``: the cells, tips and sort keys of every document."""
+
+    rows: list[_Row]
+    sort: SortState  # what ``rows`` are sorted by
+    failed: int
+    to_check: int
+
+
+def make_rows(
+    docs: list[DocumentInfo],
+    notes: set[int] | None = None,
+    colors: dict[str, str] | None = None,
+    sort: SortState = (-1, Qt.SortOrder.AscendingOrder),
+) -> RowSet:
+    """The rows for ``docs``, sorted by ``sort`` (the full-text counts play no part here: a
+    Hits sort is redone by the model, which holds them). Touches no widget: safe in a worker."""
+    have = notes or set()
+    rows = [_make_row(d, d.doc_id in have, colors) for d in docs]
+    sort_rows(rows, sort)
+    return RowSet(
+        rows=rows,
+        sort=sort if sort[0] != Column.HITS else (-2, sort[1]),
+        failed=sum(1 for r in rows if r.failed),
+        to_check=sum(1 for d in docs if d.check_metadata and d.status == "ready"),
+    )
+
+
 class DocumentTableModel(QAbstractTableModel):
     """Read-only table of documents; the library pane refills it with ``set_documents``."""
 
@@ -192,6 +238,7 @@ class DocumentTableModel(QAbstractTableModel):
         self._visible: set[int] | None = None
         self._where: dict[int, int] | None = None
         self._failed = 0
+        self._to_check = 0
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         # The full-text filter's passage counts and snippets (doc_id → …), {} outside that mode.
@@ -209,13 +256,20 @@ class DocumentTableModel(QAbstractTableModel):
         colors: dict[str, str] | None = None,
     ) -> None:
         """Show ``docs``; ``notes``: the ids with a note, ``colors``: tag → colour (the marks)."""
-        have = notes or set()
-        rows = [_make_row(d, d.doc_id in have, colors) for d in docs]
-        self._sort_rows(rows)
+        self.set_rows(make_rows(docs, notes, colors, self.sort_state()))
+
+    def set_rows(self, rows: RowSet) -> None:
+        """Show rows made by ``make_rows`` (in any thread): on the GUI thread this is a reset and
+        no per-document work, unless the sort changed since they were made."""
+        ordered = rows.rows
+        if rows.sort != self.sort_state():
+            ordered = list(ordered)
+            self._sort_rows(ordered)
         self.beginResetModel()
-        self._all = rows
-        self._failed = sum(1 for r in rows if r.failed)
-        self._rows = self._shown(rows)
+        self._all = ordered
+        self._failed = rows.failed
+        self._to_check = rows.to_check
+        self._rows = self._shown(ordered)
         self._where = None
         self.endResetModel()
 
@@ -251,26 +305,21 @@ class DocumentTableModel(QAbstractTableModel):
     def failed_count(self) -> int:
         return self._failed
 
+    def to_check_count(self) -> int:
+        """Ready documents held whose metadata is flagged "check"."""
+        return self._to_check
+
     # --- sorting ------------------------------------------------------------------------------
     # Sorting happens here, on precomputed keys with list.sort, rather than in the proxy: the
     # proxy's C++ sort would call back into Python data() ~2·n·log n times (a second for 5,000
     # rows); list.sort takes milliseconds.
 
     def _sort_rows(self, rows: list[_Row]) -> None:
-        col = self._sort_column
-        if col == Column.HITS:
-            hits = self._hits
-            rows.sort(
-                key=lambda r: (hits.get(r.doc.doc_id, 0), r.doc.doc_id),
-                reverse=self._sort_order == Qt.SortOrder.DescendingOrder,
-            )
-        elif 0 <= col < len(HEADERS):
-            rows.sort(
-                key=lambda r: (r.sort_keys[col], r.doc.doc_id),
-                reverse=self._sort_order == Qt.SortOrder.DescendingOrder,
-            )
-        else:
-            rows.sort(key=lambda r: r.doc.doc_id)
+        sort_rows(rows, (self._sort_column, self._sort_order), self._hits)
+
+    def sort_state(self) -> SortState:
+        """(column, order) the rows are sorted by; column -1: by document id."""
+        return self._sort_column, self._sort_order
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         self._sort_column, self._sort_order = column, order

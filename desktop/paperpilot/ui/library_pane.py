@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +58,7 @@ from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .core_text import import_text
 from .i18n import tr
-from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
+from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel, RowSet, SortState, make_rows
 from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
@@ -141,6 +142,72 @@ def remove_documents(session: Session, docs: list[DocumentInfo]) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class LibrarySnapshot:
+    """What the library pane shows, read and prepared in one go: the documents and the trash,
+    their table rows and filters, the collections, tags and counts of the sources pane.
+
+    ``read_snapshot`` touches no widget, so a worker can make it (the import's, when it ends):
+    the GUI thread then only swaps it in, with no work per document.
+    """
+
+    docs: list[DocumentInfo]
+    trash: list[DocumentInfo]
+    tree: CollectionTree
+    colors: dict[str, str]
+    notes: set[int]
+    tags: list[tuple[str, int]]
+    counts: dict[str, int]
+    rows: RowSet  # of docs
+    trash_rows: RowSet
+    doc_filter: DocumentFilter
+    trash_filter: DocumentFilter
+    ready: tuple[int, int]  # (documents, chunks) ready
+    has_samples: bool  # a ready document is one of the bundled sample papers
+
+
+def read_snapshot(library: Library, sort: SortState) -> LibrarySnapshot:
+    """Read the library for the pane (SQLite reads, then the rows sorted by ``sort``)."""
+    docs = library.all_documents()
+    trash = library.trashed_documents()
+    tree = library.collection_tree()
+    colors = library.tag_colors()
+    notes = library.note_doc_ids()
+    live = [d for d in docs if d.status == "ready"]
+    filed = tree.filed()
+    counts = {
+        ALL: len(docs),
+        RECENT: len(recently_added(docs)),
+        TRASH: len(trash),
+        UNFILED: sum(1 for d in docs if d.doc_id not in filed),
+    }
+    return LibrarySnapshot(
+        docs=docs,
+        trash=trash,
+        tree=tree,
+        colors=colors,
+        notes=notes,
+        tags=all_tags(live + trash),
+        counts=counts,
+        rows=make_rows(docs, notes, colors, sort),
+        trash_rows=make_rows(trash, notes, colors, sort),
+        doc_filter=DocumentFilter(docs),
+        trash_filter=DocumentFilter(trash),
+        ready=(len(live), sum(d.chunks for d in live)),
+        has_samples=any(is_sample_path(d.source_path) for d in live),
+    )
+
+
+def read_snapshot_of_nothing() -> LibrarySnapshot:
+    """The pane before its first refresh."""
+    empty = make_rows([])
+    return LibrarySnapshot(
+        docs=[], trash=[], tree=CollectionTree([], {}), colors={}, notes=set(), tags=[], counts={},
+        rows=empty, trash_rows=empty, doc_filter=DocumentFilter([]), trash_filter=DocumentFilter([]),
+        ready=(0, 0), has_samples=False,
+    )  # fmt: skip
+
+
 def fulltext_filter(library: Library, text: str) -> tuple[str, dict[int, int], dict[int, str]]:
     """(text, passages matching per document, a snippet of the best of the first 200): the
     full-text filter's work, done in a worker."""
@@ -193,6 +260,8 @@ class LibraryPane(QWidget):
         self.model = DocumentTableModel(self)
         self.model.snippet_provider = self._snippet_for
         self._filter = DocumentFilter([])
+        self._snapshot = read_snapshot_of_nothing()
+        self._showing_trash = False
         self.proxy = DocumentFilterProxy(self)
         self.proxy.setSourceModel(self.model)
 
@@ -436,41 +505,46 @@ class LibraryPane(QWidget):
 
     # --- state --------------------------------------------------------------------------------
 
-    @Slot()
-    def refresh(self) -> None:
-        """Re-read the library (a fast SQLite read) and keep the user's selection."""
+    def refresh(self, snapshot: LibrarySnapshot | None = None) -> None:
+        """Show the library as it is now (a fast SQLite read) or as ``snapshot`` read it (in a
+        worker, see ``snapshot_reader``), keeping the user's selection."""
+        if snapshot is None:
+            snapshot = read_snapshot(self.library, self.model.sort_state())
         keep = set(self.selected_ids())
-        docs = self.library.all_documents()
-        trash = self.library.trashed_documents()
-        self._docs = docs
-        self._tree = self.library.collection_tree()
-        colors = self.library.tag_colors()
-        live = [d for d in docs if d.status == "ready"]
-        counts = {ALL: len(docs), RECENT: len(recently_added(docs)), TRASH: len(trash)}
-        filed = self._tree.filed()
-        counts[UNFILED] = sum(1 for d in docs if d.doc_id not in filed)
-        self.sources.fill(self._tree, all_tags(live + trash), colors, counts)
-        self._trash, self._colors, self._notes = trash, colors, self.library.note_doc_ids()
+        self._snapshot = snapshot
+        self._docs, self._trash, self._tree = snapshot.docs, snapshot.trash, snapshot.tree
+        self._colors, self._notes = snapshot.colors, snapshot.notes
+        self.sources.fill(snapshot.tree, snapshot.tags, snapshot.colors, snapshot.counts)
         self._fill_model()
-        self.stack.setCurrentIndex(TABLE_PAGE if docs or trash else WELCOME_PAGE)
+        self.stack.setCurrentIndex(TABLE_PAGE if snapshot.docs or snapshot.trash else WELCOME_PAGE)
         self.apply_filter()
         if keep:
             self.select_ids(keep)
         self._update_count()
-        self._update_suggestions(docs)
-        if self._pending_question and any(d.status == "ready" for d in docs):
+        self._update_suggestions(snapshot.has_samples)
+        if self._pending_question and snapshot.ready[0]:
             # Deferred: refresh runs inside the import-finished handler; ask after it returns.
             QTimer.singleShot(0, self.on_pending_question_due)
+
+    def snapshot_reader(self) -> Callable[[], LibrarySnapshot]:
+        """A call that reads the library for ``refresh(snapshot)`` in another thread (the rows
+        sorted as the table is sorted now; a sort changed meanwhile is redone on showing)."""
+        library, sort = self.library, self.model.sort_state()
+        return lambda: read_snapshot(library, sort)
 
     def is_welcome_shown(self) -> bool:
         return self.stack.currentIndex() == WELCOME_PAGE
 
     def _fill_model(self) -> None:
         """The table holds the library, or in the Trash view the trash (from the last refresh)."""
-        in_trash = self.sources.current()[0] == TRASH
-        docs = self._trash if in_trash else self._docs
-        self.model.set_documents(docs, self._notes, self._colors)
-        self._filter = DocumentFilter(docs)
+        snap = self._snapshot
+        self._showing_trash = self.sources.current()[0] == TRASH
+        if self._showing_trash:
+            self.model.set_rows(snap.trash_rows)
+            self._filter = snap.trash_filter
+        else:
+            self.model.set_rows(snap.rows)
+            self._filter = snap.doc_filter
 
     def _snippet_for(self, doc_id: int) -> str:
         """The best matching passage of a document for the current full-text filter (a read)."""
@@ -485,8 +559,7 @@ class LibraryPane(QWidget):
     def ready_count(self) -> tuple[int, int]:
         """(documents, chunks) of the ready documents the pane holds: what the status bar shows,
         from the same list as the pane's own count."""
-        ready = [d for d in self._docs if d.status == "ready"]
-        return len(ready), sum(d.chunks for d in ready)
+        return self._snapshot.ready
 
     def _update_count(self) -> None:
         total = self.model.total()
@@ -506,16 +579,14 @@ class LibraryPane(QWidget):
             text += " · " + tr("searching…")
         if self._problems:
             text += " ⚠"  # the tooltip says what in the filter was not understood
-        to_check = sum(1 for d in self.model.documents() if d.check_metadata and d.status == "ready")
+        to_check = self.model.to_check_count()
         if to_check:
             text += " · " + tr("{n} to check").format(n=to_check)
         self.count_label.setText(text)
         self.count_label.setToolTip("\n".join(self._problems))
 
-    def _update_suggestions(self, docs: list[DocumentInfo]) -> None:
-        has_samples = bool(self._questions) and any(
-            d.status == "ready" and is_sample_path(d.source_path) for d in docs
-        )
+    def _update_suggestions(self, samples_shown: bool) -> None:
+        has_samples = bool(self._questions) and samples_shown
         if has_samples:
             links = "<br>".join(
                 f'<a href="q:{i}">{html.escape(q)}</a>'
@@ -1286,9 +1357,7 @@ class LibraryPane(QWidget):
 
     @Slot(str, str)
     def on_sources_source_selected(self, kind: str, _value: str) -> None:
-        in_trash = kind == TRASH
-        was_trash = bool(self.model.documents()) and all(d.status == "trashed" for d in self.model.documents())
-        if in_trash != was_trash:
+        if (kind == TRASH) != self._showing_trash:
             self._fill_model()  # the trash is another list
         self.apply_filter()
 
