@@ -58,7 +58,15 @@ from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .core_text import import_text
 from .i18n import tr
-from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel, RowSet, SortState, make_rows
+from .library_model import (
+    DOC_ID_ROLE,
+    Column,
+    DocumentFilterProxy,
+    DocumentTableModel,
+    RowSet,
+    SortState,
+    make_rows,
+)
 from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
@@ -198,6 +206,15 @@ def read_snapshot(library: Library, sort: SortState) -> LibrarySnapshot:
     )
 
 
+@dataclass(frozen=True)
+class _Written:
+    """What a worker of ``LibraryPane.write_then_read`` returns: the write's own result and
+    the library as read after it (None if that read failed)."""
+
+    result: object
+    snapshot: LibrarySnapshot | None
+
+
 def read_snapshot_of_nothing() -> LibrarySnapshot:
     """The pane before its first refresh."""
     empty = make_rows([])
@@ -222,7 +239,8 @@ AUTHORS_MIN_WIDTH = 64
 class LibraryPane(QWidget):
     import_requested = Signal(list)  # paths (str) to import
     sample_requested = Signal()
-    library_changed = Signal()
+    library_changed = Signal()  # the library changed: read it again (the window refreshes)
+    refreshed = Signal()  # the pane shows the library anew (its counts changed)
     example_question = Signal(str)
     message = Signal(str)  # a short note for the status bar ("Copied 2 references …")
     document_selected = Signal(int)  # the one ready document now selected (its references show)
@@ -525,6 +543,31 @@ class LibraryPane(QWidget):
         if self._pending_question and snapshot.ready[0]:
             # Deferred: refresh runs inside the import-finished handler; ask after it returns.
             QTimer.singleShot(0, self.on_pending_question_due)
+        self.refreshed.emit()
+
+    def write_then_read(self, fn: Callable[..., Any]) -> Callable[..., _Written]:
+        """``fn`` for a worker that changes the library: it then also reads the library for the
+        pane in that thread (see ``show_written``), so the GUI thread does no work per document."""
+        reader = self.snapshot_reader()
+
+        def run(*args: Any, **kwargs: Any) -> _Written:
+            result = fn(*args, **kwargs)
+            try:
+                snapshot: LibrarySnapshot | None = reader()
+            except Exception:
+                snapshot = None
+            return _Written(result, snapshot)
+
+        return run
+
+    def show_written(self, value: object) -> object:
+        """Show the library after a worker of ``write_then_read`` has reported ``value``; returns
+        what the write itself returned."""
+        if isinstance(value, _Written) and value.snapshot is not None:
+            self.refresh(value.snapshot)
+            return value.result
+        self.library_changed.emit()
+        return value.result if isinstance(value, _Written) else value
 
     def snapshot_reader(self) -> Callable[[], LibrarySnapshot]:
         """A call that reads the library for ``refresh(snapshot)`` in another thread (the rows
@@ -1152,7 +1195,7 @@ class LibraryPane(QWidget):
             if viewer is not None and shiboken6.isValid(viewer):
                 viewer.close()
         # A write: in a worker, because another process may hold the writer lock for a while.
-        worker = FunctionWorker(remove_documents, self.session, docs, doing="Remove")
+        worker = FunctionWorker(self.write_then_read(remove_documents), self.session, docs, doing="Remove")
         worker.finished.connect(self.on_remove_worker_finished)
         worker.failed.connect(self.on_remove_worker_failed)
         self.remove_thread = WorkerThread(worker, self)
@@ -1214,10 +1257,10 @@ class LibraryPane(QWidget):
         self.table.setEnabled(True)
 
     @Slot(object)
-    def on_remove_worker_finished(self, errors: list[str]) -> None:
+    def on_remove_worker_finished(self, value: object) -> None:
         self._remove_done()
-        self.library_changed.emit()
-        if errors:
+        errors = self.show_written(value)
+        if isinstance(errors, list) and errors:
             QMessageBox.warning(self, tr("Remove from library"), "\n".join(errors))
         else:
             self.message.emit(tr("Moved to the trash. Edit ▸ Undo (Ctrl+Z) brings it back."))
@@ -1247,7 +1290,7 @@ class LibraryPane(QWidget):
         if self.write_thread is not None:
             self.message.emit(tr("Wait for the last change to finish."))
             return False
-        worker = FunctionWorker(fn, *args, doing=done or "Change")  # type: ignore[arg-type]
+        worker = FunctionWorker(self.write_then_read(fn), *args, doing=done or "Change")  # type: ignore[arg-type]
         worker.finished.connect(self.on_write_worker_finished)
         worker.failed.connect(self.on_write_worker_failed)
         self._write_done_message = done
@@ -1261,9 +1304,9 @@ class LibraryPane(QWidget):
             self.write_thread = None
 
     @Slot(object)
-    def on_write_worker_finished(self, result: object) -> None:
+    def on_write_worker_finished(self, value: object) -> None:
         self._write_done()
-        self.library_changed.emit()
+        result = self.show_written(value)
         text = result if isinstance(result, str) and result else self._write_done_message
         if text:
             self.message.emit(text)

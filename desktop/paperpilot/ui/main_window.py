@@ -356,6 +356,7 @@ class MainWindow(QMainWindow):
         self.library_pane.import_requested.connect(self.start_import)
         self.library_pane.sample_requested.connect(self.on_sample_requested)
         self.library_pane.library_changed.connect(self.refresh_library)
+        self.library_pane.refreshed.connect(self.on_library_pane_refreshed)
         self.library_pane.example_question.connect(self.chat_pane.ask_example)
         self.library_pane.message.connect(self.on_library_pane_message)
         self.library_pane.document_selected.connect(self.on_library_pane_document_selected)
@@ -411,6 +412,9 @@ class MainWindow(QMainWindow):
     def show_library(self, snapshot: LibrarySnapshot | None = None) -> None:
         """Show the library as it is now, or as ``snapshot`` (read by a worker) has it."""
         self.library_pane.refresh(snapshot)
+
+    @Slot()
+    def on_library_pane_refreshed(self) -> None:
         # One source: the list the library pane just read (its header counts the same rows).
         docs, chunks = self.library_pane.ready_count()
         self.docs_label.setText(tr("{docs} documents · {chunks} chunks").format(docs=docs, chunks=chunks))

@@ -153,7 +153,7 @@ class ImportWorker(FunctionWorker):
         if self.then is not None:
             try:
                 self.prepared.emit(self.then())
-            except Exception:  # noqa: BLE001 - the window then reads the library itself
+            except Exception:
                 logging.getLogger(__name__).exception("preparing the view after an import failed")
         return report
 
