@@ -71,7 +71,7 @@ from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
 from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
-from .undo_text import undo_text
+from .undo_text import undo_message, undo_text
 from .workers import FunctionWorker, WorkerThread
 
 if TYPE_CHECKING:  # imported where a document is first opened
@@ -251,6 +251,8 @@ class LibraryPane(QWidget):
         # The application layer: removals to the trash, tags, collections, the undo stack.
         self.session = session if session is not None else Session(paths=library.paths, library=library)
         self.write_thread: WorkerThread | None = None
+        self._write_done_message = ""
+        self._write_say: Callable[[str], str] | None = None  # see run_write
         self.fulltext_thread: WorkerThread | None = None
         self._fulltext_due = ""  # a query typed while a search ran: searched when it ends
         self._tree = CollectionTree([], {})
@@ -1285,8 +1287,12 @@ class LibraryPane(QWidget):
     def is_writing(self) -> bool:
         return self.write_thread is not None
 
-    def run_write(self, fn: object, *args: object, done: str = "") -> bool:
-        """Run one organizing write in a worker; False (and a note) while another runs."""
+    def run_write(
+        self, fn: object, *args: object, done: str = "", say: Callable[[str], str] | None = None
+    ) -> bool:
+        """Run one organizing write in a worker; False (and a note) while another runs.
+        ``say``: puts core's lines about the write (its result, its error) in the interface
+        language."""
         if self.write_thread is not None:
             self.message.emit(tr("Wait for the last change to finish."))
             return False
@@ -1294,6 +1300,7 @@ class LibraryPane(QWidget):
         worker.finished.connect(self.on_write_worker_finished)
         worker.failed.connect(self.on_write_worker_failed)
         self._write_done_message = done
+        self._write_say = say
         self.write_thread = WorkerThread(worker, self)
         self.write_thread.start()
         return True
@@ -1307,7 +1314,10 @@ class LibraryPane(QWidget):
     def on_write_worker_finished(self, value: object) -> None:
         self._write_done()
         result = self.show_written(value)
-        text = result if isinstance(result, str) and result else self._write_done_message
+        if isinstance(result, str) and result:
+            text = self._write_say(result) if self._write_say is not None else result
+        else:
+            text = self._write_done_message
         if text:
             self.message.emit(text)
 
@@ -1315,7 +1325,8 @@ class LibraryPane(QWidget):
     def on_write_worker_failed(self, message: str) -> None:
         self._write_done()
         self.library_changed.emit()
-        QMessageBox.warning(self, tr("Library"), message)
+        say = self._write_say
+        QMessageBox.warning(self, tr("Library"), say(message) if say is not None else message)
 
     def _ask_text(self, title: str, label: str, text: str = "") -> str:
         value, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, text)
@@ -1456,7 +1467,8 @@ class LibraryPane(QWidget):
             self.message.emit(tr("Nothing to undo."))
             return
         what = undo_text(entry)
-        if self.run_write(self._undo_in_worker, entry.label, done=tr("Undone: {what}").format(what=what)):
+        done = tr("Undone: {what}").format(what=what)
+        if self.run_write(self._undo_in_worker, entry.label, done=done, say=lambda text: undo_message(text, what)):
             self.message.emit(tr("Undoing: {what}…").format(what=what))
 
     def _undo_in_worker(self, label: str) -> str:
