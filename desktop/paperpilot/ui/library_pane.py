@@ -556,7 +556,7 @@ class LibraryPane(QWidget):
             result = fn(*args, **kwargs)
             try:
                 snapshot: LibrarySnapshot | None = reader()
-            except Exception:
+            except Exception:  # show_written then has the window read it on the GUI thread
                 snapshot = None
             return _Written(result, snapshot)
 

@@ -153,7 +153,7 @@ class ImportWorker(FunctionWorker):
         if self.then is not None:
             try:
                 self.prepared.emit(self.then())
-            except Exception:
+            except Exception:  # the window then reads the library itself (on_import_finished)
                 logging.getLogger(__name__).exception("preparing the view after an import failed")
         return report
 
