@@ -158,3 +158,20 @@ def test_after_first_paint_runs_once_when_the_window_has_painted(qapp: Any, qtbo
     widget.repaint()
     qtbot.wait(50)
     assert ran == [True]
+
+
+def test_a_read_that_began_earlier_never_replaces_a_later_one(
+    window: Any, library: Library, tmp_path: Path
+) -> None:
+    """Two workers' reads can report out of order: the table keeps the later-begun one."""
+    pane = window.library_pane
+    library.import_paths(write_reports(tmp_path / "a", [2001]))
+    early = pane.snapshot_reader()()
+    library.import_paths(write_reports(tmp_path / "b", [2002]))
+    late = pane.snapshot_reader()()
+    pane.refresh(late)
+    pane.refresh(early)
+    assert sorted(shown_titles(pane)) == ["Heron census of 2001", "Heron census of 2002"]
+    library.import_paths(write_reports(tmp_path / "c", [2003]))
+    window.refresh_library()  # a read on the GUI thread begins later than both
+    assert len(shown_titles(pane)) == 3

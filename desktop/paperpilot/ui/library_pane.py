@@ -5,6 +5,7 @@ citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -172,10 +173,17 @@ class LibrarySnapshot:
     trash_filter: DocumentFilter
     ready: tuple[int, int]  # (documents, chunks) ready
     has_samples: bool  # a ready document is one of the bundled sample papers
+    # When the read began, in the order of all reads: of two snapshots the later-begun one
+    # holds every change the other does (workers of different writes may report out of order).
+    begun: int = 0
+
+
+_READS = itertools.count(1)
 
 
 def read_snapshot(library: Library, sort: SortState) -> LibrarySnapshot:
     """Read the library for the pane (SQLite reads, then the rows sorted by ``sort``)."""
+    begun = next(_READS)
     docs = library.all_documents()
     trash = library.trashed_documents()
     tree = library.collection_tree()
@@ -203,6 +211,7 @@ def read_snapshot(library: Library, sort: SortState) -> LibrarySnapshot:
         trash_filter=DocumentFilter(trash),
         ready=(len(live), sum(d.chunks for d in live)),
         has_samples=any(is_sample_path(d.source_path) for d in live),
+        begun=begun,
     )
 
 
@@ -530,6 +539,8 @@ class LibraryPane(QWidget):
         worker, see ``snapshot_reader``), keeping the user's selection."""
         if snapshot is None:
             snapshot = read_snapshot(self.library, self.model.sort_state())
+        elif snapshot.begun < self._snapshot.begun:
+            return  # the pane shows a read begun later already, which has all this one has
         keep = set(self.selected_ids())
         self._snapshot = snapshot
         self._docs, self._trash, self._tree = snapshot.docs, snapshot.trash, snapshot.tree
