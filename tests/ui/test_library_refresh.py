@@ -175,3 +175,29 @@ def test_a_read_that_began_earlier_never_replaces_a_later_one(
     library.import_paths(write_reports(tmp_path / "c", [2003]))
     window.refresh_library()  # a read on the GUI thread begins later than both
     assert len(shown_titles(pane)) == 3
+
+
+def test_rows_of_unchanged_documents_are_kept_and_changed_ones_made_again(library: Library, tmp_path: Path) -> None:
+    """Replacing the table's rows frees only what changed: a document read again unchanged
+    keeps its row (and its document object); a new note, tag colour, edit or language does not."""
+    from paperpilot.ui import i18n
+    from paperpilot.ui.library_model import make_rows
+
+    library.import_paths(write_reports(tmp_path / "in", [2001, 2002, 2003]))
+    first = make_rows(library.all_documents())
+    by_year = {r.doc.title[-4:]: r for r in first.rows}
+    library.set_tags({by_year["2002"].doc.doc_id: ["colony"]})
+    again = make_rows(
+        library.all_documents(), notes={by_year["2003"].doc.doc_id}, reuse=first.rows
+    )
+    rows = {r.doc.title[-4:]: r for r in again.rows}
+    assert rows["2001"] is by_year["2001"] and again.docs[0] is by_year["2001"].doc
+    assert rows["2002"] is not by_year["2002"] and "colony" in rows["2002"].marks_tip
+    assert rows["2003"] is not by_year["2003"] and rows["2003"].cells[5].startswith("✎")
+    i18n.set_language("zh")
+    try:
+        chinese = make_rows(library.all_documents(), notes={by_year["2003"].doc.doc_id}, reuse=again.rows)
+    finally:
+        i18n.set_language("en")
+    assert all(r.cells[4] != "Ready" for r in chinese.rows)
+    assert not any(r is o for r in chinese.rows for o in again.rows)

@@ -181,14 +181,19 @@ class LibrarySnapshot:
 _READS = itertools.count(1)
 
 
-def read_snapshot(library: Library, sort: SortState) -> LibrarySnapshot:
-    """Read the library for the pane (SQLite reads, then the rows sorted by ``sort``)."""
+def read_snapshot(library: Library, sort: SortState, previous: LibrarySnapshot | None = None) -> LibrarySnapshot:
+    """Read the library for the pane (SQLite reads, then the rows sorted by ``sort``); the
+    rows of ``previous`` (shown now) are kept for the documents that did not change."""
     begun = next(_READS)
-    docs = library.all_documents()
-    trash = library.trashed_documents()
+    read = library.all_documents()
+    read_trash = library.trashed_documents()
     tree = library.collection_tree()
     colors = library.tag_colors()
     notes = library.note_doc_ids()
+    rows = make_rows(read, notes, colors, sort, previous.rows.rows if previous else ())
+    trash_rows = make_rows(read_trash, notes, colors, sort, previous.trash_rows.rows if previous else ())
+    # The documents the rows hold: an unchanged one is the object shown now, not its new copy.
+    docs, trash = rows.docs, trash_rows.docs
     live = [d for d in docs if d.status == "ready"]
     filed = tree.filed()
     counts = {
@@ -205,8 +210,8 @@ def read_snapshot(library: Library, sort: SortState) -> LibrarySnapshot:
         notes=notes,
         tags=all_tags(live + trash),
         counts=counts,
-        rows=make_rows(docs, notes, colors, sort),
-        trash_rows=make_rows(trash, notes, colors, sort),
+        rows=rows,
+        trash_rows=trash_rows,
         doc_filter=DocumentFilter(docs),
         trash_filter=DocumentFilter(trash),
         ready=(len(live), sum(d.chunks for d in live)),
@@ -538,10 +543,12 @@ class LibraryPane(QWidget):
         """Show the library as it is now (a fast SQLite read) or as ``snapshot`` read it (in a
         worker, see ``snapshot_reader``), keeping the user's selection."""
         if snapshot is None:
-            snapshot = read_snapshot(self.library, self.model.sort_state())
+            snapshot = read_snapshot(self.library, self.model.sort_state(), self._snapshot)
         elif snapshot.begun < self._snapshot.begun:
             return  # the pane shows a read begun later already, which has all this one has
         keep = set(self.selected_ids())
+        # Freed a moment later, with the rows the model replaces (DocumentTableModel.retire).
+        self.model.retire(self._snapshot)
         self._snapshot = snapshot
         self._docs, self._trash, self._tree = snapshot.docs, snapshot.trash, snapshot.tree
         self._colors, self._notes = snapshot.colors, snapshot.notes
@@ -585,8 +592,8 @@ class LibraryPane(QWidget):
     def snapshot_reader(self) -> Callable[[], LibrarySnapshot]:
         """A call that reads the library for ``refresh(snapshot)`` in another thread (the rows
         sorted as the table is sorted now; a sort changed meanwhile is redone on showing)."""
-        library, sort = self.library, self.model.sort_state()
-        return lambda: read_snapshot(library, sort)
+        library, sort, shown = self.library, self.model.sort_state(), self._snapshot
+        return lambda: read_snapshot(library, sort, shown)
 
     def is_welcome_shown(self) -> bool:
         return self.stack.currentIndex() == WELCOME_PAGE
