@@ -7,6 +7,7 @@ import argparse
 import gc
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ VIEWER_SIZE = (900, 1000)
 ASK_TIMEOUT_MS = 120_000
 OPEN_TIMEOUT_MS = 20_000
 BENCH_ENV = "PAPERPILOT_BENCH_STARTUP"
+KEYRING_JOIN_S = 3.0
 
 
 def freeze_startup_objects() -> None:
@@ -133,6 +135,7 @@ def run_gui(
         return 1
 
     window = MainWindow(library, paths, settings)
+    warm_ups: list[threading.Thread] = []
     try:
         if screenshot is not None:
             viewer_size = (width, height) if size else VIEWER_SIZE
@@ -141,7 +144,7 @@ def run_gui(
         # keyring takes ~0.5 s to load and find its backend: done off the GUI thread before
         # Settings or the first question need it, but after the first paint, as its imports
         # hold the interpreter lock for ~0.15 s and would delay the window by as much.
-        after_first_paint(window, keystore.warm_up)
+        after_first_paint(window, lambda: warm_ups.append(keystore.warm_up()))
         window.show()
         freeze_startup_objects()
         code = int(app.exec())
@@ -150,6 +153,10 @@ def run_gui(
     finally:
         window.shutdown_workers()
         library.close()
+        for thread in warm_ups:
+            # A quit right after start-up: let it finish rather than be torn down inside a
+            # native call at exit, which aborts the process ("exception not rethrown").
+            thread.join(KEYRING_JOIN_S)
 
 
 def _repair_at_startup(library: Library) -> bool:
