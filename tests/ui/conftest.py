@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import shiboken6
@@ -115,8 +116,8 @@ def import_recorder(monkeypatch: pytest.MonkeyPatch) -> SignalRecorder:
     recorder = SignalRecorder()
 
     class RecordingImportWorker(ImportWorker):
-        def __init__(self, library: Library, paths: list[str]) -> None:
-            super().__init__(library, paths)
+        def __init__(self, library: Library, paths: list[str], **kwargs: Any) -> None:
+            super().__init__(library, paths, **kwargs)
             # Connected before the thread starts, so no signal can be missed.
             self.progress.connect(recorder.on_worker_progress)
             self.finished.connect(recorder.on_worker_finished)

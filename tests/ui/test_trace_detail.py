@@ -130,3 +130,25 @@ def test_the_trace_is_in_chinese_but_for_what_the_user_and_the_papers_wrote(qapp
             w.close()
     finally:
         i18n.set_language("en")
+
+
+def test_the_trace_follows_its_newest_step_after_a_burst_of_events(qapp: QApplication, lib: Library) -> None:
+    """A run's events come in bursts: the tree scrolls once per burst, to the newest step."""
+    w = _answered(lib, (1024, 700))
+    try:
+        tree = w.inspector.trace_tree
+        tree.expandAll()  # the first run's steps fill more than the view
+        QApplication.processEvents()
+        assert tree.verticalScrollBar().maximum() > 0
+        tree.scrollToTop()
+        run = w.session.ask("How do green roofs help black redstarts and other birds?", save=False, mode="loop")
+        for event in run:  # one burst: no event loop in between
+            w.on_agent_event(event)
+        assert tree.verticalScrollBar().value() == 0  # not yet: once, when the burst is handled
+        QApplication.processEvents()
+        newest = _items(tree)[-1]
+        assert tree.verticalScrollBar().value() > 0
+        assert tree.viewport().rect().intersects(tree.visualItemRect(newest))
+    finally:
+        w.shutdown_workers()
+        w.close()

@@ -111,6 +111,66 @@ def test_undo_of_a_purged_removal_says_so_in_one_line(
     assert window.undo_action.text() == "&Undo"
 
 
+def test_the_chinese_window_says_why_an_undo_cannot_be_done_in_chinese(
+    window: Any, pane: LibraryPane, library: Library, qtbot: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    known = ids(library)
+    warnings: list[str] = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda _p, _t, text, *a, **k: warnings.append(text))
+    remove_in_window(pane, qtbot, monkeypatch, known["kestrels"])
+    out = cli("trash", "--empty")
+    assert out.returncode == 0, out.stderr
+    i18n.set_language("zh")
+    try:
+        window.undo_action.trigger()
+        wait_write(qtbot, pane)
+    finally:
+        i18n.set_language("en")
+    assert warnings == [f"无法撤销“移除 1 篇文献”：文献 #{known['kestrels']} 此后已从回收站中永久删除。"]
+
+
+def test_undo_messages_core_writes_read_in_chinese(library: Library, tmp_path: Path) -> None:
+    """What the real journal says when an undo cannot be done, or only in part, comes out in
+    Chinese with its document numbers kept; in English it stays as core wrote it."""
+    from paperpilot.core.app import Session
+    from paperpilot.core.library.undo import NothingToUndo
+    from paperpilot.ui.undo_text import undo_message
+
+    library.import_paths(write_papers(tmp_path / "in"))
+    k = ids(library)
+    session = Session(paths=library.paths, library=library)
+    said: list[tuple[str, str]] = []  # (core's line, the change as undo_text names it)
+
+    def undo_fails(what: str) -> None:
+        with pytest.raises(NothingToUndo) as caught:
+            session.undo()
+        said.append((str(caught.value), what))
+
+    session.remove([k["owls"], k["gulls"]])
+    session.empty_trash()
+    undo_fails("移除 2 篇文献")
+    session.tag([k["kestrels"], k["swifts"]], add=["夜行"])
+    session.remove([k["swifts"]])
+    session.empty_trash()
+    undo_fails("移除 1 篇文献")
+    said.append((session.undo(), "更改 2 篇文献的标签"))  # the tag comes off kestrels only
+
+    i18n.set_language("zh")
+    try:
+        translated = [undo_message(text, what) for text, what in said]
+        unknown = undo_message("Cannot undo “Tag 1 document”: the moon was in the wrong phase.", "更改 1 篇文献的标签")
+    finally:
+        i18n.set_language("en")
+    pair = "、".join(f"#{i}" for i in sorted([k["owls"], k["gulls"]]))
+    assert translated == [
+        f"无法撤销“移除 2 篇文献”：文献 {pair} 此后已从回收站中永久删除。",
+        f"无法撤销“移除 1 篇文献”：文献 #{k['swifts']} 此后已从回收站中永久删除。",
+        f"更改 2 篇文献的标签（文献 #{k['swifts']} 此后已被永久删除）",
+    ]
+    assert unknown.startswith("Cannot undo")  # a shape the table does not know stays as written
+    assert [undo_message(text, what) for text, what in said] == [text for text, _ in said]
+
+
 def test_a_metadata_edit_in_the_window_is_undone_after_a_restart(
     window: Any, pane: LibraryPane, library: Library, qtbot: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

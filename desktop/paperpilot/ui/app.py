@@ -7,6 +7,7 @@ import argparse
 import gc
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,6 +30,7 @@ VIEWER_SIZE = (900, 1000)
 ASK_TIMEOUT_MS = 120_000
 OPEN_TIMEOUT_MS = 20_000
 BENCH_ENV = "PAPERPILOT_BENCH_STARTUP"
+KEYRING_JOIN_S = 3.0
 
 
 def freeze_startup_objects() -> None:
@@ -111,9 +113,6 @@ def run_gui(
     app.setWindowIcon(app_icon())
 
     paths = app_paths(home).ensure()
-    # keyring takes ~0.5 s to load and find its backend: done off the GUI thread, before
-    # Settings or the first question need it.
-    keystore.warm_up()
     settings, warning = load_settings(paths.settings_file)
     if warning:
         if headless:
@@ -136,11 +135,16 @@ def run_gui(
         return 1
 
     window = MainWindow(library, paths, settings)
+    warm_ups: list[threading.Thread] = []
     try:
         if screenshot is not None:
             viewer_size = (width, height) if size else VIEWER_SIZE
             return _screenshot(window, Path(screenshot), (width, height), ask, mode, open_evidence, viewer_size)
         probe = _StartupProbe(window, t0) if os.environ.get(BENCH_ENV) else None
+        # keyring takes ~0.5 s to load and find its backend: done off the GUI thread before
+        # Settings or the first question need it, but after the first paint, as its imports
+        # hold the interpreter lock for ~0.15 s and would delay the window by as much.
+        after_first_paint(window, lambda: warm_ups.append(keystore.warm_up()))
         window.show()
         freeze_startup_objects()
         code = int(app.exec())
@@ -149,6 +153,10 @@ def run_gui(
     finally:
         window.shutdown_workers()
         library.close()
+        for thread in warm_ups:
+            # A quit right after start-up: let it finish rather than be torn down inside a
+            # native call at exit, which aborts the process ("exception not rethrown").
+            thread.join(KEYRING_JOIN_S)
 
 
 def _repair_at_startup(library: Library) -> bool:
@@ -292,6 +300,41 @@ class _AgentWaiter(QObject):
         self.poll.stop()
         self.deadline.stop()
         return self.done
+
+
+FIRST_PAINT_FALLBACK_MS = 3000
+
+
+class _AfterFirstPaint(QObject):
+    """Runs ``task`` once, from the event loop, after ``window`` has painted for the first time
+    (or FIRST_PAINT_FALLBACK_MS after it was set up, should the window never paint)."""
+
+    def __init__(self, window: QWidget, task: Callable[[], object]) -> None:
+        super().__init__(window)
+        self.window = window
+        self.task = task
+        self.done = False
+        window.installEventFilter(self)
+        QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self, self.run)
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if obj is self.window and event.type() == QEvent.Type.Paint and not self.done:
+            # After the paint, not inside it: the frame reaches the screen first.
+            QTimer.singleShot(0, self, self.run)
+        return False
+
+    @Slot()
+    def run(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        self.window.removeEventFilter(self)
+        self.task()
+
+
+def after_first_paint(window: QWidget, task: Callable[[], object]) -> QObject:
+    """Start-up work the first frame does not need: run it once the window is on screen."""
+    return _AfterFirstPaint(window, task)
 
 
 class _StartupProbe(QObject):

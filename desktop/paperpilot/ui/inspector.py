@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import shiboken6
 from pydantic import BaseModel
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QPalette
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -155,6 +156,13 @@ class InspectorPane(QWidget):
         super().__init__(parent)
         self.setObjectName("inspectorPane")
         self._events: list[BaseModel] = []
+        # The trace follows its newest item once per batch of events, not once per event: a run's
+        # events arrive in bursts, and each scroll lays the whole tree out again.
+        self._follow: QTreeWidgetItem | None = None
+        self._follow_timer = QTimer(self)
+        self._follow_timer.setSingleShot(True)
+        self._follow_timer.setInterval(0)
+        self._follow_timer.timeout.connect(self.on_follow_timer_timeout)
         self._question = ""
         self._search_queries: list[str] = []
         self._result: Result | None = None
@@ -391,6 +399,7 @@ class InspectorPane(QWidget):
 
     def clear(self) -> None:
         self._events = []
+        self._follow = None
         self._question = ""
         self._search_queries = []
         self._result = None
@@ -427,6 +436,13 @@ class InspectorPane(QWidget):
         self.export_button.setEnabled(True)
         item = self._trace_item(ev)
         if item is not None:
+            self._follow = item
+            self._follow_timer.start()
+
+    @Slot()
+    def on_follow_timer_timeout(self) -> None:
+        item, self._follow = self._follow, None
+        if item is not None and shiboken6.isValid(item):  # the trace may have been cleared since
             self.trace_tree.scrollToItem(item)
 
     def show_result(self, result: Result | None) -> None:

@@ -5,9 +5,11 @@ citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
 from __future__ import annotations
 
 import html
+import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import shiboken6
 from PySide6.QtCore import (
@@ -56,15 +58,25 @@ from ..core.library.scope import Scope
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
 from .core_text import import_text
-from .document_viewer import DocumentViewer
 from .i18n import tr
-from .library_model import DOC_ID_ROLE, Column, DocumentFilterProxy, DocumentTableModel
+from .library_model import (
+    DOC_ID_ROLE,
+    Column,
+    DocumentFilterProxy,
+    DocumentTableModel,
+    RowSet,
+    SortState,
+    make_rows,
+)
 from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
 from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
-from .undo_text import undo_text
+from .undo_text import undo_message, undo_text
 from .workers import FunctionWorker, WorkerThread
+
+if TYPE_CHECKING:  # imported where a document is first opened
+    from .document_viewer import DocumentViewer
 
 WELCOME_PAGE, TABLE_PAGE = 0, 1
 # The full-text filter waits this long after the last keystroke before it searches.
@@ -139,6 +151,94 @@ def remove_documents(session: Session, docs: list[DocumentInfo]) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class LibrarySnapshot:
+    """What the library pane shows, read and prepared in one go: the documents and the trash,
+    their table rows and filters, the collections, tags and counts of the sources pane.
+
+    ``read_snapshot`` touches no widget, so a worker can make it (the import's, when it ends):
+    the GUI thread then only swaps it in, with no work per document.
+    """
+
+    docs: list[DocumentInfo]
+    trash: list[DocumentInfo]
+    tree: CollectionTree
+    colors: dict[str, str]
+    notes: set[int]
+    tags: list[tuple[str, int]]
+    counts: dict[str, int]
+    rows: RowSet  # of docs
+    trash_rows: RowSet
+    doc_filter: DocumentFilter
+    trash_filter: DocumentFilter
+    ready: tuple[int, int]  # (documents, chunks) ready
+    has_samples: bool  # a ready document is one of the bundled sample papers
+    # When the read began, in the order of all reads: of two snapshots the later-begun one
+    # holds every change the other does (workers of different writes may report out of order).
+    begun: int = 0
+
+
+_READS = itertools.count(1)
+
+
+def read_snapshot(library: Library, sort: SortState, previous: LibrarySnapshot | None = None) -> LibrarySnapshot:
+    """Read the library for the pane (SQLite reads, then the rows sorted by ``sort``); the
+    rows of ``previous`` (shown now) are kept for the documents that did not change."""
+    begun = next(_READS)
+    read = library.all_documents()
+    read_trash = library.trashed_documents()
+    tree = library.collection_tree()
+    colors = library.tag_colors()
+    notes = library.note_doc_ids()
+    rows = make_rows(read, notes, colors, sort, previous.rows.rows if previous else ())
+    trash_rows = make_rows(read_trash, notes, colors, sort, previous.trash_rows.rows if previous else ())
+    # The documents the rows hold: an unchanged one is the object shown now, not its new copy.
+    docs, trash = rows.docs, trash_rows.docs
+    live = [d for d in docs if d.status == "ready"]
+    filed = tree.filed()
+    counts = {
+        ALL: len(docs),
+        RECENT: len(recently_added(docs)),
+        TRASH: len(trash),
+        UNFILED: sum(1 for d in docs if d.doc_id not in filed),
+    }
+    return LibrarySnapshot(
+        docs=docs,
+        trash=trash,
+        tree=tree,
+        colors=colors,
+        notes=notes,
+        tags=all_tags(live + trash),
+        counts=counts,
+        rows=rows,
+        trash_rows=trash_rows,
+        doc_filter=DocumentFilter(docs),
+        trash_filter=DocumentFilter(trash),
+        ready=(len(live), sum(d.chunks for d in live)),
+        has_samples=any(is_sample_path(d.source_path) for d in live),
+        begun=begun,
+    )
+
+
+@dataclass(frozen=True)
+class _Written:
+    """What a worker of ``LibraryPane.write_then_read`` returns: the write's own result and
+    the library as read after it (None if that read failed)."""
+
+    result: object
+    snapshot: LibrarySnapshot | None
+
+
+def read_snapshot_of_nothing() -> LibrarySnapshot:
+    """The pane before its first refresh."""
+    empty = make_rows([])
+    return LibrarySnapshot(
+        docs=[], trash=[], tree=CollectionTree([], {}), colors={}, notes=set(), tags=[], counts={},
+        rows=empty, trash_rows=empty, doc_filter=DocumentFilter([]), trash_filter=DocumentFilter([]),
+        ready=(0, 0), has_samples=False,
+    )  # fmt: skip
+
+
 def fulltext_filter(library: Library, text: str) -> tuple[str, dict[int, int], dict[int, str]]:
     """(text, passages matching per document, a snippet of the best of the first 200): the
     full-text filter's work, done in a worker."""
@@ -153,7 +253,8 @@ AUTHORS_MIN_WIDTH = 64
 class LibraryPane(QWidget):
     import_requested = Signal(list)  # paths (str) to import
     sample_requested = Signal()
-    library_changed = Signal()
+    library_changed = Signal()  # the library changed: read it again (the window refreshes)
+    refreshed = Signal()  # the pane shows the library anew (its counts changed)
     example_question = Signal(str)
     message = Signal(str)  # a short note for the status bar ("Copied 2 references …")
     document_selected = Signal(int)  # the one ready document now selected (its references show)
@@ -164,6 +265,8 @@ class LibraryPane(QWidget):
         # The application layer: removals to the trash, tags, collections, the undo stack.
         self.session = session if session is not None else Session(paths=library.paths, library=library)
         self.write_thread: WorkerThread | None = None
+        self._write_done_message = ""
+        self._write_say: Callable[[str], str] | None = None  # see run_write
         self.fulltext_thread: WorkerThread | None = None
         self._fulltext_due = ""  # a query typed while a search ran: searched when it ends
         self._tree = CollectionTree([], {})
@@ -177,7 +280,7 @@ class LibraryPane(QWidget):
         self.fulltext_timer.setInterval(FULLTEXT_DEBOUNCE_MS)
         self.fulltext_timer.timeout.connect(self.on_fulltext_timer_timeout)
         self._citation_style = DEFAULT_STYLE
-        self.viewers: dict[int, DocumentViewer] = {}
+        self.viewers: dict[int, DocumentViewer] = {}  # the open ones, docked or in windows
         # The main window's reader (ui/reader.py): documents open in its tabs; None: in windows.
         self.reader: Any = None
         self.remove_thread: WorkerThread | None = None
@@ -191,6 +294,8 @@ class LibraryPane(QWidget):
         self.model = DocumentTableModel(self)
         self.model.snippet_provider = self._snippet_for
         self._filter = DocumentFilter([])
+        self._snapshot = read_snapshot_of_nothing()
+        self._showing_trash = False
         self.proxy = DocumentFilterProxy(self)
         self.proxy.setSourceModel(self.model)
 
@@ -434,41 +539,75 @@ class LibraryPane(QWidget):
 
     # --- state --------------------------------------------------------------------------------
 
-    @Slot()
-    def refresh(self) -> None:
-        """Re-read the library (a fast SQLite read) and keep the user's selection."""
+    def refresh(self, snapshot: LibrarySnapshot | None = None) -> None:
+        """Show the library as it is now (a fast SQLite read) or as ``snapshot`` read it (in a
+        worker, see ``snapshot_reader``), keeping the user's selection."""
+        if snapshot is None:
+            snapshot = read_snapshot(self.library, self.model.sort_state(), self._snapshot)
+        elif snapshot.begun < self._snapshot.begun:
+            return  # the pane shows a read begun later already, which has all this one has
         keep = set(self.selected_ids())
-        docs = self.library.all_documents()
-        trash = self.library.trashed_documents()
-        self._docs = docs
-        self._tree = self.library.collection_tree()
-        colors = self.library.tag_colors()
-        live = [d for d in docs if d.status == "ready"]
-        counts = {ALL: len(docs), RECENT: len(recently_added(docs)), TRASH: len(trash)}
-        filed = self._tree.filed()
-        counts[UNFILED] = sum(1 for d in docs if d.doc_id not in filed)
-        self.sources.fill(self._tree, all_tags(live + trash), colors, counts)
-        self._trash, self._colors, self._notes = trash, colors, self.library.note_doc_ids()
+        # Freed a moment later, with the rows the model replaces (DocumentTableModel.retire).
+        self.model.retire(self._snapshot)
+        self._snapshot = snapshot
+        self._docs, self._trash, self._tree = snapshot.docs, snapshot.trash, snapshot.tree
+        self._colors, self._notes = snapshot.colors, snapshot.notes
+        self.sources.fill(snapshot.tree, snapshot.tags, snapshot.colors, snapshot.counts)
         self._fill_model()
-        self.stack.setCurrentIndex(TABLE_PAGE if docs or trash else WELCOME_PAGE)
+        self.stack.setCurrentIndex(TABLE_PAGE if snapshot.docs or snapshot.trash else WELCOME_PAGE)
         self.apply_filter()
         if keep:
             self.select_ids(keep)
         self._update_count()
-        self._update_suggestions(docs)
-        if self._pending_question and any(d.status == "ready" for d in docs):
+        self._update_suggestions(snapshot.has_samples)
+        if self._pending_question and snapshot.ready[0]:
             # Deferred: refresh runs inside the import-finished handler; ask after it returns.
             QTimer.singleShot(0, self.on_pending_question_due)
+        self.refreshed.emit()
+
+    def write_then_read(self, fn: Callable[..., Any]) -> Callable[..., _Written]:
+        """``fn`` for a worker that changes the library: it then also reads the library for the
+        pane in that thread (see ``show_written``), so the GUI thread does no work per document."""
+        reader = self.snapshot_reader()
+
+        def run(*args: Any, **kwargs: Any) -> _Written:
+            result = fn(*args, **kwargs)
+            try:
+                snapshot: LibrarySnapshot | None = reader()
+            except Exception:  # show_written then has the window read it on the GUI thread
+                snapshot = None
+            return _Written(result, snapshot)
+
+        return run
+
+    def show_written(self, value: object) -> object:
+        """Show the library after a worker of ``write_then_read`` has reported ``value``; returns
+        what the write itself returned."""
+        if isinstance(value, _Written) and value.snapshot is not None:
+            self.refresh(value.snapshot)
+            return value.result
+        self.library_changed.emit()
+        return value.result if isinstance(value, _Written) else value
+
+    def snapshot_reader(self) -> Callable[[], LibrarySnapshot]:
+        """A call that reads the library for ``refresh(snapshot)`` in another thread (the rows
+        sorted as the table is sorted now; a sort changed meanwhile is redone on showing)."""
+        library, sort, shown = self.library, self.model.sort_state(), self._snapshot
+        return lambda: read_snapshot(library, sort, shown)
 
     def is_welcome_shown(self) -> bool:
         return self.stack.currentIndex() == WELCOME_PAGE
 
     def _fill_model(self) -> None:
         """The table holds the library, or in the Trash view the trash (from the last refresh)."""
-        in_trash = self.sources.current()[0] == TRASH
-        docs = self._trash if in_trash else self._docs
-        self.model.set_documents(docs, self._notes, self._colors)
-        self._filter = DocumentFilter(docs)
+        snap = self._snapshot
+        self._showing_trash = self.sources.current()[0] == TRASH
+        if self._showing_trash:
+            self.model.set_rows(snap.trash_rows)
+            self._filter = snap.trash_filter
+        else:
+            self.model.set_rows(snap.rows)
+            self._filter = snap.doc_filter
 
     def _snippet_for(self, doc_id: int) -> str:
         """The best matching passage of a document for the current full-text filter (a read)."""
@@ -483,8 +622,7 @@ class LibraryPane(QWidget):
     def ready_count(self) -> tuple[int, int]:
         """(documents, chunks) of the ready documents the pane holds: what the status bar shows,
         from the same list as the pane's own count."""
-        ready = [d for d in self._docs if d.status == "ready"]
-        return len(ready), sum(d.chunks for d in ready)
+        return self._snapshot.ready
 
     def _update_count(self) -> None:
         total = self.model.total()
@@ -504,16 +642,14 @@ class LibraryPane(QWidget):
             text += " · " + tr("searching…")
         if self._problems:
             text += " ⚠"  # the tooltip says what in the filter was not understood
-        to_check = sum(1 for d in self.model.documents() if d.check_metadata and d.status == "ready")
+        to_check = self.model.to_check_count()
         if to_check:
             text += " · " + tr("{n} to check").format(n=to_check)
         self.count_label.setText(text)
         self.count_label.setToolTip("\n".join(self._problems))
 
-    def _update_suggestions(self, docs: list[DocumentInfo]) -> None:
-        has_samples = bool(self._questions) and any(
-            d.status == "ready" and is_sample_path(d.source_path) for d in docs
-        )
+    def _update_suggestions(self, samples_shown: bool) -> None:
+        has_samples = bool(self._questions) and samples_shown
         if has_samples:
             links = "<br>".join(
                 f'<a href="q:{i}">{html.escape(q)}</a>'
@@ -1079,7 +1215,7 @@ class LibraryPane(QWidget):
             if viewer is not None and shiboken6.isValid(viewer):
                 viewer.close()
         # A write: in a worker, because another process may hold the writer lock for a while.
-        worker = FunctionWorker(remove_documents, self.session, docs, doing="Remove")
+        worker = FunctionWorker(self.write_then_read(remove_documents), self.session, docs, doing="Remove")
         worker.finished.connect(self.on_remove_worker_finished)
         worker.failed.connect(self.on_remove_worker_failed)
         self.remove_thread = WorkerThread(worker, self)
@@ -1141,10 +1277,10 @@ class LibraryPane(QWidget):
         self.table.setEnabled(True)
 
     @Slot(object)
-    def on_remove_worker_finished(self, errors: list[str]) -> None:
+    def on_remove_worker_finished(self, value: object) -> None:
         self._remove_done()
-        self.library_changed.emit()
-        if errors:
+        errors = self.show_written(value)
+        if isinstance(errors, list) and errors:
             QMessageBox.warning(self, tr("Remove from library"), "\n".join(errors))
         else:
             self.message.emit(tr("Moved to the trash. Edit ▸ Undo (Ctrl+Z) brings it back."))
@@ -1169,15 +1305,20 @@ class LibraryPane(QWidget):
     def is_writing(self) -> bool:
         return self.write_thread is not None
 
-    def run_write(self, fn: object, *args: object, done: str = "") -> bool:
-        """Run one organizing write in a worker; False (and a note) while another runs."""
+    def run_write(
+        self, fn: object, *args: object, done: str = "", say: Callable[[str], str] | None = None
+    ) -> bool:
+        """Run one organizing write in a worker; False (and a note) while another runs.
+        ``say``: puts core's lines about the write (its result, its error) in the interface
+        language."""
         if self.write_thread is not None:
             self.message.emit(tr("Wait for the last change to finish."))
             return False
-        worker = FunctionWorker(fn, *args, doing=done or "Change")  # type: ignore[arg-type]
+        worker = FunctionWorker(self.write_then_read(fn), *args, doing=done or "Change")  # type: ignore[arg-type]
         worker.finished.connect(self.on_write_worker_finished)
         worker.failed.connect(self.on_write_worker_failed)
         self._write_done_message = done
+        self._write_say = say
         self.write_thread = WorkerThread(worker, self)
         self.write_thread.start()
         return True
@@ -1188,10 +1329,13 @@ class LibraryPane(QWidget):
             self.write_thread = None
 
     @Slot(object)
-    def on_write_worker_finished(self, result: object) -> None:
+    def on_write_worker_finished(self, value: object) -> None:
         self._write_done()
-        self.library_changed.emit()
-        text = result if isinstance(result, str) and result else self._write_done_message
+        result = self.show_written(value)
+        if isinstance(result, str) and result:
+            text = self._write_say(result) if self._write_say is not None else result
+        else:
+            text = self._write_done_message
         if text:
             self.message.emit(text)
 
@@ -1199,7 +1343,8 @@ class LibraryPane(QWidget):
     def on_write_worker_failed(self, message: str) -> None:
         self._write_done()
         self.library_changed.emit()
-        QMessageBox.warning(self, tr("Library"), message)
+        say = self._write_say
+        QMessageBox.warning(self, tr("Library"), say(message) if say is not None else message)
 
     def _ask_text(self, title: str, label: str, text: str = "") -> str:
         value, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, text)
@@ -1284,9 +1429,7 @@ class LibraryPane(QWidget):
 
     @Slot(str, str)
     def on_sources_source_selected(self, kind: str, _value: str) -> None:
-        in_trash = kind == TRASH
-        was_trash = bool(self.model.documents()) and all(d.status == "trashed" for d in self.model.documents())
-        if in_trash != was_trash:
+        if (kind == TRASH) != self._showing_trash:
             self._fill_model()  # the trash is another list
         self.apply_filter()
 
@@ -1342,7 +1485,8 @@ class LibraryPane(QWidget):
             self.message.emit(tr("Nothing to undo."))
             return
         what = undo_text(entry)
-        if self.run_write(self._undo_in_worker, entry.label, done=tr("Undone: {what}").format(what=what)):
+        done = tr("Undone: {what}").format(what=what)
+        if self.run_write(self._undo_in_worker, entry.label, done=done, say=lambda text: undo_message(text, what)):
             self.message.emit(tr("Undoing: {what}…").format(what=what))
 
     def _undo_in_worker(self, label: str) -> str:
@@ -1366,6 +1510,9 @@ class LibraryPane(QWidget):
                 )
                 return
             docked = self.reader is not None
+            # Imported on first use: QtPdf and the span locator cost ~60 ms of the start-up.
+            from .document_viewer import DocumentViewer
+
             viewer = DocumentViewer(self.library, doc, page, text, self.window(), docked=docked)
             self.viewers[doc_id] = viewer
         if self.reader is not None:

@@ -50,7 +50,7 @@ from .core_text import import_text, translate_phrase
 from .i18n import tr
 from .inspector import InspectorPane
 from .keyboard import FilterKeys, ShortcutsDialog
-from .library_pane import AUTHORS_MIN_WIDTH, LibraryPane
+from .library_pane import AUTHORS_MIN_WIDTH, LibraryPane, LibrarySnapshot
 from .metadata_dialog import stop_lookups
 from .reader import Reader
 from .theme import apply_theme
@@ -77,6 +77,7 @@ class MainWindow(QMainWindow):
         self.agent_thread: WorkerThread | None = None
         self.reindex_thread: WorkerThread | None = None
         self.last_report: ImportReport | None = None
+        self._import_snapshot: LibrarySnapshot | None = None  # read by the import's worker
         self.check_dialog: Any = None  # CheckDialog while it is open
         # Once, at start-up: defaults are in use and the broken profile was moved aside.
         self.profile_warning = next(iter(self.session.warnings), "")
@@ -355,6 +356,7 @@ class MainWindow(QMainWindow):
         self.library_pane.import_requested.connect(self.start_import)
         self.library_pane.sample_requested.connect(self.on_sample_requested)
         self.library_pane.library_changed.connect(self.refresh_library)
+        self.library_pane.refreshed.connect(self.on_library_pane_refreshed)
         self.library_pane.example_question.connect(self.chat_pane.ask_example)
         self.library_pane.message.connect(self.on_library_pane_message)
         self.library_pane.document_selected.connect(self.on_library_pane_document_selected)
@@ -405,7 +407,14 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def refresh_library(self) -> None:
-        self.library_pane.refresh()
+        self.show_library()
+
+    def show_library(self, snapshot: LibrarySnapshot | None = None) -> None:
+        """Show the library as it is now, or as ``snapshot`` (read by a worker) has it."""
+        self.library_pane.refresh(snapshot)
+
+    @Slot()
+    def on_library_pane_refreshed(self) -> None:
         # One source: the list the library pane just read (its header counts the same rows).
         docs, chunks = self.library_pane.ready_count()
         self.docs_label.setText(tr("{docs} documents · {chunks} chunks").format(docs=docs, chunks=chunks))
@@ -511,7 +520,11 @@ class MainWindow(QMainWindow):
         if self.import_thread is not None:
             self.statusBar().showMessage(tr("An import is already running; wait for it or cancel it."), 5000)
             return
-        worker = ImportWorker(self.library, paths)
+        # The worker also reads the library for the table once the import is done, so that the
+        # GUI thread does no work per document when it ends (10,000 documents: ~0.5 s).
+        self._import_snapshot = None
+        worker = ImportWorker(self.library, paths, then=self.library_pane.snapshot_reader())
+        worker.prepared.connect(self.on_import_prepared)
         worker.progress.connect(self.on_import_progress)
         worker.step.connect(self.on_import_step)
         worker.finished.connect(self.on_import_finished)
@@ -537,13 +550,18 @@ class MainWindow(QMainWindow):
         base = getattr(self, "_import_label", "") or self.task_label.text()
         self.task_label.setText(f"{base} · {import_text(detail)}")
 
+    @Slot(object)
+    def on_import_prepared(self, snapshot: Any) -> None:
+        self._import_snapshot = snapshot  # shown by on_import_finished, which comes next
+
     def _import_done(self) -> None:
         if self.import_thread is not None:
             self.import_thread.finish()
             self.import_thread = None
         self.progress.setVisible(False)
         self.cancel_import_button.setVisible(False)
-        self.refresh_library()
+        snapshot, self._import_snapshot = self._import_snapshot, None
+        self.show_library(snapshot)
 
     @Slot(object)
     def on_import_finished(self, report: ImportReport) -> None:

@@ -6,12 +6,16 @@ goes to that tab at the new passage). A tab can be popped out into a window of i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import shiboken6
 from PySide6.QtCore import QSize, Qt, Signal, Slot
 from PySide6.QtWidgets import QTabBar, QTabWidget, QWidget
 
-from .document_viewer import DocumentViewer
 from .i18n import tr
+
+if TYPE_CHECKING:  # imported when a document is first opened (QtPdf is slow to load)
+    from .document_viewer import DocumentViewer
 
 TAB_TITLE_CHARS = 28
 
@@ -63,8 +67,14 @@ class Reader(QTabWidget):
                 bar.setTabButton(0, side, None)
         self.tabCloseRequested.connect(self.on_tab_close_requested)
 
+    def viewer_at(self, index: int) -> DocumentViewer | None:
+        """The document viewer in tab ``index``: every tab but the chat holds one (``present``
+        adds nothing else)."""
+        widget = self.widget(index)
+        return None if widget is None or widget is self.chat else widget  # type: ignore[return-value]
+
     def viewers(self) -> list[DocumentViewer]:
-        return [w for i in range(self.count()) if isinstance(w := self.widget(i), DocumentViewer)]
+        return [v for i in range(self.count()) if (v := self.viewer_at(i)) is not None]
 
     def present(self, viewer: DocumentViewer) -> None:
         """Show ``viewer``: its tab (added if needed) when docked, its window otherwise."""
@@ -94,16 +104,16 @@ class Reader(QTabWidget):
 
     def close_current_document(self) -> bool:
         """Close the document tab in front (Ctrl+W); False when the chat is in front."""
-        viewer = self.currentWidget()
-        if isinstance(viewer, DocumentViewer):
+        viewer = self.viewer_at(self.currentIndex())
+        if viewer is not None:
             viewer.close()
             return True
         return False
 
     @Slot(int)
     def on_tab_close_requested(self, index: int) -> None:
-        viewer = self.widget(index)
-        if isinstance(viewer, DocumentViewer):
+        viewer = self.viewer_at(index)
+        if viewer is not None:
             viewer.close()
 
     @Slot(object)
@@ -118,6 +128,8 @@ class Reader(QTabWidget):
 
     @Slot(object)
     def on_viewer_pop_out_requested(self, viewer: DocumentViewer) -> None:
+        from .document_viewer import DocumentViewer
+
         page, passage = viewer.location()
         window = DocumentViewer(viewer.library, viewer.doc, page, passage, self.window())
         viewer.close()

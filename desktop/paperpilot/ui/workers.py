@@ -18,6 +18,7 @@ that turns an exception into the sentence shown.
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterable
@@ -125,15 +126,21 @@ class GeneratorWorker(QObject):
 
 
 class ImportWorker(FunctionWorker):
-    """An import of files and folders, with one progress signal per file."""
+    """An import of files and folders, with one progress signal per file.
+
+    ``then``: more work for this thread once the import is done (the library pane's read of
+    the library as it now is); its result arrives as ``prepared``, before ``finished``.
+    """
 
     progress = Signal(int, int, str)  # file n (1-based), total, path
     step = Signal(str)  # a step within the current file: "OCR page 3 of 12"
+    prepared = Signal(object)  # what ``then`` returned
 
-    def __init__(self, library: Library, paths: list[str]) -> None:
+    def __init__(self, library: Library, paths: list[str], then: Callable[[], Any] | None = None) -> None:
         super().__init__(self._import, doing="Import")
         self.library = library
         self.paths = paths
+        self.then = then
 
     def _import(self) -> Any:
         def on_progress(p: ImportProgress) -> None:
@@ -142,7 +149,13 @@ class ImportWorker(FunctionWorker):
             else:
                 self.progress.emit(p.index, p.total, p.path)
 
-        return self.library.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
+        report = self.library.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
+        if self.then is not None:
+            try:
+                self.prepared.emit(self.then())
+            except Exception:  # the window then reads the library itself (on_import_finished)
+                logging.getLogger(__name__).exception("preparing the view after an import failed")
+        return report
 
 
 class WorkerThread(QThread):
