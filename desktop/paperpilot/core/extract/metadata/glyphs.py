@@ -150,7 +150,7 @@ def read_glyph_spans(textpage: Any, spans: list[tuple[int, int]], text: str | No
     skip = frozenset("\n\r\x00\x02\ufffe")
     for start, count in spans:
         end = start + count
-        if text is not None and 0 <= start and end <= n_text:
+        if text is not None and start >= 0 and end <= n_text:
             # Characters known from the text: only the boxes are asked for.
             for i, ch in zip(range(start, end), text[start:end]):  # noqa: B905 (same length)
                 if ch in skip:
