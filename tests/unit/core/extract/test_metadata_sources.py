@@ -245,6 +245,9 @@ def test_footer_and_citation_lines() -> None:
 def test_published_beats_received_and_accepted() -> None:
     text = "Received: 3 November 2020 / Accepted: 8 February 2021\nPublished: 12 March 2021\n© 2020 The Authors"
     assert read_mastheads([], text).year == 2021
+    # The phrase is found in the later pages' text too, as a word of its own only.
+    assert read_mastheads([], "no year here", "RePublished 1999.\nThe publication of it. Published online 4 May 2018").year == 2018
+    assert read_mastheads([], "", "出版日期：2012年").year == 2012
 
 
 def test_arxiv_ids_give_20yy() -> None:

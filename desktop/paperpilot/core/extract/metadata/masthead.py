@@ -93,6 +93,20 @@ _PUBLISHED = re.compile(
     r"\b(?:Published(?:[ \t]+online)?|Publication date|Date of publication|出版日期|发表日期)[ \t]*[:：]?[ \t]*"
     r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
 )
+# Where a _PUBLISHED match can start. Its leading \b makes the regex engine try it at every
+# character of a paper's text; this one is found by its first characters, in C.
+_PUBLISHED_AT = re.compile("Publi|Date of publication|出版日期|发表日期")
+
+
+def _search_published(text: str) -> re.Match[str] | None:
+    """``_PUBLISHED.search(text)``, tried only where one of its phrases starts."""
+    for at in _PUBLISHED_AT.finditer(text):
+        m = _PUBLISHED.match(text, at.start())
+        if m:
+            return m
+    return None
+
+
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # A line that is only a date: a report's or thesis cover's "March 2019", "June, 2014".
 _DATE_LINE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}\s*(?:\d{{1,2}},)?\s*,?\s*(?P<y>{_Y})$")
@@ -339,7 +353,7 @@ def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
     for text in (page_text, later_text):
         if not any(g in text for g in ("Published", "ublication", "出版日期", "发表日期")):
             continue
-        m = _PUBLISHED.search(text)
+        m = _search_published(text)
         if m:
             out.year, out.year_how = int(m.group("y")), "published"
             return
