@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from ..models import Reference
+from ..text.lazy import has_char_from, lazy_pattern
 from .identifiers import ARXIV_ID_PATTERN, doi_or_empty, normalize_arxiv
 
 __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
@@ -28,9 +29,9 @@ __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
 
 _BRACKET_LABEL = re.compile(r"^\s*\[(\d{1,4})\]\s*")
 _DOT_LABEL = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
-_BARE_LABEL = re.compile(r"^\s*(\d{1,4})\s+(?=[A-Z\u4e00-\u9fff])")
 _BRACKETS_INSIDE = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+")
-_DOTS_INSIDE = re.compile(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
+# Compiled when first needed (core.text.lazy): a Han class costs milliseconds to compile.
+_DOTS_INSIDE = lazy_pattern(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
 # A year not inside a longer number. The lookbehind follows the century (it checks the
 # character before it) so that the pattern starts with a literal and is searched for quickly.
 _YEAR = re.compile(r"((?:19|20)(?<![\d/.]..)\d{2})[a-z]?(?![\d])")
@@ -39,7 +40,7 @@ _ARXIV_IN_TEXT = re.compile(
     rf"(?:arxiv\s*(?:preprint\s*)?(?:arxiv\s*)?:?\s*|arxiv\.org/(?:abs|pdf)/)({ARXIV_ID_PATTERN})", re.IGNORECASE
 )
 _GBT_TYPE = re.compile(r"\[(?:J|C|M|D|N|P|R|S|Z|A|EB/OL|DB/OL|CP/OL|J/OL|M/OL|C/OL|G)\]")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = lazy_pattern(r"[\u4e00-\u9fff]")
 # An author block that starts an entry: "Smith, J.", "J. Smith", "Smith J", "van der Berg",
 # "Kyle Lo,", an organisation in capitals, or a Chinese name.
 _ENTRY_START = re.compile(
@@ -114,7 +115,7 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
         # A numbered list: cut wherever the next number is printed (entries the extractor
         # ran together, or an entry broken over a page, come out right either way).
         bracket = sum(1 for p in paras if _BRACKET_LABEL.match(p)) >= sum(1 for p in paras if _DOT_LABEL.match(p))
-        rx = _BRACKETS_INSIDE if bracket else _DOTS_INSIDE
+        rx = _BRACKETS_INSIDE if bracket else _DOTS_INSIDE()
         whole = " " + " ".join(paras)
         first = _BRACKET_LABEL.match(paras[0]) if bracket else _DOT_LABEL.match(paras[0])
         start = int(first.group(1)) if first else 1
@@ -152,7 +153,7 @@ def _authors(block: str) -> list[str]:
     block = _strip_trailing(block)
     if not block:
         return []
-    if _CJK.search(block):
+    if has_char_from(block, "\u4e00") and _CJK().search(block):
         return [n.strip() for n in _CJK_NAME_SPLIT.split(block) if n.strip()]
     if any(sep in block for sep in _NAME_SEPARATORS):
         parts = [p for p in _NAME_SPLIT.split(block) if p.strip()]
@@ -269,10 +270,10 @@ def parse_references(paragraphs: Sequence[str]) -> list[Reference]:
     return [_parse_entry(e) for e in split_entries(paragraphs) if len(e) >= 12]
 
 
-_KEY_DROP = re.compile(r"[^\w\u4e00-\u9fff]+")
+_KEY_DROP = lazy_pattern(r"[^\w\u4e00-\u9fff]+")
 
 
 def title_key(title: str) -> str:
     """A title reduced to what matching needs: letters and digits, lower case, single spaces."""
     t = unicodedata.normalize("NFKC", title).lower()
-    return " ".join(_KEY_DROP.sub(" ", t).split())
+    return " ".join(_KEY_DROP().sub(" ", t).split())

@@ -31,6 +31,8 @@ from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..text.lazy import lazy_pattern
+
 __all__ = [
     "RENDER_LONG_SIDE_PX",
     "LocalOcrPool",
@@ -308,10 +310,11 @@ def ocr_pdf_page(path: str, index: int) -> list[OcrLine]:
 
 # --- lines from pieces ---------------------------------------------------------------------
 
-_CJK_SPACE = re.compile(
+# Compiled on first use (core.text.lazy): only OCR lines need them, never a text layer.
+_CJK_SPACE = lazy_pattern(
     "(?<=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]) +(?=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])"
 )
-_CJK_END = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_CJK_END = lazy_pattern("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
 # The recogniser drops the space after a closing bracket more often than any other:
@@ -329,11 +332,11 @@ def tidy_line(text: str) -> str:
     text = " ".join(text.split())
     text = _CLOSE_GLUED.sub(" ", text)
     text = _SLASH_L.sub("l", text)
-    return _CJK_SPACE.sub("", text)
+    return _CJK_SPACE().sub("", text)
 
 
 def _join(a: str, b: str) -> str:
-    if a and b and _CJK_END.match(a[-1]) and _CJK_END.match(b[0]):
+    if a and b and _CJK_END().match(a[-1]) and _CJK_END().match(b[0]):
         return a + b
     return a + " " + b
 

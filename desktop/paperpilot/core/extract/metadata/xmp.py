@@ -11,14 +11,16 @@ import io
 import logging
 import mmap
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...citations.identifiers import doi_from_text
 from .info import plausible_title
 from .names import Name, names_from_field
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 _NS = {
     "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
@@ -159,6 +161,8 @@ def parse_packet(packet: bytes) -> Xmp:
     end = packet.find(end_tag)
     if start < 0 or end < 0:
         return out
+    import xml.etree.ElementTree as ET  # only a file with a packet needs it (most have none)
+
     try:
         root = ET.fromstring(packet[start : end + len(end_tag)])
     except ET.ParseError:
