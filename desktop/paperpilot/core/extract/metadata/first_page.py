@@ -71,7 +71,7 @@ def _join_title(parts: list[str]) -> str:
 
 
 def _key(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+    return "".join(filter(str.isalnum, unicodedata.normalize("NFKC", text).casefold()))
 
 
 def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", body: float = 0.0) -> list[GlyphLine]:

@@ -47,6 +47,9 @@ class GlyphLine:
         return cached
 
     def _text(self, marks: bool, sep: str) -> str:
+        glyphs = self.glyphs
+        if marks or not any(g.raised for g in glyphs):
+            return " ".join("".join([g.ch for g in glyphs]).split())
         out: list[str] = []
         prev_raised = False
         for g in self.glyphs:
