@@ -37,3 +37,12 @@ def test_han_characters_are_told_as_before() -> None:
     assert to_name("王 明远") == {"literal": "王明远"}
     assert persons_in_line("张 津  王明远") == ["张津", "王明远"]
     assert persons_in_line("Kyle Lo, Lucy Lu Wang") == ["Kyle Lo", "Lucy Lu Wang"]
+
+
+def test_cjk_text_is_found_whatever_else_is_above_the_class_start() -> None:
+    from paperpilot.core.text.language import cjk_ratio, has_cjk
+
+    for cjk in ("\u3040", "カ", "한", "汉", "\U00020000", "\U000323af"):
+        assert has_cjk(f"x{cjk}") and cjk_ratio(f"ab{cjk}") > 0
+    for other in ("plain", "naïve ≤", "\u303f", "\ue000 bullet", "ﬁ", "\ufffd", "\U0001f600"):
+        assert not has_cjk(other) and cjk_ratio(other) == 0.0
