@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .lazy import has_char_from, lazy_pattern
+from .lazy import lazy_pattern
 
 # Han ideographs (extension A, the unified block, the compatibility block and the supplementary
 # planes' extensions B-H, which hold rare characters of Chinese and Japanese names), kana and
@@ -15,10 +15,8 @@ _CJK_CLASS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
     "\u3040-\u30ff\uac00-\ud7af"
 )
-# Compiled on first use (core.text.lazy): most text is ruled out before (nothing from U+3040
-# up, where the class starts), and an extraction worker never needs the other two.
-_CJK_CHAR = lazy_pattern(f"[{_CJK_CLASS}]")
-_CJK_LOWEST = "\u3040"
+_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+# Compiled on first use (core.text.lazy): an extraction worker never needs these two.
 cjk_run = lazy_pattern(f"[{_CJK_CLASS}]+")
 # A "word" for query purposes: Latin/digit runs (with inner hyphen/apostrophe/dot) or a CJK run.
 _WORD = lazy_pattern(rf"[{_CJK_CLASS}]+|[^\W_]+(?:[-'.][^\W_]+)*", re.UNICODE)
@@ -232,7 +230,7 @@ ZH_STOPWORDS = frozenset(
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds a Han, kana or hangul character."""
     # isascii is a flag lookup; most text the importer and the index see is English.
-    return has_char_from(text, _CJK_LOWEST) and _CJK_CHAR().search(text) is not None
+    return not text.isascii() and _CJK_CHAR.search(text) is not None
 
 
 def cjk_ratio(text: str) -> float:
@@ -241,9 +239,7 @@ def cjk_ratio(text: str) -> float:
     letters = sum(map(str.isalnum, text))
     if not letters:
         return 0.0
-    if not has_char_from(text, _CJK_LOWEST):
-        return 0.0
-    return len(_CJK_CHAR().findall(text)) / letters
+    return len(_CJK_CHAR.findall(text)) / letters
 
 
 def detect_language(text: str) -> str:
