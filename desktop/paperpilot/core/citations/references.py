@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Sequence
 
 from ..models import Reference
+from ..text.lazy import has_char_from, lazy_pattern
 from .identifiers import ARXIV_ID_PATTERN, doi_or_empty, normalize_arxiv
 
 __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
@@ -28,16 +29,18 @@ __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
 
 _BRACKET_LABEL = re.compile(r"^\s*\[(\d{1,4})\]\s*")
 _DOT_LABEL = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
-_BARE_LABEL = re.compile(r"^\s*(\d{1,4})\s+(?=[A-Z\u4e00-\u9fff])")
 _BRACKETS_INSIDE = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+")
-_DOTS_INSIDE = re.compile(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
-_YEAR = re.compile(r"(?<![\d/.])((?:19|20)\d{2})[a-z]?(?![\d])")
+# Compiled when first needed (core.text.lazy): a Han class costs milliseconds to compile.
+_DOTS_INSIDE = lazy_pattern(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
+# A year not inside a longer number. The lookbehind follows the century (it checks the
+# character before it) so that the pattern starts with a literal and is searched for quickly.
+_YEAR = re.compile(r"((?:19|20)(?<![\d/.]..)\d{2})[a-z]?(?![\d])")
 _DOI_IN_TEXT = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_IN_TEXT = re.compile(
     rf"(?:arxiv\s*(?:preprint\s*)?(?:arxiv\s*)?:?\s*|arxiv\.org/(?:abs|pdf)/)({ARXIV_ID_PATTERN})", re.IGNORECASE
 )
 _GBT_TYPE = re.compile(r"\[(?:J|C|M|D|N|P|R|S|Z|A|EB/OL|DB/OL|CP/OL|J/OL|M/OL|C/OL|G)\]")
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+_CJK = lazy_pattern(r"[\u4e00-\u9fff]")
 # An author block that starts an entry: "Smith, J.", "J. Smith", "Smith J", "van der Berg",
 # "Kyle Lo,", an organisation in capitals, or a Chinese name.
 _ENTRY_START = re.compile(
@@ -51,12 +54,15 @@ _COLON_AUTHORS = re.compile(
 _QUOTED_TITLE = re.compile(r"[\"“”]([^\"“”]{8,}?)[,.]?[\"“”]")
 _AUTHOR_YEAR = re.compile(r"^(?P<authors>.+?)[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
 _NAME_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
+# Every separator _NAME_SPLIT matches holds one of these.
+_NAME_SEPARATORS = ("and", "&", ";", "，", "、")
 _ET_AL = re.compile(r",?\s*(?:et al\.?|等)\s*$")
 _VANCOUVER = re.compile(
     r"^((?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3},\s)*[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}"
     r"(?:,?\s*et al)?)\.\s+(.+)$"
 )
-_TRAILING = re.compile(r"[\s.,;:]+$")
+# What _strip_trailing removes (\s is str.isspace for a str pattern).
+_TRAILING_PUNCT = ".,;:"
 # Compiled once: an entry is read with each of these, and a paper has hundreds of entries.
 _CJK_NAME_SPLIT = re.compile(r"[,，、;；]")
 _GIVEN = re.compile(r"(?:[A-Z]\.?\s?-?){1,4}|[A-Z][a-z]+(?:\s[A-Z]\.?)*")
@@ -109,7 +115,7 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
         # A numbered list: cut wherever the next number is printed (entries the extractor
         # ran together, or an entry broken over a page, come out right either way).
         bracket = sum(1 for p in paras if _BRACKET_LABEL.match(p)) >= sum(1 for p in paras if _DOT_LABEL.match(p))
-        rx = _BRACKETS_INSIDE if bracket else _DOTS_INSIDE
+        rx = _BRACKETS_INSIDE if bracket else _DOTS_INSIDE()
         whole = " " + " ".join(paras)
         first = _BRACKET_LABEL.match(paras[0]) if bracket else _DOT_LABEL.match(paras[0])
         start = int(first.group(1)) if first else 1
@@ -127,18 +133,32 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
     return out
 
 
+def _strip_trailing(text: str) -> str:
+    """``text`` without its trailing run of white space and ``.,;:`` (as ``[\\s.,;:]+$``)."""
+    while True:
+        stripped = text.rstrip().rstrip(_TRAILING_PUNCT)
+        if stripped == text:
+            return text
+        text = stripped
+
+
 def _clean(text: str) -> str:
-    return _TRAILING.sub("", " ".join(text.split())).strip(" \"“”")
+    return _strip_trailing(" ".join(text.split())).strip(" \"“”")
 
 
 def _authors(block: str) -> list[str]:
-    block = _ET_AL.sub("", _TRAILING.sub("", block.strip()))
-    block = _TRAILING.sub("", block)
+    block = _strip_trailing(block.strip())
+    if "et al" in block or "等" in block:  # (what _ET_AL needs, checked first: it is slow to miss)
+        block = _ET_AL.sub("", block)
+    block = _strip_trailing(block)
     if not block:
         return []
-    if _CJK.search(block):
+    if has_char_from(block, "\u4e00") and _CJK().search(block):
         return [n.strip() for n in _CJK_NAME_SPLIT.split(block) if n.strip()]
-    parts = [p for p in _NAME_SPLIT.split(block) if p.strip()]
+    if any(sep in block for sep in _NAME_SEPARATORS):
+        parts = [p for p in _NAME_SPLIT.split(block) if p.strip()]
+    else:
+        parts = [block]
     names: list[str] = []
     for part in parts:
         pieces = [x.strip() for x in part.split(",") if x.strip()]
@@ -173,7 +193,9 @@ def _venue(rest: str) -> str:
     rest = _IN_PREFIX.sub("", rest.strip())
     venue, _ = _first_sentence(rest)
     venue = _VENUE_END.split(venue)[0]
-    venue = _VENUE_YEAR.sub("", venue.strip())
+    venue = venue.strip()
+    if any(c.isdigit() for c in venue[-2:]):  # _VENUE_YEAR ends in a digit and perhaps a letter
+        venue = _VENUE_YEAR.sub("", venue)
     return _clean(venue)[:200]
 
 
@@ -193,14 +215,17 @@ def _parse_gbt(ref: Reference, body: str) -> None:
 def _parse_entry(text: str) -> Reference:
     label, body = _label(text)
     ref = Reference(text=text, label=label)
-    doi = _DOI_IN_TEXT.search(body)
+    # The literal each pattern needs is looked for first: most entries have neither identifier.
+    doi = _DOI_IN_TEXT.search(body) if "10." in body else None
     if doi:
         ref.doi = doi_or_empty(doi.group(1).rstrip(".,;)]"))
-    arx = _ARXIV_IN_TEXT.search(body)
+    arx = _ARXIV_IN_TEXT.search(body) if "rx" in body.lower() else None
     if arx:
         ref.arxiv_id = normalize_arxiv(arx.group(1))
     # Years, not the digits of an identifier ("arXiv:2004.05150" is no year 2004).
-    plain = _ARXIV_IN_TEXT.sub(" ", _DOI_IN_TEXT.sub(" ", body))
+    plain = _DOI_IN_TEXT.sub(" ", body) if doi else body
+    if doi or arx:
+        plain = _ARXIV_IN_TEXT.sub(" ", plain)
     years = [int(y) for y in _YEAR.findall(plain)]
     ref.year = years[0] if years else None
     gbt = _GBT_TYPE.search(body)
@@ -245,10 +270,10 @@ def parse_references(paragraphs: Sequence[str]) -> list[Reference]:
     return [_parse_entry(e) for e in split_entries(paragraphs) if len(e) >= 12]
 
 
-_KEY_DROP = re.compile(r"[^\w\u4e00-\u9fff]+")
+_KEY_DROP = lazy_pattern(r"[^\w\u4e00-\u9fff]+")
 
 
 def title_key(title: str) -> str:
     """A title reduced to what matching needs: letters and digits, lower case, single spaces."""
     t = unicodedata.normalize("NFKC", title).lower()
-    return " ".join(_KEY_DROP.sub(" ", t).split())
+    return " ".join(_KEY_DROP().sub(" ", t).split())

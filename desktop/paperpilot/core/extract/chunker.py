@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
+from paperpilot.core.text.lazy import lazy_pattern
 
 from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJKISH = re.compile(f"[{_CJKISH_CLASS}]")
-_CJK_GAP = re.compile(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
+_CJK_GAP = lazy_pattern(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")  # only for text with CJK
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 # Where an over-long sentence may be cut, best first: after a clause mark, then at a space.
 _CLAUSE_MARKS = frozenset(",，、;；:：")
@@ -32,7 +33,7 @@ def normalise_whitespace(text: str) -> str:
     text = " ".join(text.split())  # C speed; a regex substitution per space is 5x slower
     if _CJKISH.search(text):
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
-        text = _CJK_GAP.sub("", text)
+        text = _CJK_GAP().sub("", text)
     return text
 
 

@@ -31,6 +31,8 @@ from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..text.lazy import lazy_pattern
+
 __all__ = [
     "RENDER_LONG_SIDE_PX",
     "LocalOcrPool",
@@ -77,9 +79,13 @@ class OcrLine:
 
 # --- is the text layer usable? -------------------------------------------------------------
 
-_LATIN_WORD = re.compile(r"\b[A-Za-zÀ-ÖØ-öø-ÿ]{3,}\b")
-# A word of three or more letters without a vowel that is not an acronym (CNN, HTTP).
-_NO_VOWEL_WORD = re.compile(r"\b(?=[A-Za-z]*[a-z])[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{3,}\b")
+# A word of three or more Latin letters (a whole \w run: \b on both sides). The lookbehind
+# follows the first letter so that the pattern starts with a character set, which the regex
+# engine skips to in C instead of trying the pattern at every character.
+_LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ](?<!\w[A-Za-zÀ-ÖØ-öø-ÿ])[A-Za-zÀ-ÖØ-öø-ÿ]{2,}\b")
+# A word of three or more letters without a vowel that is not an acronym (CNN, HTTP): one of
+# the Latin words, all consonants, not all capitals.
+_CONSONANTS = "bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
 _CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{6,}")
 _ENOUGH_LETTERS = re.compile(r"(?:[\W_]*[^\W_]){20}")
 _VOWELS = frozenset("aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿæœAEIOUYÀÁÂÃÄÅÈÉÊËÌÍÎÏÒÓÔÕÖÙÚÛÜÝ")
@@ -145,9 +151,11 @@ def text_layer_problem(text: str) -> str:
     if letters >= 150 and not 0.22 <= vowels / letters <= 0.65:
         return "garbage"
     words_text = sample[:_WORD_SAMPLE]
-    words = len(_LATIN_WORD.findall(words_text))
+    latin = _LATIN_WORD.findall(words_text)
+    words = len(latin)
     if words >= 15:
-        bad = len(_NO_VOWEL_WORD.findall(words_text)) + len(_CONSONANT_RUN.findall(words_text))
+        no_vowel = sum(1 for w in latin if not w.strip(_CONSONANTS) and not w.isupper())
+        bad = no_vowel + len(_CONSONANT_RUN.findall(words_text))
         if bad > 0.3 * words:
             return "garbage"
     return ""
@@ -302,10 +310,11 @@ def ocr_pdf_page(path: str, index: int) -> list[OcrLine]:
 
 # --- lines from pieces ---------------------------------------------------------------------
 
-_CJK_SPACE = re.compile(
+# Compiled on first use (core.text.lazy): only OCR lines need them, never a text layer.
+_CJK_SPACE = lazy_pattern(
     "(?<=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]) +(?=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])"
 )
-_CJK_END = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+_CJK_END = lazy_pattern("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
 
 # The recogniser drops the space after a closing bracket more often than any other:
@@ -323,11 +332,11 @@ def tidy_line(text: str) -> str:
     text = " ".join(text.split())
     text = _CLOSE_GLUED.sub(" ", text)
     text = _SLASH_L.sub("l", text)
-    return _CJK_SPACE.sub("", text)
+    return _CJK_SPACE().sub("", text)
 
 
 def _join(a: str, b: str) -> str:
-    if a and b and _CJK_END.match(a[-1]) and _CJK_END.match(b[0]):
+    if a and b and _CJK_END().match(a[-1]) and _CJK_END().match(b[0]):
         return a + b
     return a + " " + b
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .lazy import lazy_pattern
+
 # Han ideographs (extension A, the unified block, the compatibility block and the supplementary
 # planes' extensions B-H, which hold rare characters of Chinese and Japanese names), kana and
 # hangul syllables: the one definition of "CJK" (the Yijing hexagram symbols between extension A
@@ -13,10 +15,11 @@ _CJK_CLASS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
     "\u3040-\u30ff\uac00-\ud7af"
 )
-CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
+# Compiled on first use (core.text.lazy): an extraction worker never needs these two.
+cjk_run = lazy_pattern(f"[{_CJK_CLASS}]+")
 # A "word" for query purposes: Latin/digit runs (with inner hyphen/apostrophe/dot) or a CJK run.
-_WORD = re.compile(rf"[{_CJK_CLASS}]+|[^\W_]+(?:[-'.][^\W_]+)*", re.UNICODE)
+_WORD = lazy_pattern(rf"[{_CJK_CLASS}]+|[^\W_]+(?:[-'.][^\W_]+)*", re.UNICODE)
 
 STOPWORDS = frozenset(
     [
@@ -255,7 +258,7 @@ def cjk_bigrams(text: str) -> list[str]:
     against rjieba segmentation.
     """
     grams: list[str] = []
-    for run in CJK_RUN.findall(text):
+    for run in cjk_run().findall(text):
         if len(run) == 1:
             grams.append(run)
         else:
@@ -269,7 +272,7 @@ def cjk_index_text(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text)
+    return _WORD().findall(text)
 
 
 def query_terms(text: str, keep_stopwords: bool = False) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .language import CJK_RUN, cjk_bigrams, first_sentences, has_cjk, query_terms, split_sentences
+from .language import cjk_bigrams, cjk_run, first_sentences, has_cjk, query_terms, split_sentences
 
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -54,7 +54,7 @@ def _mark(
                 spans.append(m.span())
                 found[w.lower()] = None
     if grams:
-        for m in CJK_RUN.finditer(text):
+        for m in cjk_run().finditer(text):
             run, base = m.group(), m.start()
             i = 0
             while i < len(run) - 1:

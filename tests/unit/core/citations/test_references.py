@@ -78,3 +78,25 @@ def test_biomed_central_entries_and_a_garbled_label() -> None:
     assert refs[0].authors == ["Ovretveit J", "Serouri A"] and refs[0].year == 2006
     assert refs[0].title.startswith("Hospital quality management system") and refs[0].venue == "Int J Health Care Qual Assur"
     assert refs[1].authors == ["Chen L"] and refs[1].venue == "Lancet"
+
+
+def test_the_fast_paths_read_what_the_patterns_say() -> None:
+    from paperpilot.core.citations.references import _YEAR, _strip_trailing
+
+    # [\s.,;:]+$ : any mix of white space (Unicode's too) and these stops at the end.
+    assert _strip_trailing("Smith J. ,;\u3000:\xa0. \n") == "Smith J"
+    assert _strip_trailing("a. b") == "a. b" and _strip_trailing(" .;") == "" and _strip_trailing("") == ""
+    # A year stands alone: not after a digit, a slash or a dot, not before a digit; a letter may follow.
+    assert _YEAR.findall("1999, 2004.05150, 12019, 1/2019, v.2018, 2020a, 20201, (2021)") == [
+        "1999", "2004", "2020", "2021"
+    ]
+    assert _YEAR.findall("2019") == ["2019"]
+    refs = parse_references([
+        "Smith J, Doe A, et al. Drift of brine. J Hydrol. 2005;3:1-10.",
+        "Kyle Lo. arXiv preprint ARXIV:2004.05150v2. Longformer, 2020.",
+        "Lee K. A title without identifiers. In Tests of Reading, 1998",
+    ])  # fmt: skip
+    assert refs[0].authors == ["Smith J", "Doe A"] and refs[0].year == 2005
+    assert refs[1].arxiv_id == "2004.05150" and refs[1].year == 2020
+    assert refs[2].doi == "" and refs[2].arxiv_id == "" and refs[2].year == 1998
+    assert refs[2].venue == "Tests of Reading"

@@ -186,6 +186,21 @@ def test_an_unreadable_xmp_packet_gives_nothing() -> None:
     assert parse_packet(b"").authors == []
 
 
+def test_the_packet_is_the_one_a_metadata_key_points_to() -> None:
+    from paperpilot.core.extract.metadata.xmp import _packet_of
+
+    packet = xmp_packet({"dc:title": "A Study of Brine"}).encode()
+    # An image's packet in a file whose catalog names no /Metadata stream is not the document's.
+    assert _packet_of(b"%PDF-1.7\n1 0 obj <</Type /XObject>> stream\n" + packet + b"\nendstream") == b""
+    # The document's packet, found from the uncompressed catalog's /Metadata reference.
+    doc = (b"%PDF-1.7\n1 0 obj <</Type /Catalog /Pages 2 0 R /Metadata 5 0 R>> endobj\n"
+           b"5 0 obj <</Type /Metadata /Subtype /XML>> stream\n" + packet + b"\nendstream endobj\n")  # fmt: skip
+    assert parse_packet(_packet_of(doc)).title == "A Study of Brine"
+    # One plain packet and a /Metadata key somewhere (the catalog in an object stream).
+    assert _packet_of(b"%PDF-1.7\n/Metadata\n" + packet) == packet
+    assert _packet_of(b"%PDF-1.7\n") == b""
+
+
 # --- mastheads, by category ----------------------------------------------------------------------
 
 
@@ -230,6 +245,9 @@ def test_footer_and_citation_lines() -> None:
 def test_published_beats_received_and_accepted() -> None:
     text = "Received: 3 November 2020 / Accepted: 8 February 2021\nPublished: 12 March 2021\n© 2020 The Authors"
     assert read_mastheads([], text).year == 2021
+    # The phrase is found in the later pages' text too, as a word of its own only.
+    assert read_mastheads([], "no year here", "RePublished 1999.\nThe publication of it. Published online 4 May 2018").year == 2018
+    assert read_mastheads([], "", "出版日期：2012年").year == 2012
 
 
 def test_arxiv_ids_give_20yy() -> None:

@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from .glyphs import GlyphLine
-from .names import CJK, Name, is_organisation, persons_in_line, to_name
+from .names import Name, has_cjk, is_cjk_char, is_organisation, persons_in_line, to_name
 
 _BANNER = re.compile(
     r"^(?:(?:original\s+|review\s+|short\s+|brief\s+)?(?:research\s+)?(?:article|paper|review|letter|"
@@ -70,7 +70,7 @@ def _join_title(parts: list[str]) -> str:
         if not out:
             out = p
         # A hyphen at a line's end breaks a word; a dash after a space ends a phrase ("a-Si:H -").
-        elif (out.endswith("-") and not out.endswith(" -")) or (CJK.match(out[-1]) and CJK.match(p[0])):
+        elif (out.endswith("-") and not out.endswith(" -")) or (is_cjk_char(out[-1]) and is_cjk_char(p[0])):
             out += p
         else:
             out += " " + p
@@ -78,7 +78,7 @@ def _join_title(parts: list[str]) -> str:
 
 
 def _key(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKC", text).casefold() if c.isalnum())
+    return "".join(filter(str.isalnum, unicodedata.normalize("NFKC", text).casefold()))
 
 
 def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", body: float = 0.0) -> list[GlyphLine]:
@@ -164,7 +164,7 @@ def _labelled_author(lines: list[GlyphLine]) -> list[Name]:
         text = " ".join(ln.text(False) for ln in row)
         m = _AUTHOR_LABEL.search(text)
         if m:
-            value = m.group(1).split()[0] if CJK.search(m.group(1)) else m.group(1)
+            value = m.group(1).split()[0] if has_cjk(m.group(1)) else m.group(1)
             people = persons_in_line(value)
             if people:
                 return [to_name(people[0])]

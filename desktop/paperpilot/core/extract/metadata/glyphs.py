@@ -8,6 +8,7 @@ One page, a few thousand characters, costs a few milliseconds. Callers hold ``PD
 from __future__ import annotations
 
 import ctypes
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,9 @@ class GlyphLine:
         return cached
 
     def _text(self, marks: bool, sep: str) -> str:
+        glyphs = self.glyphs
+        if marks or not any(g.raised for g in glyphs):
+            return " ".join("".join([g.ch for g in glyphs]).split())
         out: list[str] = []
         prev_raised = False
         for g in self.glyphs:
@@ -146,11 +150,24 @@ def read_glyph_spans(textpage: Any, spans: list[tuple[int, int]], text: str | No
     append = out.append
     newline, space = Glyph("\n", 0, 0, 0, 0), Glyph(" ", 0, 0, 0, 0)
     n_text = len(text) if text is not None else 0
+    skip = frozenset("\n\r\x00\x02\ufffe")
     for start, count in spans:
-        for i in range(start, start + count):
+        end = start + count
+        if text is not None and start >= 0 and end <= n_text:
+            # Characters known from the text: only the boxes are asked for.
+            for i, ch in zip(range(start, end), text[start:end]):  # noqa: B905 (same length)
+                if ch in skip:
+                    continue
+                if ch.isspace():
+                    append(space)
+                elif get_box(addr, i, ptr):
+                    append(Glyph(ch, box.left, box.bottom, box.right, box.top))
+            append(newline)
+            continue
+        for i in range(start, end):
             if i < n_text:
                 ch = text[i]  # type: ignore[index]
-                if ch in "\n\r\x00\x02\ufffe":
+                if ch in skip:
                     continue
             else:
                 code = get_code(addr, i)
@@ -171,12 +188,13 @@ def _close(line: GlyphLine) -> None:
     if not real:
         line.glyphs = []
         return
-    counts: dict[float, int] = {}
-    for g in real:
-        h = round(g.y1 - g.y0, 1)
-        counts[h] = counts.get(h, 0) + 1
+    heights = [g.y1 - g.y0 for g in real]
+    counts = Counter([round(x, 1) for x in heights])  # (first seen first, like a dict)
     h = max(counts, key=counts.__getitem__) if len(real) > 2 else max(counts)
-    bottoms = sorted(g.y0 for g in real if abs((g.y1 - g.y0) - h) < 0.15 * h) or sorted(g.y0 for g in real)
+    near = 0.15 * h
+    bottoms = sorted([g.y0 for g, gh in zip(real, heights) if abs(gh - h) < near]) or sorted(  # noqa: B905
+        [g.y0 for g in real]
+    )
     base = bottoms[len(bottoms) // 2]
     lo, lift = 0.85 * h, base + 0.2 * h
     x0, x1 = real[0].x0, real[0].x1
@@ -217,25 +235,34 @@ def build_lines(glyphs: list[Glyph]) -> list[GlyphLine]:
         cur = GlyphLine()
         last = None
 
+    # The previous glyph's box, kept in locals (this loop runs for every character of the page).
+    ly0 = ly1 = lx1 = lh = 0.0
     for g in glyphs:
-        if g.ch == "\n":
+        ch = g.ch
+        if ch == "\n":
             flush()
             pending_space = False
             continue
-        if g.ch == " ":
+        if ch == " ":
             pending_space = last is not None
             continue
+        gx0, gy0, gy1 = g.x0, g.y0, g.y1
+        gh = gy1 - gy0
         if last is not None:
-            h = max(last.y1 - last.y0, g.y1 - g.y0, 0.1)
-            overlap = min(last.y1, g.y1) - max(last.y0, g.y0)
-            gap = g.x0 - last.x1
-            if overlap < 0.2 * min(last.y1 - last.y0, g.y1 - g.y0) or gap < -h or gap > 1.1 * h:
+            # h = max(lh, gh, 0.1); overlap of the two rows; the gap after the previous glyph.
+            h = lh if lh >= gh else gh
+            if h < 0.1:
+                h = 0.1
+            overlap = (ly1 if ly1 <= gy1 else gy1) - (ly0 if ly0 >= gy0 else gy0)
+            gap = gx0 - lx1
+            if overlap < 0.2 * (lh if lh <= gh else gh) or gap < -h or gap > 1.1 * h:
                 flush()
                 pending_space = False
         if pending_space and cur.glyphs:
-            cur.glyphs.append(Glyph(" ", g.x0, g.y0, g.x0, g.y1))
+            cur.glyphs.append(Glyph(" ", gx0, gy0, gx0, gy1))
         pending_space = False
         cur.glyphs.append(g)
         last = g
+        ly0, ly1, lx1, lh = gy0, gy1, g.x1, gh
     flush()
     return lines

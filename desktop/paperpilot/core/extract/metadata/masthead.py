@@ -24,34 +24,37 @@ stamp, a Chinese cover date, and — weakest — a © line.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...citations.identifiers import doi_from_text
+from ...text.lazy import lazy_pattern
 
 _J = r"[A-Z][\w&.,:'’()/ -]{2,90}?"
 _PAGES = r"[A-Za-z]?\d+(?:\s*[–—-]\s*[A-Za-z]?\d+)?"
 _Y = r"(?:1[89]|20)\d\d"
 
-PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*\(?(?P<y>{_Y})\)?\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
-    ("pipe", re.compile(rf"^(?P<j>{_J})\s*\|\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\s*(?:\||$)")),
-    ("running_head", re.compile(
+# Compiled when a line first passes the pattern's gate (core.text.lazy): most papers need few.
+PATTERNS: list[tuple[str, Callable[[], re.Pattern[str]]]] = [
+    ("pipe", lazy_pattern(rf"^(?P<j>{_J})\s*\|\s*\(?(?P<y>{_Y})\)?\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
+    ("pipe", lazy_pattern(rf"^(?P<j>{_J})\s*\|\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\s*(?:\||$)")),
+    ("running_head", lazy_pattern(
         rf"(?P<a>[^\W\d_][\w'’-]+)\s+et\s+al\.?\s+(?P<j>[A-Z][\w&.,:'’ -]{{2,90}}?)\s*,?\s+\(?(?P<y>{_Y})\)?,?\s+"
         r"(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
     # "EMBO Reports (2021) 22: e52185", "Genome Biology (2023) 24:100"
-    ("year_volume_article", re.compile(
+    ("year_volume_article", lazy_pattern(
         rf"^(?P<j>{_J})\s+\((?P<y>{_Y})\)\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+(?:\s*[–-]\s*\d+)?)\b")),
     # "Smith and Grant BMC Evolutionary Biology 2008, 6:102", "Genome Biology 2011, 12:R45" (BMC
     # before 2016; the names before the journal go once the by-line is known)
-    ("year_comma_volume", re.compile(
+    ("year_comma_volume", lazy_pattern(
         rf"^(?P<j>{_J})\s+(?P<y>{_Y}),\s*(?P<v>\d{{1,4}})\s*:\s*(?P<p>[A-Za-z]?\d+)\b")),
     # "EMBO reports 22: e52185 | 2021" (a footer after the copyright line)
-    ("volume_article_year", re.compile(
+    ("volume_article_year", lazy_pattern(
         rf"(?:^|The Authors\s+)(?P<j>[A-Z][\w&.:' -]{{2,60}}?)\s+(?P<v>\d{{1,4}})\s*:\s*(?P<p>e?\d+)\s*\|\s*(?P<y>{_Y})\b")),
-    ("volume_issue_pages", re.compile(
+    ("volume_issue_pages", lazy_pattern(
         rf"^(?P<j>{_J}),?\s+(?:(?P<y>{_Y}),\s*)?(?P<v>\d{{1,4}})\s*\((?P<i>\d{{1,4}})\)\s*:\s*(?P<p>{_PAGES})\b")),
-    ("volume_year_pages", re.compile(rf"^(?P<j>{_J})\s+(?P<v>\d{{1,4}})\s*\((?P<y>{_Y})\)\s*(?P<p>{_PAGES})\s*$")),
-    ("named_parts", re.compile(
+    ("volume_year_pages", lazy_pattern(rf"^(?P<j>{_J})\s+(?P<v>\d{{1,4}})\s*\((?P<y>{_Y})\)\s*(?P<p>{_PAGES})\s*$")),
+    ("named_parts", lazy_pattern(
         rf"^(?:In:\s*)?(?P<j>{_J}),\s*Vol(?:ume|\.)\s*(?P<v>\d+)\s*,\s*(?:(?:Issue|No\.?|Number)\s*(?P<i>\d+)\s*,\s*)?"
         r"(?:Article(?:\s+(?:ID|No\.?))?|pp?\.|pages?)\s*(?P<p>[\w]+(?:\s*[–-]\s*\w+)?)")),
 ]
@@ -93,6 +96,20 @@ _PUBLISHED = re.compile(
     r"\b(?:Published(?:[ \t]+online)?|Publication date|Date of publication|出版日期|发表日期)[ \t]*[:：]?[ \t]*"
     r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
 )
+# Where a _PUBLISHED match can start. Its leading \b makes the regex engine try it at every
+# character of a paper's text; this one is found by its first characters, in C.
+_PUBLISHED_AT = re.compile("Publi|Date of publication|出版日期|发表日期")
+
+
+def _search_published(text: str) -> re.Match[str] | None:
+    """``_PUBLISHED.search(text)``, tried only where one of its phrases starts."""
+    for at in _PUBLISHED_AT.finditer(text):
+        m = _PUBLISHED.match(text, at.start())
+        if m:
+            return m
+    return None
+
+
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # A line that is only a date: a report's or thesis cover's "March 2019", "June, 2014".
 _DATE_LINE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}\s*(?:\d{{1,2}},)?\s*,?\s*(?P<y>{_Y})$")
@@ -216,11 +233,11 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
     flat = " ".join((reading + "\n" + page_text).split())
     for k, line in enumerate(edge_lines):
         text = " ".join(line.split())
-        for how, pat in PATTERNS:
+        for how, pattern in PATTERNS:
             gate = _GATES.get(how)
             if gate is not None and gate not in text:
                 continue  # a substring test is far cheaper than the pattern
-            m = pat.search(text)
+            m = pattern().search(text)
             if m:
                 g = m.groupdict()
                 _set(out, how, g.get("j") or "", g.get("v"), g.get("i"), g.get("p"), g.get("y"))
@@ -339,7 +356,7 @@ def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
     for text in (page_text, later_text):
         if not any(g in text for g in ("Published", "ublication", "出版日期", "发表日期")):
             continue
-        m = _PUBLISHED.search(text)
+        m = _search_published(text)
         if m:
             out.year, out.year_how = int(m.group("y")), "published"
             return

@@ -13,10 +13,25 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ...text.lazy import has_char_from, lazy_pattern
+
 Name = dict[str, str]
 
-CJK = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
+# Han characters. The patterns over them are compiled only for text that has some (see
+# core.text.lazy): most papers have none, and each costs milliseconds to compile.
+_CJK = lazy_pattern("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_CJK_SPACE = lazy_pattern(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` has a Han character."""
+    return has_char_from(text, "\u3400") and _CJK().search(text) is not None
+
+
+def is_cjk_char(ch: str) -> bool:
+    """Whether the character ``ch`` is a Han character (the class of ``has_cjk``)."""
+    return "\u3400" <= ch <= "\u4dbf" or "\u4e00" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
 # Words that make a piece an organisation (a company, a lab, a group), never a person.
 ORG_WORD = re.compile(
     r"\b(?:AI|Inc\.?|Ltd\.?|LLC|GmbH|Corp\.?|Corporation|Company|Group|Team|Consortium|Committee|Council|"
@@ -58,7 +73,7 @@ _SPLIT = re.compile(
 # Affiliation numbers printed on the baseline after a name ("Ines Carvalho 1, Tomasz …").
 _BASELINE_MARK = re.compile(r"\s*(?<=[^\W\d_]|\s)\d[\d,]*\)?\*?(?=[\s,&;|]|$)")
 # "刘  洋", "何 穗": a two-character name set with letter-spacing (single Han characters apart).
-_LETTER_SPACED_CJK = re.compile(r"(?<![\u3400-\u9fff])([\u3400-\u9fff])\s+(?=[\u3400-\u9fff](?![\u3400-\u9fff]))")
+_LETTER_SPACED_CJK = lazy_pattern(r"(?<![\u3400-\u9fff])([\u3400-\u9fff])\s+(?=[\u3400-\u9fff](?![\u3400-\u9fff]))")
 _WORD = re.compile(r"^(?:[A-Z][a-z]?\.(?:-?[A-Z][a-z]?\.)*|[^\W\d_][^\W\d_'’.-]*(?:['’-][^\W\d_]+)*\.?)$")
 _PLACEHOLDER = re.compile(r"^(?:作者姓名|作者|姓名|您的姓名|author(?:\s*name)?s?|your name|name surname|firstname lastname)$",
                           re.IGNORECASE)  # fmt: skip
@@ -97,9 +112,9 @@ def looks_like_person(text: str) -> bool:
     t = text.strip()
     if not t or len(t) > 48 or _PLACEHOLDER.match(t):
         return False
-    if CJK.search(t):
-        t = _CJK_SPACE.sub("", t)
-        if not (2 <= len(t) <= 4 and all(CJK.match(c) for c in t)):
+    if has_cjk(t):
+        t = _CJK_SPACE().sub("", t)
+        if not (2 <= len(t) <= 4 and all(is_cjk_char(c) for c in t)):
             return False
         # A Chinese name opens with a surname; this keeps "第二章" and "摘要" out of by-lines.
         return t[:2] in _COMPOUND_SURNAMES or (t[0] in _SURNAMES and t[:2] not in _NOT_NAMES)
@@ -149,10 +164,11 @@ def persons_in_line(text: str) -> list[str] | None:
     if "@" in text:
         return None
     text = _BASELINE_MARK.sub("|", fix_accents(text))
-    text = _LETTER_SPACED_CJK.sub(r"\1", text)
+    if has_char_from(text, "\u3400"):
+        text = _LETTER_SPACED_CJK().sub(r"\1", text)
     pieces = split_byline(text)
     # Chinese by-lines separate names by spaces alone ("张津  王明远").
-    pieces = [q for p in pieces for q in (p.split() if CJK.search(p) and not re.search("[A-Za-z]", p) else [p])]
+    pieces = [q for p in pieces for q in (p.split() if has_cjk(p) and not re.search("[A-Za-z]", p) else [p])]
     if not pieces:
         return None
     good = [p if looks_like_person(p) else group_author(p) for p in pieces]
@@ -167,8 +183,8 @@ def to_name(text: str, *, organisation: bool = False) -> Name:
     name = nfc(fix_accents(text))
     if organisation or is_organisation(name):
         return {"literal": name}
-    if CJK.search(name):
-        return {"literal": _CJK_SPACE.sub("", name)}
+    if has_cjk(name):
+        return {"literal": _CJK_SPACE().sub("", name)}
     if "," in name:
         family, _, given = name.partition(",")
         if given.strip().lower() not in _SUFFIXES:

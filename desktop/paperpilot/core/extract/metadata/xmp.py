@@ -11,14 +11,16 @@ import io
 import logging
 import mmap
 import re
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...citations.identifiers import doi_from_text
 from .info import plausible_title
 from .names import Name, names_from_field
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
 
 _NS = {
     "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
@@ -69,8 +71,9 @@ _CATALOG_METADATA = re.compile(rb"/Metadata\s+(\d+)\s+\d+\s+R")
 
 def _catalog_packet(data: Any) -> bytes | None:
     """The packet the document catalog points to, when the catalog is stored uncompressed:
-    embedded figures (a PDF inside a PDF) carry their own packets, so the first is not always ours."""
-    if data.find(b"/Catalog") < 0 or data.find(b"/Metadata") < 0:  # (an mmap has no fast "in")
+    embedded figures (a PDF inside a PDF) carry their own packets, so the first is not always ours.
+    The caller has seen a /Metadata key in the file."""
+    if data.find(b"/Catalog") < 0:  # (an mmap has no fast "in")
         return None
     for cat in re.finditer(rb"/Type\s*/Catalog", data):
         window = data[max(0, cat.start() - 2000) : cat.end() + 2000]
@@ -105,16 +108,22 @@ def read_packet(path: Path) -> bytes:
 
 
 def _packet_of(data: Any) -> bytes:
-    """The document's packet in the file's bytes (an mmap: nothing is copied for the scans)."""
+    """The document's packet in the file's bytes (an mmap: nothing is copied for the scans).
+
+    Every way to the packet starts at a /Metadata key, so a file without one (most LaTeX papers)
+    costs one scan of its bytes instead of one per tag looked for.
+    """
+    if data.find(b"/Metadata") < 0:
+        return b""
     found = _catalog_packet(data)
     if found is not None:
         return found
     packets = _plain_packets(data)
-    if len(packets) == 1 and data.find(b"/Metadata") >= 0:
+    if len(packets) == 1:
         return packets[0]
     # A metadata stream is never inside an object stream, so its dictionary is always readable.
-    if data.find(b"/Metadata") < 0 or _METADATA_STREAM.search(data) is None:
-        return b""  # no metadata stream anywhere (most LaTeX papers)
+    if _METADATA_STREAM.search(data) is None:
+        return b""  # no metadata stream anywhere
     try:
         from pypdf import PdfReader
     except ImportError:  # pragma: no cover - pypdf is a dependency; a broken install loses only XMP
@@ -152,6 +161,8 @@ def parse_packet(packet: bytes) -> Xmp:
     end = packet.find(end_tag)
     if start < 0 or end < 0:
         return out
+    import xml.etree.ElementTree as ET  # only a file with a packet needs it (most have none)
+
     try:
         root = ET.fromstring(packet[start : end + len(end_tag)])
     except ET.ParseError:
