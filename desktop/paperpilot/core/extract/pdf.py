@@ -35,7 +35,7 @@ import threading
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -1318,12 +1318,18 @@ _THREE_LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 
 def _body_size(pages: Sequence[_RawPage]) -> float:
     """The font size of most of the text (rounded to half points)."""
-    weights: dict[float, int] = {}
-    get = weights.get
+    # Characters per exact size first (a document has few sizes), then per rounded size, in
+    # the order the rounded sizes first occur (which decides a tie).
+    by_size: dict[float, int] = {}
+    get = by_size.get
     for p in pages:
         for ln in p.lines:
-            key = round(ln.size * 2) / 2
-            weights[key] = get(key, 0) + len(ln.text)
+            size = ln.size
+            by_size[size] = get(size, 0) + len(ln.text)
+    weights: dict[float, int] = {}
+    for size, chars in by_size.items():
+        key = round(size * 2) / 2
+        weights[key] = weights.get(key, 0) + chars
     return max(weights, key=weights.__getitem__) if weights else 0.0
 
 
@@ -1594,6 +1600,10 @@ def _assemble(
 ) -> Extracted:
     """Layout, clean-up and metadata: everything after PDFium has been read."""
     for p in raw_pages:
+        # One scan of the whole page first: most pages have no line to clean. The separator is
+        # not in _LINE_DIRTY and cannot pair with a space, so the page matches when a line does.
+        if not p.lines or not _LINE_DIRTY.search("\x02".join([ln.text for ln in p.lines])):
+            continue
         dirty = False
         for ln in p.lines:
             if _LINE_DIRTY.search(ln.text):
@@ -1653,17 +1663,26 @@ def _numeric_share(text: str) -> float:
     return sum(1 for c in cells if _NUMERIC_CELL.match(c)) / len(cells)
 
 
-def _tabular(q: _Para) -> bool:
-    """Rows of short, number-heavy lines (or a row split into cells): a table printed as text."""
-    if q.kind != "body" or (len(q.rows) < 2 and len(q.rows[0]) < 3):
+def _row_shaped(q: _Para) -> bool:
+    """Short rows (or one row split into cells), as a table's are: ``_tabular`` without its
+    count of numbers."""
+    rows = q.rows
+    if q.kind != "body" or (len(rows) < 2 and len(rows[0]) < 3):
         return False
-    rows = [" ".join(r) for r in q.rows]
-    mean = sum(len(r) for r in rows) / len(rows)
-    if mean > 70:
-        return False
-    share = _numeric_share(q.text)
+    # The mean length of the rows printed with their pieces joined by one space.
+    total = sum(map(len, chain.from_iterable(rows))) + sum(map(len, rows)) - len(rows)
+    return total / len(rows) <= 70
+
+
+def _tabular_share(q: _Para, share: float) -> bool:
+    """``_tabular`` for a row-shaped paragraph whose ``_numeric_share`` is ``share``."""
     split_rows = sum(1 for r in q.rows if len(r) >= 2)
     return share >= 0.3 or (share >= 0.15 and split_rows * 2 >= len(q.rows))
+
+
+def _tabular(q: _Para) -> bool:
+    """Rows of short, number-heavy lines (or a row split into cells): a table printed as text."""
+    return _row_shaped(q) and _tabular_share(q, _numeric_share(q.text))
 
 
 def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
@@ -1672,11 +1691,16 @@ def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
     for i, q in enumerate(paras):
         kind = q.kind
         if kind == "body":
+            share = -1.0  # the paragraph's _numeric_share, counted once when it is needed
             if q.note:
                 kind = "footnote"
-            elif _tabular(q):
+            elif _row_shaped(q) and _tabular_share(q, share := _numeric_share(q.text)):
                 kind = "table"
-            elif len(q.text) <= 400 and _numeric_share(q.text) >= 0.12 and len(q.rows) >= 2:
+            elif (
+                len(q.text) <= 400
+                and (share if share >= 0 else _numeric_share(q.text)) >= 0.12
+                and len(q.rows) >= 2
+            ):
                 # Header rows and number rows around a "Table 3:" caption are its cells.
                 near = [paras[j] for j in (i - 1, i + 1) if 0 <= j < len(paras)]
                 if any(n.kind == "caption" and _TABLE_CAPTION.match(n.text) for n in near):

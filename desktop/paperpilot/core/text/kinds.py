@@ -330,9 +330,16 @@ class _Signals:
     def references(self) -> tuple[float, float]:
         """Bibliography marks and the function-word share, in-text citations removed."""
         if self._fshare is None:
-            stripped = strip_in_text_citations(self.text)
-            self._marks = _marks(stripped)
-            self._fshare = _function_share(_tokens(stripped))
+            text = self.text
+            if "(" in text or "[" in text:
+                stripped = strip_in_text_citations(text)
+                self._marks = _marks(stripped)
+                self._fshare = _function_share(_tokens(stripped))
+            else:
+                # Every in-text citation is bracketed: without a bracket nothing is removed, and
+                # the tokens and their share are the ones already counted for the text itself.
+                self._marks = _marks(text)
+                self._fshare = self.share()
         return self._marks, self._fshare
 
 
@@ -433,12 +440,12 @@ _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
 def plainly_prose(text: str) -> bool:
     """Whether ``text`` is surely running prose: function words as prose has them, nothing that
     any other kind needs. False means "classify it properly", not "not prose"."""
-    return _plainly_prose(text, text.lower())
+    low = text.lower()
+    return not any(map(low.__contains__, _SUSPECT_WORDS)) and _plainly_prose(text, low)
 
 
 def _plainly_prose(text: str, low: str) -> bool:
-    if any(map(low.__contains__, _SUSPECT_WORDS)):
-        return False
+    """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words."""
     digit = _DIGIT.search(text) is not None
     if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
@@ -460,6 +467,9 @@ _OTHER_KIND_WORDS = (
     "licen", "cc by", "cc-by", "permission to", "proceedings of the", "under review", "感谢", "致谢", "资助",
     "支持", "版权", "未经", "cc0", "creative commons", "public domain", "fictional", "fictitious", "虚构",
 )  # fmt: skip
+# Those of them that hold none of the suspect words: a text without any suspect word can only
+# have these (a text without "thank" has no "thank" either).
+_OTHER_UNSUSPECTED = tuple(w for w in _OTHER_KIND_WORDS if not any(s in w for s in _SUSPECT_WORDS))
 
 
 def paragraph_kind(text: str) -> Kind:
@@ -467,11 +477,12 @@ def paragraph_kind(text: str) -> Kind:
     kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
     quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
     low = text.lower()
-    if _plainly_prose(text, low):
+    suspect = any(map(low.__contains__, _SUSPECT_WORDS))
+    if not suspect and _plainly_prose(text, low):
         return Kind.BODY
     if max(text) >= "\u2e80" and has_cjk(text):
         return classify_passage(text)
-    if any(map(low.__contains__, _OTHER_KIND_WORDS)) or _CAPTION.search(text[:12]):
+    if any(map(low.__contains__, _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED)) or _CAPTION.search(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)
