@@ -30,7 +30,7 @@ _CLAUSE_MARKS = frozenset(",，、;；:：")
 def normalise_whitespace(text: str) -> str:
     """Collapse whitespace to single spaces, and drop spaces between CJK characters."""
     text = " ".join(text.split())  # C speed; a regex substitution per space is 5x slower
-    if _CJKISH.search(text):
+    if not text.isascii() and _CJKISH.search(text):  # isascii is a flag lookup
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
         text = _CJK_GAP.sub("", text)
     return text
@@ -106,7 +106,9 @@ def read_blocks(pages: list[Page]) -> list[Block]:
         sizes=[size for p in pages for hint, size in p.layout if hint == "heading"], paper=any(p.layout for p in pages)
     )
     section = ""
+    path = ""  # outline.path, which only a heading changes
     out: list[Block] = []
+    kinds: list[Kind] = []
     first_title = -1
     for page in pages:
         paras = _PARAGRAPH_BREAK.split(page.text)
@@ -127,6 +129,7 @@ def read_blocks(pages: list[Page]) -> list[Block]:
                     block = rest
                     section = title
                     outline.heading(section, size, page.number)
+                    path = outline.path
                 hint = ""
             if hint == "table":
                 text = "\n".join(t for t in (normalise_whitespace(r) for r in block.split("\n")) if t)
@@ -139,17 +142,21 @@ def read_blocks(pages: list[Page]) -> list[Block]:
                 first_title = len(out)
             if kind == Kind.BODY:
                 outline.seen_body = True
+            kinds.append(kind)
             out.append(
-                Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading, page.source == "ocr")
+                Block(text, page.number, _VALUE[kind], section, path, not outline.seen_heading, page.source == "ocr")
             )
-    kinds = [Kind(b.kind) for b in out]
     if first_title >= 0:
         mark_above_title(kinds, [b.text for b in out], first_title)
     if outline.paper:
         mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
     for b, k in zip(out, kinds, strict=True):
-        b.kind = k.value
+        b.kind = _VALUE[k]
     return out
+
+
+# Each kind's stored value, looked up without the enum's descriptor.
+_VALUE: dict[Kind, str] = {k: k.value for k in Kind}
 
 
 def _split_rows(text: str, max_chars: int) -> list[str]:

@@ -175,29 +175,50 @@ class _RawPage:
     source: str = "text"  # "ocr" once its lines came from OCR
 
 
-def _lean(func: Any, restype: Any, *argtypes: Any) -> Any:
-    """The same PDFium function, declared with plain pointer arguments.
+def _lean(func: Any, restype: Any) -> Any:
+    """The same PDFium function without declared argument types.
 
     pypdfium2 declares typed pointers, and ctypes then checks and converts every argument
-    on every call; for the three functions called for each line that is a quarter of
-    the extraction time. Same address, same calling convention (the function class is
-    reused), only cheaper argument handling. Falls back to the original on any surprise.
+    on every call; for the functions called for each line that is a large part of the
+    extraction time. Same address, same calling convention (the function class is reused);
+    the callers pass what the C signature takes as it is: ``c_void_p`` for the text page,
+    ``byref`` for out-parameters, Python ints for C ints. Falls back to the original on any
+    surprise (then the same arguments are checked and converted as usual).
     """
     try:
         lean = type(func)(ctypes.cast(func, ctypes.c_void_p).value)
         lean.restype = restype
-        lean.argtypes = argtypes
+        if lean.argtypes is not None:
+            return func
         return lean
     except Exception:
         return func
 
 
-_LOOSE_BOX = _lean(
-    pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p
+_LOOSE_BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
+_FONT_SIZE = _lean(pdfium_c.FPDFText_GetFontSize, ctypes.c_double)
+_FONT_WEIGHT = _lean(pdfium_c.FPDFText_GetFontWeight, ctypes.c_int)
+_COUNT_RECTS = _lean(pdfium_c.FPDFText_CountRects, ctypes.c_int)
+_GET_RECT = _lean(pdfium_c.FPDFText_GetRect, ctypes.c_int)
+_CHAR_INDEX = _lean(pdfium_c.FPDFText_GetCharIndexFromTextIndex, ctypes.c_int)
+_LEAN_OK = all(
+    lean is not func
+    for lean, func in (
+        (_LOOSE_BOX, pdfium_c.FPDFText_GetLooseCharBox),
+        (_FONT_SIZE, pdfium_c.FPDFText_GetFontSize),
+        (_FONT_WEIGHT, pdfium_c.FPDFText_GetFontWeight),
+        (_COUNT_RECTS, pdfium_c.FPDFText_CountRects),
+        (_GET_RECT, pdfium_c.FPDFText_GetRect),
+        (_CHAR_INDEX, pdfium_c.FPDFText_GetCharIndexFromTextIndex),
+    )
 )
-_FONT_SIZE = _lean(pdfium_c.FPDFText_GetFontSize, ctypes.c_double, ctypes.c_void_p, ctypes.c_int)
-_FONT_WEIGHT = _lean(pdfium_c.FPDFText_GetFontWeight, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
-_LEAN_OK = _LOOSE_BOX is not pdfium_c.FPDFText_GetLooseCharBox
+if not _LEAN_OK:  # all or none: the text page is passed one way to all of them
+    _LOOSE_BOX = pdfium_c.FPDFText_GetLooseCharBox
+    _FONT_SIZE = pdfium_c.FPDFText_GetFontSize
+    _FONT_WEIGHT = pdfium_c.FPDFText_GetFontWeight
+    _COUNT_RECTS = pdfium_c.FPDFText_CountRects
+    _GET_RECT = pdfium_c.FPDFText_GetRect
+    _CHAR_INDEX = pdfium_c.FPDFText_GetCharIndexFromTextIndex
 
 
 class _PageReader:
@@ -205,8 +226,8 @@ class _PageReader:
 
     def __init__(self, textpage: Any, page_width: float) -> None:
         self.tp = textpage.raw
-        # Arguments for the lean functions: plain addresses instead of typed pointers.
-        self.tp_addr: Any = ctypes.cast(self.tp, ctypes.c_void_p).value if _LEAN_OK else self.tp
+        # The text page as the lean functions take it: a plain address.
+        self.tp_addr: Any = ctypes.c_void_p(ctypes.cast(self.tp, ctypes.c_void_p).value) if _LEAN_OK else self.tp
         self.page_mid = page_width / 2
         self.mid_lo = 0.48 * page_width
         self.mid_hi = 0.52 * page_width
@@ -214,11 +235,12 @@ class _PageReader:
         self._prev_bold = False
         self._prev_height = -1.0
         self._box = pdfium_c.FS_RECTF()
-        self._box_ptr: Any = ctypes.addressof(self._box) if _LEAN_OK else ctypes.pointer(self._box)
+        self._box_ptr: Any = ctypes.byref(self._box)
         self._l = ctypes.c_double()
         self._t = ctypes.c_double()
         self._r = ctypes.c_double()
         self._b = ctypes.c_double()
+        self._rect_refs = tuple(map(ctypes.byref, (self._l, self._t, self._r, self._b)))
         self._font_buf = ctypes.create_string_buffer(128)
         self._font_flags = ctypes.c_int()
         self._bold_by_name: dict[bytes, bool] = {}
@@ -247,15 +269,16 @@ class _PageReader:
     def _char_index(self, text_index: int, mapped: bool) -> int:
         if not mapped:
             return text_index
-        return int(pdfium_c.FPDFText_GetCharIndexFromTextIndex(self.tp, text_index))
+        return int(_CHAR_INDEX(self.tp_addr, text_index))
 
     def _rects(self, start: int, count: int) -> list[tuple[float, float, float, float]]:
-        tp = self.tp
-        n = pdfium_c.FPDFText_CountRects(tp, start, count)
+        tp = self.tp_addr
+        n = _COUNT_RECTS(tp, start, count)
         out = []
         left, top, right, bottom = self._l, self._t, self._r, self._b
+        refs = self._rect_refs
         for k in range(n):
-            if pdfium_c.FPDFText_GetRect(tp, k, left, top, right, bottom):
+            if _GET_RECT(tp, k, *refs):
                 out.append((left.value, bottom.value, right.value, top.value))
         return out
 
@@ -328,7 +351,7 @@ class _PageReader:
             lo, hi = cuts[-1] + 1, len(text)
             while lo < hi:
                 mid = (lo + hi) // 2
-                if pdfium_c.FPDFText_CountRects(self.tp, cstart, mid) > first_rect:
+                if _COUNT_RECTS(self.tp_addr, cstart, mid) > first_rect:
                     hi = mid
                 else:
                     lo = mid + 1
