@@ -32,6 +32,7 @@ import math
 import re
 import statistics
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -1615,6 +1616,28 @@ def _even_sizes(lines: list[_Line], estimates: list[float], ref: float) -> None:
                 j += step
 
 
+def _clean_page_lines(page: _RawPage) -> None:
+    """``clean_line`` on the lines that need it; lines left empty are dropped.
+
+    One scan of the whole page finds them: the separator is not in ``_LINE_DIRTY`` and cannot
+    pair with a space, so every match lies inside one line, and each line with a match has one.
+    """
+    texts = [ln.text for ln in page.lines]
+    joined = "\x02".join(texts)
+    hit = _LINE_DIRTY.search(joined)
+    if hit is None:
+        return
+    ends = list(accumulate([len(t) + 1 for t in texts]))  # where each line's span ends
+    i = last = -1
+    for m in _LINE_DIRTY.finditer(joined, hit.start()):
+        i = bisect_right(ends, m.start(), max(i, 0))
+        if i != last:
+            ln = page.lines[i]
+            ln.text = clean_line(ln.text)
+            last = i
+    page.lines = [ln for ln in page.lines if ln.text]
+
+
 def _assemble(
     meta: dict[str, str],
     raw_pages: list[_RawPage],
@@ -1623,17 +1646,7 @@ def _assemble(
 ) -> Extracted:
     """Layout, clean-up and metadata: everything after PDFium has been read."""
     for p in raw_pages:
-        # One scan of the whole page first: most pages have no line to clean. The separator is
-        # not in _LINE_DIRTY and cannot pair with a space, so the page matches when a line does.
-        if not p.lines or not _LINE_DIRTY.search("\x02".join([ln.text for ln in p.lines])):
-            continue
-        dirty = False
-        for ln in p.lines:
-            if _LINE_DIRTY.search(ln.text):
-                ln.text = clean_line(ln.text)
-                dirty = True
-        if dirty:
-            p.lines = [ln for ln in p.lines if ln.text]
+        _clean_page_lines(p)
     body = _body_size(raw_pages)
     drop = _furniture(raw_pages)
     for p in raw_pages:
@@ -1687,8 +1700,8 @@ def _numeric_share(text: str) -> float:
 
 
 def _row_shaped(q: _Para) -> bool:
-    """Short rows (or one row split into cells), as a table's are: ``_tabular`` without its
-    count of numbers."""
+    """Short rows (or one row split into cells), as a table's are; with enough numbers in them
+    (``_tabular_share``) the paragraph is a table printed as text."""
     rows = q.rows
     if q.kind != "body" or (len(rows) < 2 and len(rows[0]) < 3):
         return False
@@ -1698,14 +1711,10 @@ def _row_shaped(q: _Para) -> bool:
 
 
 def _tabular_share(q: _Para, share: float) -> bool:
-    """``_tabular`` for a row-shaped paragraph whose ``_numeric_share`` is ``share``."""
+    """Whether a row-shaped paragraph whose ``_numeric_share`` is ``share`` is a table: rows of
+    number-heavy lines, or rows split into cells."""
     split_rows = sum(1 for r in q.rows if len(r) >= 2)
     return share >= 0.3 or (share >= 0.15 and split_rows * 2 >= len(q.rows))
-
-
-def _tabular(q: _Para) -> bool:
-    """Rows of short, number-heavy lines (or a row split into cells): a table printed as text."""
-    return _row_shaped(q) and _tabular_share(q, _numeric_share(q.text))
 
 
 def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:

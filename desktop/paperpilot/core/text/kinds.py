@@ -384,17 +384,21 @@ def classify_sentence(sentence: str) -> Kind:
     return _sentence_kind(_Signals(sentence.strip()))
 
 
-def _sentence_kind(sig: _Signals) -> Kind:
+def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
+    """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII, where
+    lowercasing and the patterns' case-insensitive matching agree), so that the
+    acknowledgement, boilerplate and e-mail patterns cannot match and are not tried."""
     s = sig.text
     if not s:
         return Kind.FIGURE
-    if _ACK.search(s):
-        return Kind.ACKNOWLEDGEMENTS
-    if _BOILER.search(s):
-        return Kind.BOILERPLATE
+    if not unmarked:
+        if _ACK.search(s):
+            return Kind.ACKNOWLEDGEMENTS
+        if _BOILER.search(s):
+            return Kind.BOILERPLATE
     if sig.code():
         return Kind.CODE
-    if "@" in s and _EMAIL.search(s):  # both of its forms need the "@"
+    if not unmarked and "@" in s and _EMAIL.search(s):  # both of its forms need the "@"
         return Kind.AUTHORS
     marks, fshare = sig.references()
     # A bibliography entry: several marks, dense for its length, few function words.
@@ -482,7 +486,8 @@ def paragraph_kind(text: str) -> Kind:
         return Kind.BODY
     if max(text) >= "\u2e80" and has_cjk(text):
         return classify_passage(text)
-    if any(map(low.__contains__, _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED)) or _CAPTION.search(text[:12]):
+    others = _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED
+    if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)
@@ -502,8 +507,9 @@ def paragraph_kind(text: str) -> Kind:
         return Kind.REFERENCES
     if fshare >= 0.2 and marks * 120 < len(text) and not sig.table():
         return Kind.BODY
-    # classify_passage without a section heading: the content decides.
-    return _content_kind(text, sig)
+    # classify_passage without a section heading: the content decides. None of the words the
+    # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above).
+    return _content_kind(text, sig, unmarked=text.isascii())
 
 
 def classify_passage(text: str, section: str = "") -> Kind:
@@ -520,7 +526,7 @@ def classify_passage(text: str, section: str = "") -> Kind:
     return by_section if by_section is not None and content == Kind.BODY else content
 
 
-def _content_kind(text: str, sig: _Signals | None = None) -> Kind:
+def _content_kind(text: str, sig: _Signals | None = None, unmarked: bool = False) -> Kind:
     text = text.strip()
     if not text:
         return Kind.FIGURE
@@ -536,7 +542,7 @@ def _content_kind(text: str, sig: _Signals | None = None) -> Kind:
     weight: dict[Kind, int] = {}
     for sent in split_sentences(text) or [text]:
         # A one-sentence passage (most that get here) is measured once, not twice.
-        k = _sentence_kind(sig if sent == text else _Signals(sent))
+        k = _sentence_kind(sig if sent == text else _Signals(sent), unmarked)
         weight[k] = weight.get(k, 0) + len(sent)
     prose = weight.get(Kind.PROSE, 0) + weight.get(Kind.CAPTION, 0)
     if prose * 2 >= sum(weight.values()):
