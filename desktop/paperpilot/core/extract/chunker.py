@@ -8,6 +8,7 @@ author's structure: short paragraphs are merged, long ones are split between sen
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -20,8 +21,21 @@ from paperpilot.core.text.language import split_sentences
 from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_CJKISH = re.compile(f"[{_CJKISH_CLASS}]")
-_CJK_GAP = re.compile(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
+
+
+# The class spans tens of thousands of code points, which takes ``re`` milliseconds to compile
+# in every process (each extraction worker); English text never needs it, so it is compiled on
+# first use and asked only about text that holds a character from U+3000 up.
+@functools.cache
+def _cjkish() -> re.Pattern[str]:
+    return re.compile(f"[{_CJKISH_CLASS}]")
+
+
+@functools.cache
+def _cjk_gap() -> re.Pattern[str]:
+    return re.compile(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
+
+
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 # Where an over-long sentence may be cut, best first: after a clause mark, then at a space.
 _CLAUSE_MARKS = frozenset(",，、;；:：")
@@ -30,15 +44,17 @@ _CLAUSE_MARKS = frozenset(",，、;；:：")
 def normalise_whitespace(text: str) -> str:
     """Collapse whitespace to single spaces, and drop spaces between CJK characters."""
     text = " ".join(text.split())  # C speed; a regex substitution per space is 5x slower
-    if not text.isascii() and _CJKISH.search(text):  # isascii is a flag lookup
+    # isascii is a flag lookup; max is one pass in C.
+    if not text.isascii() and max(text) >= "\u3000" and _cjkish().search(text):
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
-        text = _CJK_GAP.sub("", text)
+        text = _cjk_gap().sub("", text)
     return text
 
 
 def _separator(left: str, right: str) -> str:
     """What goes between two pieces of text: nothing between CJK characters, else a space."""
-    if _CJKISH.match(left[-1]) and _CJKISH.match(right[0]):
+    a, b = left[-1], right[0]
+    if a >= "\u3000" and b >= "\u3000" and _cjkish().match(a) and _cjkish().match(b):
         return ""
     return " "
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import math
 import re
 import statistics
@@ -83,10 +84,25 @@ _CLEAN_TABLE.update({0x00AD: None, 0xFFFE: None, 0xFFFF: None, 0x7F: None, 0xA0:
 _LINE_DIRTY = re.compile(
     "[\x00-\x01\x03-\x1f\x7f\xa0\xad\ufb00-\ufb06\uffff\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8]|  "
 )
-_CJK_JOIN = re.compile(
-    "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
-)
+
+
+# Character classes spanning tens of thousands of code points take ``re`` milliseconds to
+# compile, in every process that imports this module (each extraction worker), and English
+# text never needs them: they are compiled on first use, and asked only about text that holds
+# a character at least as high as their lowest one.
+@functools.cache
+def _cjk_join() -> re.Pattern[str]:
+    return re.compile(
+        "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
+        "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+    )
+
+
+def _cjk(ch: str) -> bool:
+    """Whether the character ``ch`` is CJK text (joined without spaces)."""
+    return ch >= "\u2e80" and _cjk_join().match(ch) is not None
+
+
 _TERMINAL = frozenset('.!?:。！？：”"')
 
 
@@ -137,7 +153,7 @@ def join_lines(
     if last == "-" and len(prev) >= 2 and prev[-2].isalnum():
         # "GPT-" + "4", "ACL-" + "IJCNLP": the hyphen is real, the break is not a space.
         return prev + nxt
-    if _CJK_JOIN.match(last) and _CJK_JOIN.match(first):
+    if _cjk(last) and _cjk(first):
         return prev + nxt
     return prev + " " + nxt
 
@@ -759,10 +775,22 @@ _ZH_HEADING_WORDS = _words(
     "摘要 引言 前言 绪论 背景 相关工作 方法 实验 结果 讨论 结论 总结 致谢 参考文献 附录 结语"
 )
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H](?:\.\d{1,2}){0,2}\.?)\s+(\S.*)$")
-_ZH_NUMBERED = re.compile(
-    r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
-    r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
-)
+
+
+@functools.cache
+def _zh_numbered_re() -> re.Pattern[str]:
+    return re.compile(
+        r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
+        r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
+    )
+
+
+def _zh_numbered(text: str) -> bool:
+    """A Chinese section number leads ``text`` ("一、", "（二）", "第3章", "2.1 方法"); every form
+    holds a Han character, so text without one is not asked (see ``_cjk_join``)."""
+    return max(text) >= "\u4e00" and _zh_numbered_re().match(text) is not None
+
+
 _ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
 _LEADER = re.compile(r"(?:[.⋅·] ?){4}|…{2}")
 # One sentence ending and another starting: headings are phrases, so a "heading" with this
@@ -788,12 +816,12 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     # IEEE sets its section headings in small capitals of the body's size, neither bold nor big:
     # a Roman numeral and capitals ("IV. RESULTS") is as sure a mark.
     emphasised = ln.bold or bigger or _ROMAN_CAPS.match(text) is not None
-    if not emphasised and (n > 30 or not (text[0].isupper() or _CJK_JOIN.match(text[0]))):
+    if not emphasised and (n > 30 or not (text[0].isupper() or _cjk(text[0]))):
         return 0  # plain type: only a short, capitalised known name can be a heading
-    if _CJK_JOIN.match(text[0]) or _ZH_NUMBERED.match(text):
+    if _cjk(text[0]) or _zh_numbered(text):
         if n > 30 or _ZH_SENTENCE_END.search(text[:-1]) or text[-1] in "。，；":
             return 0
-        if text.replace(" ", "") in _ZH_HEADING_WORDS or (_ZH_NUMBERED.match(text) and emphasised):
+        if text.replace(" ", "") in _ZH_HEADING_WORDS or (_zh_numbered(text) and emphasised):
             return 2
         return 1 if body > 0 and ln.size >= body * 1.15 else 0
     words = text.split()
@@ -809,7 +837,7 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     m = _NUMBERED.match(text)
     if m and emphasised:
         rest = m.group(1)
-        if (rest[0].isupper() or _CJK_JOIN.match(rest[0])) and len(rest.split()) <= 10:
+        if (rest[0].isupper() or _cjk(rest[0])) and len(rest.split()) <= 10:
             return 0 if rest.startswith(("http", "www")) else 2
     if body > 0 and ln.size >= body * 1.2 and _THREE_LETTERS.search(text):
         return 1
@@ -1238,7 +1266,7 @@ def _plausible_title(value: str) -> bool:
     if len(v) < 4 or _JUNK_TITLE.search(v) or not any(c.isalpha() for c in v):
         return False
     # One word without spaces is usually a file name ("main", "paper_final").
-    return " " in v or _CJK_JOIN.search(v) is not None
+    return " " in v or (max(v) >= "\u2e80" and _cjk_join().search(v) is not None)
 
 
 def _split_authors(value: str) -> list[str]:
@@ -1250,8 +1278,8 @@ def _split_authors(value: str) -> list[str]:
 def _looks_like_name(text: str) -> bool:
     if not text or len(text) > 40:
         return False
-    if _CJK_JOIN.match(text[0]):
-        return 2 <= len(text) <= 4 and all(_CJK_JOIN.match(c) for c in text)
+    if _cjk(text[0]):
+        return 2 <= len(text) <= 4 and all(map(_cjk, text))
     tokens = text.split()
     if not 2 <= len(tokens) <= 5:
         return False
