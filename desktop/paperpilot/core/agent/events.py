@@ -38,6 +38,7 @@ class HitView(BaseModel):
     new: bool = True  # not read yet in this run
     kind: str = ""  # text.kinds value stored at import ("" for an old chunk)
     section_path: str = ""
+    section_start: int | None = None  # the segment its section opens with, when the pool knows
 
 
 class PassageView(BaseModel):

@@ -48,11 +48,13 @@ from .state import (
     Policy,
     PolicyFailure,
     PolicyStep,
+    SectionPool,
     concept_pool,
     describe_languages,
     language_mix,
     note_pool,
     searchable_across,
+    section_pool,
 )
 from .sufficiency import Assessment, assess
 from .support import Bridges
@@ -196,6 +198,7 @@ class _Run:
         )
         views: list[HitView] = []
         new = 0
+        sections = section_pool(self.pool)
         for h in hits:
             key = (h.doc_id, h.seq)
             fresh = key not in st.hits and key not in st.read_keys
@@ -211,6 +214,7 @@ class _Run:
                 new=key not in st.read_keys,
                 kind=h.kind,
                 section_path=h.section_path,
+                section_start=_section_start(sections, h.doc_id, h.seq) if h.section_path else None,
             )
             st.hits[key] = view
             views.append(view)
@@ -937,3 +941,12 @@ def run_to_result(
             result = ev.result
     assert result is not None
     return result
+
+
+def _section_start(pool: SectionPool | None, doc_id: int, segment: int) -> int | None:
+    if pool is None:
+        return None
+    try:
+        return pool.section_opening(doc_id, segment)
+    except Exception:  # a damaged or busy library: the hit is still a hit
+        return None

@@ -75,6 +75,10 @@ def _norm(text: str) -> str:
     return " ".join(words)
 
 
+# "2", "3.1", "IV." or "A." before a heading's name.
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-H]\.)\s+")
+
+
 def title_core(title: str) -> str:
     """A title as running text would name it: "Kiss and Tell (1945 film)" → "kiss and tell"."""
     return _norm(_PAREN.sub("", title))
@@ -198,6 +202,7 @@ class _Run:
     start_passages: int = 0  # passages given at run start (a follow-up's reused evidence)
     sides_searched: set[str] = field(default_factory=set)
     intro_done: set[str] = field(default_factory=set)
+    sections_done: set[tuple[int, int]] = field(default_factory=set)
     _analysis: QuestionAnalysis | None = None
 
     @property
@@ -372,6 +377,9 @@ class OfflinePolicy:
             n = budget if rounds_left - 1 < 3 else min(budget, self.first_reads)
             pick = [h for h, _ in ranked[:n]]
             return self._read(pick, f"read the {len(pick)} best hit(s) first")
+        opening = self._section_read(state, run, budget)
+        if opening is not None:
+            return opening
         side = self._side_search(state, run, rounds_left)
         if side is not None:
             return side
@@ -420,6 +428,38 @@ class OfflinePolicy:
                 step = PolicyStep(Decision(thought=f"read the opening of {doc.title[:60]!r}: it says what {subject} is",
                                            action=Read(doc_id=doc.doc_id, segments=segs)))  # fmt: skip
                 return step
+        return None
+
+    def _section_read(self, state: AgentState, run: _Run, budget: int) -> PolicyStep | None:
+        """"What is the data model of Bigtable?": a hit lies in a section the question names
+        ("2 Data Model"); the section's opening says what it is about, which a keyword search
+        ranks below the later passages that repeat the words. Read that opening once."""
+        a = run.analysis
+        if not self.intro_reads or budget < 1 or a.is_bridge or a.is_comparison or not a.concepts:
+            return None
+        if a.answer_type in ("how", "why", "when", "how_many", "how_much", "yes_no"):
+            return None  # the answer is a mechanism, a cause or a value, not what a part is
+        wanted = {c for c in (_norm(x) for x in a.concepts) if len(c) >= 4}
+        wanted |= {c + "s" for c in wanted} | {c[:-1] for c in wanted if c.endswith("s")}
+        entity = _norm(a.entities[0]) if a.entities else ""
+        for h in sorted(state.hits.values(), key=lambda h: -h.score):
+            if h.section_start is None or (h.doc_id, h.section_start) in run.sections_done:
+                continue
+            heading = _norm(_HEADING_NUMBER.sub("", h.section_path.split(" > ")[-1]))
+            if heading not in wanted:  # the section is what the question asks about, no more or less
+                continue
+            if entity and not (_mentions(entity, _norm(h.title)) or title_core(h.title).startswith(entity)):
+                continue
+            run.sections_done.add((h.doc_id, h.section_start))
+            segs = [x for x in (h.section_start, h.section_start + 1) if (h.doc_id, x) not in state.read_keys][:budget]
+            if segs:
+                return PolicyStep(
+                    Decision(
+                        thought=f"read the opening of the section {h.section_path.split(' > ')[-1][:60]!r}: "
+                        "the question names it",
+                        action=Read(doc_id=h.doc_id, segments=segs),
+                    )
+                )
         return None
 
     def _side_search(self, state: AgentState, run: _Run, rounds_left: int) -> PolicyStep | None:
@@ -611,9 +651,13 @@ class OfflinePolicy:
                     action=Answer(text="", evidence_ids=[], missing=[state.question], confidence=0.0),
                 )
             )
-        # In reading order, so the extract reads naturally.
+        # In reading order, so the extract reads naturally: papers in the order they were first
+        # read, and within one paper in the order it prints them.
         order = list(state.passages)
-        chosen.sort(key=lambda c: (order.index(c.passage.id), c.index))
+        first_read: dict[int, int] = {}
+        for pid in order:
+            first_read.setdefault(state.passages[pid].doc_id, len(first_read))
+        chosen.sort(key=lambda c: (first_read.get(c.passage.doc_id, 0), c.passage.segment, c.index))
         text = "\n".join(f"- {c.text.rstrip()} [{c.passage.id}]" for c in chosen)
         direct = _direct_line(run.analysis, chosen, state, slots)
         if direct:
@@ -642,12 +686,18 @@ class OfflinePolicy:
         continues the chain of a multi-hop answer even when it shares no word with the question.
         A sentence that only repeats what is covered brings nothing.
         """
-        own = c.passage.title.lower() + " " + c.text.lower()
+        # A sentence speaks for its paper and for its section: under "2 Data Model" it is about
+        # the data model even when it only says "A Bigtable is a sparse … sorted map".
+        section = (c.passage.section or "").lower()
+        own = c.passage.title.lower() + " " + section + " " + c.text.lower()
         in_text = any(_term_in(t, c.text.lower()) for t in terms)
         new = sum(_term_in(t, own) and not _term_in(t, said) for t in terms) if in_text else 0
         gain = new / max(1, len(terms))
         if gain:
             gain += 0.3 * c.overlap
+            if section and any(_term_in(t, section) and not _term_in(t, c.text.lower()) for t in terms):
+                # The section the question names opens with what it is about.
+                gain += max(0.0, 0.15 - 0.05 * c.index)
         if c.passage.id not in {x.passage.id for x in chosen}:
             core = title_core(c.passage.title)
             hop = len(core) >= 3 and not _mentions(core, q_norm)  # not the question's own entity

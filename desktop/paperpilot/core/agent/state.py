@@ -53,6 +53,21 @@ def concept_pool(pool: object) -> ConceptPool | None:
     return None
 
 
+class SectionPool(Protocol):
+    """Optional part of a pool: where a section begins (``core.library.Library`` implements it)."""
+
+    def section_opening(self, doc_id: int, segment: int) -> int | None:
+        """The first segment of the section that ``segment`` is in; None when it has none."""
+        ...
+
+
+def section_pool(pool: object) -> SectionPool | None:
+    """``pool`` when it can say where sections begin, else None (a pool need not implement it)."""
+    if callable(getattr(pool, "section_opening", None)):
+        return pool  # type: ignore[return-value]
+    return None
+
+
 class LanguagePool(Protocol):
     """Optional part of a pool: the library's language mix (``core.library.Library`` implements it)."""
 

@@ -252,6 +252,7 @@ class _PageReader:
         self._prev_bold = False
         self._prev_height = -1.0
         self._box = pdfium_c.FS_RECTF()
+        self._matrix = pdfium_c.FS_MATRIX()
         self._box_ptr: Any = ctypes.byref(self._box)
         self._l = ctypes.c_double()
         self._t = ctypes.c_double()
@@ -453,8 +454,19 @@ class _PageReader:
             sizes = [s for s in sizes if s > 1.0]  # generated characters report size 1
             sizes.sort()
             size = sizes[len(sizes) // 2] if sizes else 0.0
+        if size <= 1.0:
+            # A font set at size 1 and scaled by the text matrix (Elsevier's typesetting, some
+            # generators): the matrix holds the size the reader sees.
+            size = self._matrix_size(cstart + mid, size)
         self._last_size = size
         return size
+
+    def _matrix_size(self, index: int, size: float) -> float:
+        m = self._matrix
+        if not pdfium_c.FPDFText_GetMatrix(self.tp, index, ctypes.byref(m)):
+            return size
+        scale = abs(m.a * m.d - m.b * m.c) ** 0.5
+        return round(max(size, 1.0) * scale, 2) if scale > 1.5 else size
 
     def _is_bold(self, index: int) -> bool:
         weight = int(_FONT_WEIGHT(self.tp_addr, index))
@@ -603,9 +615,14 @@ def _top_down(lines: Iterable[_Line], presorted: bool = False) -> list[_Line]:
 def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | None:
     """The x of the vertical gap between two text columns, or None for a one-column page."""
     # Only lines of running text vote: text inside figures and footnote marks would
-    # otherwise suggest gutters of their own.
+    # otherwise suggest gutters of their own. Running text is the body's size, or the page's
+    # own where a whole page is set smaller (a reference list, back matter).
+    long_lines = [ln for ln in lines if len(ln.text) >= 10]
     min_size = 0.8 * body
-    text_lines = [ln for ln in lines if ln.size >= min_size and len(ln.text) >= 10]
+    if long_lines:
+        sizes = sorted(ln.size for ln in long_lines)
+        min_size = 0.8 * min(body, sizes[len(sizes) // 2])
+    text_lines = [ln for ln in long_lines if ln.size >= min_size]
     if len(text_lines) < 6:
         return None
     lo, hi, step = 0.3 * width, 0.7 * width, 2.0
@@ -736,6 +753,11 @@ def _split_footnotes(seq: list[_Line], body: float) -> tuple[list[_Line], list[_
     above, first = seq[k - 1], seq[k]
     if above.y0 - first.y1 < 0.2 * body and not above.hyphen:
         return seq, []
+    # Back matter set small under its own headings (BMC's "Competing interests",
+    # "Acknowledgments" at the foot of the last column) is no footnote.
+    for ln in seq[k:]:
+        if len(ln.text) <= 40 and _strip_heading_number(ln.text).rstrip(":.").strip().lower() in _SECTION_NAMES:
+            return seq, []
     for ln in seq[k:]:
         ln.note = True
     return seq[:k], seq[k:]
@@ -771,10 +793,17 @@ _HEADING_PHRASES = frozenset(
         "author contributions",
     }
 )
+# Names a section may have, set in any type (the footnote test asks).
+_SECTION_NAMES = _HEADING_WORDS | _HEADING_PHRASES | frozenset(
+    {"competing interests", "conflict of interest", "conflicts of interest", "author details",
+     "authors' contributions", "authors’ contributions", "funding", "data availability"}
+)  # fmt: skip
 _ZH_HEADING_WORDS = _words(
     "摘要 引言 前言 绪论 背景 相关工作 方法 实验 结果 讨论 结论 总结 致谢 参考文献 附录 结语"
 )
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H](?:\.\d{1,2}){0,2}\.?)\s+(\S.*)$")
+# A label, a colon and its value: a thesis cover's or a form's field, never a heading.
+_FORM_FIELD = re.compile(r"^[^\W\d_]{1,8}\s*[：:]\s*\S")
 
 
 @functools.cache
@@ -821,6 +850,8 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     if _cjk(text[0]) or _zh_numbered(text):
         if n > 30 or _ZH_SENTENCE_END.search(text[:-1]) or text[-1] in "。，；":
             return 0
+        if _FORM_FIELD.match(text):
+            return 0  # a cover's form field ("作者姓名：莫晃锐", "学科专业：流体力学")
         if text.replace(" ", "") in _ZH_HEADING_WORDS or (_zh_numbered(text) and emphasised):
             return 2
         return 1 if body > 0 and ln.size >= body * 1.15 else 0
@@ -874,6 +905,45 @@ class _Headings:
                     self.strength[id(ln)] = strength
                 if strength == 2:
                     self.styles.add(_style(ln))
+        self._plain_numbered(pages, big, skip)
+        # A page of form fields (a thesis cover: 作者姓名：…, 指导教师：…, 培养单位：…) has no
+        # headings; its other big lines are the fields' values, broken over lines.
+        for p in pages:
+            if sum(1 for ln in p.lines if len(ln.text) <= 30 and _FORM_FIELD.match(ln.text)) >= 3:
+                for ln in p.lines:
+                    if self.strength.get(id(ln)) == 1:
+                        del self.strength[id(ln)]
+
+    def _plain_numbered(self, pages: Sequence[_RawPage], big: float, skip: set[int]) -> None:
+        """Headings set in the body's own type, told apart only by their numbers and their
+        short lines (Elsevier's "2. Methods", "2.1. Characterisation of flow regime", whose
+        fonts report neither weight nor size). Taken only when at least two of them are known
+        section names ("1. Introduction", "4. Discussion"), and then only lines numbered the
+        same way (with or without the final dot) that end well short of the column's edge."""
+        found: list[tuple[_Line, bool, bool]] = []  # line, a known section name, number ends with "."
+        for p in pages:
+            widths = sorted(ln.x1 - ln.x0 for ln in p.lines if len(ln.text) >= 40)
+            if not widths:
+                continue
+            full = widths[len(widths) // 2]
+            for ln in p.lines:
+                text = ln.text
+                if not text[0].isdigit() or ln.bold or ln.size >= big or id(ln) in self.strength or id(ln) in skip:
+                    continue
+                m = _NUMBERED.match(text)
+                if m is None or len(text) > 80 or text[-1] in ".,;:" or ln.x1 - ln.x0 > 0.7 * full:
+                    continue
+                rest = m.group(1)
+                if not rest[0].isupper() or len(rest.split()) > 10 or not _THREE_LETTERS.search(rest):
+                    continue
+                number = text[: m.start(1)].rstrip()
+                key = rest.rstrip(":.").strip().lower()
+                found.append((ln, key in _HEADING_WORDS or key in _HEADING_PHRASES, number.endswith(".")))
+        for dotted in (True, False):
+            same = [ln for ln, _, d in found if d == dotted]
+            if sum(1 for _, known, d in found if known and d == dotted) >= 2:
+                for ln in same:
+                    self.strength[id(ln)] = 2
 
     def weak_ok(self, ln: _Line) -> bool:
         """Whether a line whose only heading trait is big type counts as a heading."""

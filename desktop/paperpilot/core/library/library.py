@@ -1967,6 +1967,10 @@ class Library:
             seen[citing] = None
         return [d for d in (self.store.document(i) for i in seen) if d is not None]
 
+    def section_opening(self, doc_id: int, segment: int) -> int | None:
+        """The first segment of the section ``segment`` is in (None: it has none)."""
+        return self.store.section_opening(doc_id, segment)
+
     def read(self, doc_id: int, segment: int) -> Passage:
         p = self.store.passage(doc_id, segment)
         if p is None:

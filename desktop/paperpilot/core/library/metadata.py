@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from ..citations.formats import ExportFormat, ParseError, bibliography_format, export_text, parse_bibliography
 from ..citations.identifiers import is_arxiv_id, normalize_arxiv, normalize_doi
+from ..citations.lookup import name_from_string
 from ..citations.model import CslItem, item_from_csl
 from ..citations.records import (
     METADATA_KIND,
@@ -47,6 +48,7 @@ from ..errors import InvalidInput, LibraryError
 from ..extract.metadata import CHOSEN_SOURCES, FIELDS
 from ..extract.metadata import confidence as metadata_confidence
 from ..models import DocumentInfo, Extracted, Metadata
+from ..text.language import has_cjk
 from .organize import merge_tags, split_keywords
 
 if TYPE_CHECKING:  # the library calls this module: no import at run time
@@ -243,27 +245,42 @@ class _Known:
     year: int | None
     doi: str
     arxiv: str
+    first_family: str = ""
+
+
+def _family_key(name: str) -> str:
+    """The first author's family name for matching ("Ashish Vaswani", "Vaswani, A." → vaswani)."""
+    if not name.strip():
+        return ""
+    parsed = name_from_string(name)
+    return title_key(parsed.family or parsed.literal)
 
 
 class _Matcher:
-    """Finds the document an entry describes: by DOI, then arXiv id, then normalised title."""
+    """Finds the document an entry describes: by DOI, then arXiv id, then normalised title.
+
+    A short title ("Honey Bees", "Introduction") says less than a long one, so it matches only
+    the one document with exactly that title and only with something more behind it: the same
+    first author or year where both sides have one, or, where neither can be compared, a title
+    of two words or more (a lone "Introduction" or "Editorial" is too common to stand alone).
+    """
 
     def __init__(self, library: Library) -> None:
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
         self.by_title: dict[str, list[_Known]] = {}
         for doc in library.list_documents():
-            self.add(doc.doc_id, doc.title, doc.year, doc.doi, doc.arxiv_id)
+            self.add(doc.doc_id, doc.title, doc.year, doc.doi, doc.arxiv_id, doc.authors[0] if doc.authors else "")
 
-    def add(self, doc_id: int, title: str, year: int | None, doi: str, arxiv: str) -> None:
+    def add(self, doc_id: int, title: str, year: int | None, doi: str, arxiv: str, first_author: str = "") -> None:
         doi, arxiv = normalize_doi(doi) if doi else "", normalize_arxiv(arxiv).lower() if arxiv else ""
         if doi:
             self.by_doi.setdefault(doi, doc_id)
         if arxiv:
             self.by_arxiv.setdefault(arxiv, doc_id)
         key = title_key(title)
-        if title_key_usable(key):
-            self.by_title.setdefault(key, []).append(_Known(doc_id, year, doi, arxiv))
+        if key:
+            self.by_title.setdefault(key, []).append(_Known(doc_id, year, doi, arxiv, _family_key(first_author)))
 
     def find(self, item: CslItem) -> tuple[int, str] | None:
         doi = normalize_doi(item.DOI) if item.DOI else ""
@@ -273,10 +290,14 @@ class _Matcher:
         if arxiv and arxiv in self.by_arxiv:
             return self.by_arxiv[arxiv], "arxiv"
         key = title_key(item.title)
-        if not title_key_usable(key):
-            return None
+        candidates = self.by_title.get(key, []) if key else []
         year = item.year
-        for known in self.by_title.get(key, []):
+        family = _family_key(_first_author(item))
+        words = _title_words(item.title, key)
+        short = not title_key_usable(key) or words < 3
+        if short and len(candidates) != 1:
+            return None
+        for known in candidates:
             # Same title but a different identifier or a distant year: another work (a new
             # edition, a journal version of a workshop paper) rather than this one.
             if doi and known.doi and doi != known.doi:
@@ -285,8 +306,26 @@ class _Matcher:
                 continue
             if year and known.year and abs(year - known.year) > 1:
                 continue
+            if short:
+                if family and known.first_family and family != known.first_family:
+                    continue
+                agrees = bool(family and family == known.first_family) or bool(year and year == known.year)
+                comparable = bool(family and known.first_family) or bool(year and known.year)
+                if not agrees and (comparable or words < 2):
+                    continue
             return known.doc_id, "title"
         return None
+
+
+def _title_words(title: str, key: str) -> int:
+    """Words in a title; a Chinese title's characters count two to a word."""
+    if has_cjk(key):
+        return len(key) // 2
+    return sum(1 for w in title.split() if any(ch.isalnum() for ch in w))
+
+
+def _first_author(item: CslItem) -> str:
+    return item.author[0].display() if item.author else ""
 
 
 def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, bool]:
@@ -358,7 +397,7 @@ def import_bibliography(
                 else:
                     report.matched.append((doc_id, "content"))
                     report.unchanged.append(doc_id)
-                matcher.add(doc_id, entry.title, entry.year, entry.DOI, entry.arxiv)
+                matcher.add(doc_id, entry.title, entry.year, entry.DOI, entry.arxiv, _first_author(entry))
             else:
                 doc_id, how = found
                 report.matched.append((doc_id, how))
@@ -375,7 +414,7 @@ def import_bibliography(
                         _save(library, w, doc_id, merged, source="bibliography")
                         if more != tags:
                             w.set_tags({doc_id: more})
-                    matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv)
+                    matcher.add(doc_id, merged.title, merged.year, merged.DOI, merged.arxiv, _first_author(merged))
             library.handover()
     finally:
         library.flush()

@@ -848,6 +848,25 @@ class Store:
             ocr=r[8] == "ocr",
         )
 
+    def section_opening(self, doc_id: int, seq: int) -> int | None:
+        """The first segment of the section that segment ``seq`` is in: walking back while the
+        segments carry the same heading path ("2 Data Model"; a subsection is a section of its
+        own). None when ``seq`` has no section."""
+        rows = self.conn.execute(
+            "SELECT c.seq, c.section_path FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            " WHERE c.doc_id=? AND c.seq<=? AND d.status='ready' AND d.trashed='' ORDER BY c.seq DESC",
+            (doc_id, seq),
+        ).fetchall()
+        if not rows or not rows[0][1]:
+            return None
+        path = rows[0][1]
+        first = rows[0][0]
+        for r_seq, r_path in rows[1:]:
+            if r_path != path:
+                break
+            first = r_seq
+        return int(first)
+
     # --- organizing: the trash, tags, collections (schema step 7; see library.organize) -------
 
     def set_trashed(self, doc_ids: Sequence[int], when: str) -> list[int]:

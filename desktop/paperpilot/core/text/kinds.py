@@ -81,8 +81,13 @@ def parse_kinds(values: str | list[str] | tuple[str, ...]) -> list[Kind]:
 
 # An optional number before the name: "7 References", "A. Appendix", "五、参考文献", "第6章 结论".
 _NUM = r"^\s*(?:(?:\d{1,2}(?:\.\d{1,2})*|[A-Z]|[IVX]{1,5})\.?\s*|[一二三四五六七八九十]+[、.．]\s*|第[一二三四五六七八九十\d]+[章节]\s*)?"
-_SECTION_REFS = re.compile(_NUM + r"(references|bibliography|works cited|literature cited|reference list|参考文献|引用文献)\b",
-                           re.IGNORECASE)  # fmt: skip
+# The reference list is never a numbered chapter of a Chinese thesis (第六章参考文献 is a
+# chapter about references: the norms say so, and a template's own text says it again).
+_NUM_NO_CHAPTER = _NUM.replace(r"|第[一二三四五六七八九十\d]+[章节]\s*", "")
+_SECTION_REFS = re.compile(
+    _NUM_NO_CHAPTER + r"(references|bibliography|works cited|literature cited|reference list|参考文献|引用文献)\b",
+    re.IGNORECASE,
+)
 _SECTION_ACK = re.compile(_NUM + r"(acknowledge?ments?|致\s*谢|鸣谢)", re.IGNORECASE)
 _SECTION_APPENDIX = re.compile(
     _NUM + r"(appendix|appendices|supplementary (?:material|information|materials)|supplemental material|附\s*录)",

@@ -353,3 +353,64 @@ def test_extractive_answers_never_quote_instructions_to_an_ai(tmp_path: Path) ->
         r = run_to_result("Which metrics evaluate extractive question answering?", lib, OfflinePolicy(), AgentOptions())
     assert r.status.value == "answered" and "Exact match and F1" in r.answer
     assert "BANANA" not in r.answer
+
+
+STORE_PAPER = """# Storex: A Store for Structured Records
+
+## 1 Introduction
+
+Storex keeps structured records for many projects at once. Section 2 describes the data model
+in more detail, and Section 3 describes the client interface that projects use every day.
+
+## 2 Data Model
+
+A Storex table is a sparse, sorted map from a row key and a column key to a value. Each value
+in the map is an uninterpreted array of bytes that the clients interpret themselves, and each
+row is read and written as a unit, whatever number of columns it has.
+
+The data model of Storex shapes row ranges: Storex clients that use the data model for row ranges choose their keys and families with care, because in the Storex data model row ranges follow from how rows and columns are named, and a poor choice of names makes row ranges slow for every client of the Storex data model.
+
+The data model of Storex shapes column families: Storex clients that use the data model for column families choose their keys and families with care, because in the Storex data model column families follow from how rows and columns are named, and a poor choice of names makes column families slow for every client of the Storex data model.
+
+The data model of Storex shapes timestamps: Storex clients that use the data model for timestamps choose their keys and families with care, because in the Storex data model timestamps follow from how rows and columns are named, and a poor choice of names makes timestamps slow for every client of the Storex data model.
+
+The data model of Storex shapes garbage collection of versions: Storex clients that use the data model for garbage collection of versions choose their keys and families with care, because in the Storex data model garbage collection of versions follow from how rows and columns are named, and a poor choice of names makes garbage collection of versions slow for every client of the Storex data model.
+
+The data model of Storex shapes access control: Storex clients that use the data model for access control choose their keys and families with care, because in the Storex data model access control follow from how rows and columns are named, and a poor choice of names makes access control slow for every client of the Storex data model.
+
+The data model of Storex shapes locality groups: Storex clients that use the data model for locality groups choose their keys and families with care, because in the Storex data model locality groups follow from how rows and columns are named, and a poor choice of names makes locality groups slow for every client of the Storex data model.
+
+The data model of Storex shapes compression: Storex clients that use the data model for compression choose their keys and families with care, because in the Storex data model compression follow from how rows and columns are named, and a poor choice of names makes compression slow for every client of the Storex data model.
+
+The data model of Storex shapes caching: Storex clients that use the data model for caching choose their keys and families with care, because in the Storex data model caching follow from how rows and columns are named, and a poor choice of names makes caching slow for every client of the Storex data model.
+
+The data model of Storex shapes bloom filters: Storex clients that use the data model for bloom filters choose their keys and families with care, because in the Storex data model bloom filters follow from how rows and columns are named, and a poor choice of names makes bloom filters slow for every client of the Storex data model.
+
+The data model of Storex shapes commit logs: Storex clients that use the data model for commit logs choose their keys and families with care, because in the Storex data model commit logs follow from how rows and columns are named, and a poor choice of names makes commit logs slow for every client of the Storex data model.
+
+## 3 Client Interface
+
+The Storex client library writes and reads rows; the data model is visible in every call.
+"""
+
+
+def test_a_section_the_question_names_is_read_from_its_opening(tmp_path: Path) -> None:
+    """"What is the data model of Storex?": the definition opens the section "2 Data Model" and
+    shares only the paper's name with the question; later passages repeat "data model" and win
+    the search. The loop reads the section's opening and the answer leads with the definition."""
+    src = tmp_path / "storex.md"
+    src.write_text(STORE_PAPER, encoding="utf-8")
+    library = Library(app_paths(tmp_path / "home"))
+    try:
+        report = library.import_paths([src])
+        assert not report.failed
+        doc_id = report.imported[0].doc_id
+        first = library.section_opening(doc_id, library.search("data growth", 1)[0].seq)
+        assert first is not None and library.read(doc_id, first).text.startswith("A Storex table is a sparse")
+        events = list(run_agent("What is the data model of Storex?", library, OfflinePolicy(), AgentOptions(mode="loop")))
+        result = next(e for e in events if isinstance(e, Finished)).result
+        read_segments = {p.segment for e in events if isinstance(e, ToolResult) and e.tool == "read" for p in e.passages}
+        assert first in read_segments
+        assert result.answer.lstrip("- ").startswith("A Storex table is a sparse, sorted map")
+    finally:
+        library.close()

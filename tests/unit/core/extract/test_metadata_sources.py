@@ -292,3 +292,27 @@ def test_a_journal_logo_set_bigger_than_the_title_is_not_the_title(tmp_path: Pat
     assert md.title == "Kinase Signalling in Resting Cells"
     assert md.authors == ["Vladimir Karpukhin", "Barlas Oguz", "Wen-tau Yih"]  # "Facebook AI" is no person
     assert (md.venue, md.csl["volume"], md.csl["page"], md.year) == ("EMBO Reports", "22", "e52185", 2021)
+
+
+@pytest.mark.parametrize("label_first", [False, True])
+def test_a_supplement_is_titled_with_its_paper_not_its_label(tmp_path: Path, label_first: bool) -> None:
+    """A supplement's label is set biggest ("Supplementary Material"); the paper's title beside it
+    (above it, or below it) is what a citation needs."""
+    label, title = ("Supporting Information", "Kinase Signalling in Resting Cells") if label_first else (
+        "Supplementary Material", "TableFormer: Table Structure Understanding with Transformers")
+
+    def draw(pdf: FPDF) -> None:
+        if label_first:
+            centred(pdf, 40, label, 18, "B")
+            centred(pdf, 50, title, 14, "B")
+            centred(pdf, 60, "Ana Ruiz and Chidi Okafor", 11)
+        else:
+            centred(pdf, 40, title, 14, "B")
+            centred(pdf, 49, label, 17)
+        pdf.set_font("Helvetica", "B", 11)
+        pdf.text(20, 80, "1. Details on the datasets")
+
+    md = extract_pdf(make_pdf(tmp_path / "supp.pdf", draw)).metadata
+    assert md.title == (f"{label} {title}" if label_first else f"{title} {label}")
+    if label_first:
+        assert md.authors == ["Ana Ruiz", "Chidi Okafor"]

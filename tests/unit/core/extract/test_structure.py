@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fpdf import FPDF
 
 from paperpilot.core.extract.chunker import chunk_document, chunk_text
 from paperpilot.core.extract.pdf import extract_pdf
@@ -12,6 +13,7 @@ from paperpilot.core.extract.structure import Outline, heading_level
 from paperpilot.core.models import Chunk
 from paperpilot.core.text.kinds import Kind, classify_passage, is_equation, parse_kinds, section_kind
 from tests.fixtures.pdfs import (
+    CJK_FONT,
     REFERENCE_ONLY_WORD,
     STRUCT_TITLE,
     make_chinese_structured_pdf,
@@ -196,3 +198,33 @@ def test_the_title_block_is_the_title_with_its_masthead_and_by_line() -> None:
     ])  # fmt: skip
     assert kinds[:4] == ["title"] * 4
     assert kinds[4] != "title"
+
+
+def test_a_thesis_cover_of_form_fields_has_no_headings(tmp_path: Path) -> None:
+    pdf = FPDF(format="A4", unit="mm")
+    pdf.set_auto_page_break(False)
+    pdf.add_font("wqy", "", str(CJK_FONT), collection_font_number=0)
+    pdf.add_page()
+    pdf.set_font("wqy", "", 26)
+    pdf.text(70, 50, "硕士学位论文")
+    pdf.set_font("wqy", "", 18)
+    pdf.text(40, 80, "城市绿地中鸟类群落的季节变化研究")
+    pdf.set_font("wqy", "", 14)
+    for i, (label, value) in enumerate(
+        [("作者姓名", "张晓明"), ("指导教师", "李华 研究员"), ("学科专业", "生态学"), ("培养单位", "中国科学院动物研究所")]
+    ):
+        pdf.text(40, 170 + 12 * i, f"{label}：{value}")
+    pdf.text(55, 170 + 12 * 4, "研究员 中国科学院动物研究所")  # a value run onto a line of its own
+    pdf.text(80, 260, "2014 年 6 月")
+    pdf.add_page()
+    pdf.set_font("wqy", "", 14)
+    pdf.text(20, 30, "第1章 引言")
+    pdf.set_font("wqy", "", 12)
+    pdf.set_xy(20, 38)
+    pdf.multi_cell(170, 7, "城市绿地为鸟类提供了栖息和觅食的场所，本研究在三个季节调查了十二块绿地中的鸟类群落。" * 6)
+    path = tmp_path / "cover.pdf"
+    pdf.output(str(path))
+    chunks, _ = chunk_document(extract_pdf(path).pages)
+    paths = {c.section_path for c in chunks}
+    assert not any("：" in p or "研究所" in p for p in paths), paths
+    assert any(c.section_path.replace(" ", "") == "第1章引言" and "鸟类群落" in c.text for c in chunks)

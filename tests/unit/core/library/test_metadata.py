@@ -333,6 +333,29 @@ def test_entry_never_blanks_existing_values(lib: Library, tmp_path: Path) -> Non
     assert got.container_title == "Owl Quarterly"
 
 
+def test_short_titles_match_only_with_something_behind_them(lib: Library, tmp_path: Path) -> None:
+    bees = add_text(lib, tmp_path / "p", "bees.md", "Honey Bees", "Honey bees visit flowers for nectar.")
+    intro = add_text(lib, tmp_path / "p", "intro.md", "Introduction", "An introduction to owls and towers.")
+    wasps = add_text(lib, tmp_path / "p", "wasps.md", "Paper Wasps", "Paper wasps build nests from chewed wood.")
+    update_metadata(lib, wasps, year=2019, authors=["Ana Ruiz"])
+    bib = tmp_path / "short.bib"
+    bib.write_text(
+        "@article{a, title={Honey bees}, journal={Bee World}}\n"  # nothing to compare: two words will do
+        "@article{b, title={Introduction}, journal={Owl Notes}}\n"  # one common word alone is not enough
+        "@article{c, title={Paper Wasps}, author={Ruiz, Ana}, year={2019}, journal={Nests}}\n"
+        "@article{d, title={Paper Wasps}, author={Okafor, Chidi}, year={2019}}\n",  # another author
+        encoding="utf-8",
+    )
+    before = len(lib.list_documents())
+    report = import_bibliography(lib, bib)
+    assert (bees, "title") in report.matched and (wasps, "title") in report.matched
+    assert all(doc != intro for doc, _ in report.matched)
+    assert len(report.created) == 2 and len(lib.list_documents()) == before + 2
+    assert item_for_document(lib, bees).container_title == "Bee World"
+    assert item_for_document(lib, wasps).container_title == "Nests"
+    assert item_for_document(lib, intro).container_title == ""
+
+
 def test_title_key() -> None:
     assert title_key("Graph Networks for Molecules!") == title_key("graph  networks, for MOLECULES")
     assert title_key("ＡＢＣ：全角") == title_key("abc全角")  # NFKC folds full-width forms

@@ -30,6 +30,13 @@ _STOP = re.compile(
     r"background|摘\s*要|关键词|引\s*言|ccs\s+concepts|a\s*b\s*s\s*t\s*r\s*a\s*c\s*t)\b",
     re.IGNORECASE,
 )
+# A supplement's or appendix's own heading, set biggest on its first page: the paper's title
+# is printed next to it, usually in the line above ("TableFormer: …" / "Supplementary Material").
+_PART_LABEL = re.compile(
+    r"(?:supplementary|supplemental|supporting)\s+(?:materials?|information|data|text|appendix)|"
+    r"(?:online\s+)?(?:supplement|appendix|appendices)|electronic\s+supplementary\s+material|补充材料|附\s*录|支撑材料",
+    re.IGNORECASE,
+)
 _LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 _COVER = re.compile(r"to cite this article|view the article online|this content was downloaded", re.IGNORECASE)
 _AUTHOR_LABEL = re.compile(r"^(?:作者姓名|作\s*者|姓\s*名|研究生|学生姓名|论文作者)\s*[:：]\s*(\S.*)$")
@@ -101,11 +108,42 @@ def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", bo
             title.append(ln)
         else:
             break
+    if _PART_LABEL.fullmatch(_join_title([ln.text(False) for ln in title]).strip(" .:")):
+        title = _with_paper_title(title, cands, body)
     # Pieces of one title row come out as separate lines (an inline mark, a change of font).
     rows: list[GlyphLine] = []
     for ln in sorted(title, key=lambda ln: (-round(ln.y1), ln.x0)):
         rows.append(ln)
     return rows
+
+
+def _with_paper_title(label: list[GlyphLine], cands: list[GlyphLine], body: float) -> list[GlyphLine]:
+    """A supplement's label with the paper's title set beside it: the lines right above it in
+    type bigger than the body's (else the ones right below), up to three of them."""
+    top = max(label, key=lambda ln: ln.y1)
+    bottom = min(label, key=lambda ln: ln.y0)
+    # Title type: bigger than the body's, as find_title asks of a title.
+    floor = body * 1.12 if body > 0 else 0.0
+    others = [
+        ln
+        for ln in cands
+        if ln not in label and ln.height >= floor and not _PART_LABEL.fullmatch(ln.text(False).strip(" .:"))
+    ]
+
+    def run(edge: GlyphLine, upwards: bool) -> list[GlyphLine]:
+        side = (ln for ln in others if (ln.y0 >= edge.y1 - 1 if upwards else ln.y1 <= edge.y0 + 1))
+        got: list[GlyphLine] = []
+        for ln in sorted(side, key=lambda ln: ln.y0 if upwards else -ln.y1):
+            gap = ln.y0 - edge.y1 if upwards else edge.y0 - ln.y1
+            same_type = not got or 0.9 * got[0].height <= ln.height <= 1.1 * got[0].height
+            if gap >= 1.5 * max(ln.height, edge.height) or not same_type or len(got) == 3:
+                break
+            got.append(ln)
+            edge = ln
+        return got
+
+    above = run(top, upwards=True)
+    return [*above, *label] if above else [*label, *run(bottom, upwards=False)]
 
 
 def _rows(lines: list[GlyphLine]) -> list[list[GlyphLine]]:
