@@ -8,6 +8,7 @@ author's structure: short paragraphs are merged, long ones are split between sen
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -16,13 +17,25 @@ from dataclasses import dataclass
 from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
-from paperpilot.core.text.lazy import lazy_pattern
 
 from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
 _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
-_CJKISH = re.compile(f"[{_CJKISH_CLASS}]")
-_CJK_GAP = lazy_pattern(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")  # only for text with CJK
+
+
+# The class spans tens of thousands of code points, which takes ``re`` milliseconds to compile
+# in every process (each extraction worker); English text never needs it, so it is compiled on
+# first use and asked only about text that holds a character from U+3000 up.
+@functools.cache
+def _cjkish() -> re.Pattern[str]:
+    return re.compile(f"[{_CJKISH_CLASS}]")
+
+
+@functools.cache
+def _cjk_gap() -> re.Pattern[str]:
+    return re.compile(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
+
+
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 # Where an over-long sentence may be cut, best first: after a clause mark, then at a space.
 _CLAUSE_MARKS = frozenset(",，、;；:：")
@@ -31,15 +44,17 @@ _CLAUSE_MARKS = frozenset(",，、;；:：")
 def normalise_whitespace(text: str) -> str:
     """Collapse whitespace to single spaces, and drop spaces between CJK characters."""
     text = " ".join(text.split())  # C speed; a regex substitution per space is 5x slower
-    if _CJKISH.search(text):
+    # isascii is a flag lookup; max is one pass in C.
+    if not text.isascii() and max(text) >= "\u3000" and _cjkish().search(text):
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
-        text = _CJK_GAP().sub("", text)
+        text = _cjk_gap().sub("", text)
     return text
 
 
 def _separator(left: str, right: str) -> str:
     """What goes between two pieces of text: nothing between CJK characters, else a space."""
-    if _CJKISH.match(left[-1]) and _CJKISH.match(right[0]):
+    a, b = left[-1], right[0]
+    if a >= "\u3000" and b >= "\u3000" and _cjkish().match(a) and _cjkish().match(b):
         return ""
     return " "
 
@@ -107,7 +122,9 @@ def read_blocks(pages: list[Page]) -> list[Block]:
         sizes=[size for p in pages for hint, size in p.layout if hint == "heading"], paper=any(p.layout for p in pages)
     )
     section = ""
+    path = ""  # outline.path, which only a heading changes
     out: list[Block] = []
+    kinds: list[Kind] = []
     first_title = -1
     for page in pages:
         paras = _PARAGRAPH_BREAK.split(page.text)
@@ -128,6 +145,7 @@ def read_blocks(pages: list[Page]) -> list[Block]:
                     block = rest
                     section = title
                     outline.heading(section, size, page.number)
+                    path = outline.path
                 hint = ""
             if hint == "table":
                 text = "\n".join(t for t in (normalise_whitespace(r) for r in block.split("\n")) if t)
@@ -140,17 +158,21 @@ def read_blocks(pages: list[Page]) -> list[Block]:
                 first_title = len(out)
             if kind == Kind.BODY:
                 outline.seen_body = True
+            kinds.append(kind)
             out.append(
-                Block(text, page.number, kind.value, section, outline.path, not outline.seen_heading, page.source == "ocr")
+                Block(text, page.number, _VALUE[kind], section, path, not outline.seen_heading, page.source == "ocr")
             )
-    kinds = [Kind(b.kind) for b in out]
     if first_title >= 0:
         mark_above_title(kinds, [b.text for b in out], first_title)
     if outline.paper:
         mark_unheaded_abstract(kinds, [b.text for b in out], [b.early for b in out])
     for b, k in zip(out, kinds, strict=True):
-        b.kind = k.value
+        b.kind = _VALUE[k]
     return out
+
+
+# Each kind's stored value, looked up without the enum's descriptor.
+_VALUE: dict[Kind, str] = {k: k.value for k in Kind}
 
 
 def _split_rows(text: str, max_chars: int) -> list[str]:

@@ -28,14 +28,16 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import math
 import re
 import statistics
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -82,10 +84,25 @@ _CLEAN_TABLE.update({0x00AD: None, 0xFFFE: None, 0xFFFF: None, 0x7F: None, 0xA0:
 _LINE_DIRTY = re.compile(
     "[\x00-\x01\x03-\x1f\x7f\xa0\xad\ufb00-\ufb06\uffff\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8]|  "
 )
-_CJK_JOIN = re.compile(
-    "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
-)
+
+
+# Character classes spanning tens of thousands of code points take ``re`` milliseconds to
+# compile, in every process that imports this module (each extraction worker), and English
+# text never needs them: they are compiled on first use, and asked only about text that holds
+# a character at least as high as their lowest one.
+@functools.cache
+def _cjk_join() -> re.Pattern[str]:
+    return re.compile(
+        "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
+        "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+    )
+
+
+def _cjk(ch: str) -> bool:
+    """Whether the character ``ch`` is CJK text (joined without spaces)."""
+    return ch >= "\u2e80" and _cjk_join().match(ch) is not None
+
+
 _TERMINAL = frozenset('.!?:。！？：”"')
 
 
@@ -136,7 +153,7 @@ def join_lines(
     if last == "-" and len(prev) >= 2 and prev[-2].isalnum():
         # "GPT-" + "4", "ACL-" + "IJCNLP": the hyphen is real, the break is not a space.
         return prev + nxt
-    if _CJK_JOIN.match(last) and _CJK_JOIN.match(first):
+    if _cjk(last) and _cjk(first):
         return prev + nxt
     return prev + " " + nxt
 
@@ -175,29 +192,50 @@ class _RawPage:
     source: str = "text"  # "ocr" once its lines came from OCR
 
 
-def _lean(func: Any, restype: Any, *argtypes: Any) -> Any:
-    """The same PDFium function, declared with plain pointer arguments.
+def _lean(func: Any, restype: Any) -> Any:
+    """The same PDFium function without declared argument types.
 
     pypdfium2 declares typed pointers, and ctypes then checks and converts every argument
-    on every call; for the three functions called for each line that is a quarter of
-    the extraction time. Same address, same calling convention (the function class is
-    reused), only cheaper argument handling. Falls back to the original on any surprise.
+    on every call; for the functions called for each line that is a large part of the
+    extraction time. Same address, same calling convention (the function class is reused);
+    the callers pass what the C signature takes as it is: ``c_void_p`` for the text page,
+    ``byref`` for out-parameters, Python ints for C ints. Falls back to the original on any
+    surprise (then the same arguments are checked and converted as usual).
     """
     try:
         lean = type(func)(ctypes.cast(func, ctypes.c_void_p).value)
         lean.restype = restype
-        lean.argtypes = argtypes
+        if lean.argtypes is not None:
+            return func
         return lean
     except Exception:
         return func
 
 
-_LOOSE_BOX = _lean(
-    pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p
+_LOOSE_BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
+_FONT_SIZE = _lean(pdfium_c.FPDFText_GetFontSize, ctypes.c_double)
+_FONT_WEIGHT = _lean(pdfium_c.FPDFText_GetFontWeight, ctypes.c_int)
+_COUNT_RECTS = _lean(pdfium_c.FPDFText_CountRects, ctypes.c_int)
+_GET_RECT = _lean(pdfium_c.FPDFText_GetRect, ctypes.c_int)
+_CHAR_INDEX = _lean(pdfium_c.FPDFText_GetCharIndexFromTextIndex, ctypes.c_int)
+_LEAN_OK = all(
+    lean is not func
+    for lean, func in (
+        (_LOOSE_BOX, pdfium_c.FPDFText_GetLooseCharBox),
+        (_FONT_SIZE, pdfium_c.FPDFText_GetFontSize),
+        (_FONT_WEIGHT, pdfium_c.FPDFText_GetFontWeight),
+        (_COUNT_RECTS, pdfium_c.FPDFText_CountRects),
+        (_GET_RECT, pdfium_c.FPDFText_GetRect),
+        (_CHAR_INDEX, pdfium_c.FPDFText_GetCharIndexFromTextIndex),
+    )
 )
-_FONT_SIZE = _lean(pdfium_c.FPDFText_GetFontSize, ctypes.c_double, ctypes.c_void_p, ctypes.c_int)
-_FONT_WEIGHT = _lean(pdfium_c.FPDFText_GetFontWeight, ctypes.c_int, ctypes.c_void_p, ctypes.c_int)
-_LEAN_OK = _LOOSE_BOX is not pdfium_c.FPDFText_GetLooseCharBox
+if not _LEAN_OK:  # all or none: the text page is passed one way to all of them
+    _LOOSE_BOX = pdfium_c.FPDFText_GetLooseCharBox
+    _FONT_SIZE = pdfium_c.FPDFText_GetFontSize
+    _FONT_WEIGHT = pdfium_c.FPDFText_GetFontWeight
+    _COUNT_RECTS = pdfium_c.FPDFText_CountRects
+    _GET_RECT = pdfium_c.FPDFText_GetRect
+    _CHAR_INDEX = pdfium_c.FPDFText_GetCharIndexFromTextIndex
 
 
 class _PageReader:
@@ -205,8 +243,8 @@ class _PageReader:
 
     def __init__(self, textpage: Any, page_width: float) -> None:
         self.tp = textpage.raw
-        # Arguments for the lean functions: plain addresses instead of typed pointers.
-        self.tp_addr: Any = ctypes.cast(self.tp, ctypes.c_void_p).value if _LEAN_OK else self.tp
+        # The text page as the lean functions take it: a plain address.
+        self.tp_addr: Any = ctypes.c_void_p(ctypes.cast(self.tp, ctypes.c_void_p).value) if _LEAN_OK else self.tp
         self.page_mid = page_width / 2
         self.mid_lo = 0.48 * page_width
         self.mid_hi = 0.52 * page_width
@@ -215,11 +253,12 @@ class _PageReader:
         self._prev_height = -1.0
         self._box = pdfium_c.FS_RECTF()
         self._matrix = pdfium_c.FS_MATRIX()
-        self._box_ptr: Any = ctypes.addressof(self._box) if _LEAN_OK else ctypes.pointer(self._box)
+        self._box_ptr: Any = ctypes.byref(self._box)
         self._l = ctypes.c_double()
         self._t = ctypes.c_double()
         self._r = ctypes.c_double()
         self._b = ctypes.c_double()
+        self._rect_refs = tuple(map(ctypes.byref, (self._l, self._t, self._r, self._b)))
         self._font_buf = ctypes.create_string_buffer(128)
         self._font_flags = ctypes.c_int()
         self._bold_by_name: dict[bytes, bool] = {}
@@ -248,15 +287,16 @@ class _PageReader:
     def _char_index(self, text_index: int, mapped: bool) -> int:
         if not mapped:
             return text_index
-        return int(pdfium_c.FPDFText_GetCharIndexFromTextIndex(self.tp, text_index))
+        return int(_CHAR_INDEX(self.tp_addr, text_index))
 
     def _rects(self, start: int, count: int) -> list[tuple[float, float, float, float]]:
-        tp = self.tp
-        n = pdfium_c.FPDFText_CountRects(tp, start, count)
+        tp = self.tp_addr
+        n = _COUNT_RECTS(tp, start, count)
         out = []
         left, top, right, bottom = self._l, self._t, self._r, self._b
+        refs = self._rect_refs
         for k in range(n):
-            if pdfium_c.FPDFText_GetRect(tp, k, left, top, right, bottom):
+            if _GET_RECT(tp, k, *refs):
                 out.append((left.value, bottom.value, right.value, top.value))
         return out
 
@@ -329,7 +369,7 @@ class _PageReader:
             lo, hi = cuts[-1] + 1, len(text)
             while lo < hi:
                 mid = (lo + hi) // 2
-                if pdfium_c.FPDFText_CountRects(self.tp, cstart, mid) > first_rect:
+                if _COUNT_RECTS(self.tp_addr, cstart, mid) > first_rect:
                     hi = mid
                 else:
                     lo = mid + 1
@@ -762,12 +802,24 @@ _ZH_HEADING_WORDS = _words(
     "摘要 引言 前言 绪论 背景 相关工作 方法 实验 结果 讨论 结论 总结 致谢 参考文献 附录 结语"
 )
 _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H](?:\.\d{1,2}){0,2}\.?)\s+(\S.*)$")
-_ZH_NUMBERED = re.compile(
-    r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
-    r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
-)
 # A label, a colon and its value: a thesis cover's or a form's field, never a heading.
 _FORM_FIELD = re.compile(r"^[^\W\d_]{1,8}\s*[：:]\s*\S")
+
+
+@functools.cache
+def _zh_numbered_re() -> re.Pattern[str]:
+    return re.compile(
+        r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
+        r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
+    )
+
+
+def _zh_numbered(text: str) -> bool:
+    """A Chinese section number leads ``text`` ("一、", "（二）", "第3章", "2.1 方法"); every form
+    holds a Han character, so text without one is not asked (see ``_cjk_join``)."""
+    return max(text) >= "\u4e00" and _zh_numbered_re().match(text) is not None
+
+
 _ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
 _LEADER = re.compile(r"(?:[.⋅·] ?){4}|…{2}")
 # One sentence ending and another starting: headings are phrases, so a "heading" with this
@@ -793,14 +845,14 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     # IEEE sets its section headings in small capitals of the body's size, neither bold nor big:
     # a Roman numeral and capitals ("IV. RESULTS") is as sure a mark.
     emphasised = ln.bold or bigger or _ROMAN_CAPS.match(text) is not None
-    if not emphasised and (n > 30 or not (text[0].isupper() or _CJK_JOIN.match(text[0]))):
+    if not emphasised and (n > 30 or not (text[0].isupper() or _cjk(text[0]))):
         return 0  # plain type: only a short, capitalised known name can be a heading
-    if _CJK_JOIN.match(text[0]) or _ZH_NUMBERED.match(text):
+    if _cjk(text[0]) or _zh_numbered(text):
         if n > 30 or _ZH_SENTENCE_END.search(text[:-1]) or text[-1] in "。，；":
             return 0
         if _FORM_FIELD.match(text):
             return 0  # a cover's form field ("作者姓名：莫晃锐", "学科专业：流体力学")
-        if text.replace(" ", "") in _ZH_HEADING_WORDS or (_ZH_NUMBERED.match(text) and emphasised):
+        if text.replace(" ", "") in _ZH_HEADING_WORDS or (_zh_numbered(text) and emphasised):
             return 2
         return 1 if body > 0 and ln.size >= body * 1.15 else 0
     words = text.split()
@@ -816,7 +868,7 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     m = _NUMBERED.match(text)
     if m and emphasised:
         rest = m.group(1)
-        if (rest[0].isupper() or _CJK_JOIN.match(rest[0])) and len(rest.split()) <= 10:
+        if (rest[0].isupper() or _cjk(rest[0])) and len(rest.split()) <= 10:
             return 0 if rest.startswith(("http", "www")) else 2
     if body > 0 and ln.size >= body * 1.2 and _THREE_LETTERS.search(text):
         return 1
@@ -1284,7 +1336,7 @@ def _plausible_title(value: str) -> bool:
     if len(v) < 4 or _JUNK_TITLE.search(v) or not any(c.isalpha() for c in v):
         return False
     # One word without spaces is usually a file name ("main", "paper_final").
-    return " " in v or _CJK_JOIN.search(v) is not None
+    return " " in v or (max(v) >= "\u2e80" and _cjk_join().search(v) is not None)
 
 
 def _split_authors(value: str) -> list[str]:
@@ -1296,8 +1348,8 @@ def _split_authors(value: str) -> list[str]:
 def _looks_like_name(text: str) -> bool:
     if not text or len(text) > 40:
         return False
-    if _CJK_JOIN.match(text[0]):
-        return 2 <= len(text) <= 4 and all(_CJK_JOIN.match(c) for c in text)
+    if _cjk(text[0]):
+        return 2 <= len(text) <= 4 and all(map(_cjk, text))
     tokens = text.split()
     if not 2 <= len(tokens) <= 5:
         return False
@@ -1388,12 +1440,18 @@ _THREE_LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 
 def _body_size(pages: Sequence[_RawPage]) -> float:
     """The font size of most of the text (rounded to half points)."""
-    weights: dict[float, int] = {}
-    get = weights.get
+    # Characters per exact size first (a document has few sizes), then per rounded size, in
+    # the order the rounded sizes first occur (which decides a tie).
+    by_size: dict[float, int] = {}
+    get = by_size.get
     for p in pages:
         for ln in p.lines:
-            key = round(ln.size * 2) / 2
-            weights[key] = get(key, 0) + len(ln.text)
+            size = ln.size
+            by_size[size] = get(size, 0) + len(ln.text)
+    weights: dict[float, int] = {}
+    for size, chars in by_size.items():
+        key = round(size * 2) / 2
+        weights[key] = weights.get(key, 0) + chars
     return max(weights, key=weights.__getitem__) if weights else 0.0
 
 
@@ -1656,6 +1714,28 @@ def _even_sizes(lines: list[_Line], estimates: list[float], ref: float) -> None:
                 j += step
 
 
+def _clean_page_lines(page: _RawPage) -> None:
+    """``clean_line`` on the lines that need it; lines left empty are dropped.
+
+    One scan of the whole page finds them: the separator is not in ``_LINE_DIRTY`` and cannot
+    pair with a space, so every match lies inside one line, and each line with a match has one.
+    """
+    texts = [ln.text for ln in page.lines]
+    joined = "\x02".join(texts)
+    hit = _LINE_DIRTY.search(joined)
+    if hit is None:
+        return
+    ends = list(accumulate([len(t) + 1 for t in texts]))  # where each line's span ends
+    i = last = -1
+    for m in _LINE_DIRTY.finditer(joined, hit.start()):
+        i = bisect_right(ends, m.start(), max(i, 0))
+        if i != last:
+            ln = page.lines[i]
+            ln.text = clean_line(ln.text)
+            last = i
+    page.lines = [ln for ln in page.lines if ln.text]
+
+
 def _assemble(
     meta: dict[str, str],
     raw_pages: list[_RawPage],
@@ -1664,13 +1744,7 @@ def _assemble(
 ) -> Extracted:
     """Layout, clean-up and metadata: everything after PDFium has been read."""
     for p in raw_pages:
-        dirty = False
-        for ln in p.lines:
-            if _LINE_DIRTY.search(ln.text):
-                ln.text = clean_line(ln.text)
-                dirty = True
-        if dirty:
-            p.lines = [ln for ln in p.lines if ln.text]
+        _clean_page_lines(p)
     body = _body_size(raw_pages)
     drop = _furniture(raw_pages)
     for p in raw_pages:
@@ -1723,15 +1797,20 @@ def _numeric_share(text: str) -> float:
     return sum(1 for c in cells if _NUMERIC_CELL.match(c)) / len(cells)
 
 
-def _tabular(q: _Para) -> bool:
-    """Rows of short, number-heavy lines (or a row split into cells): a table printed as text."""
-    if q.kind != "body" or (len(q.rows) < 2 and len(q.rows[0]) < 3):
+def _row_shaped(q: _Para) -> bool:
+    """Short rows (or one row split into cells), as a table's are; with enough numbers in them
+    (``_tabular_share``) the paragraph is a table printed as text."""
+    rows = q.rows
+    if q.kind != "body" or (len(rows) < 2 and len(rows[0]) < 3):
         return False
-    rows = [" ".join(r) for r in q.rows]
-    mean = sum(len(r) for r in rows) / len(rows)
-    if mean > 70:
-        return False
-    share = _numeric_share(q.text)
+    # The mean length of the rows printed with their pieces joined by one space.
+    total = sum(map(len, chain.from_iterable(rows))) + sum(map(len, rows)) - len(rows)
+    return total / len(rows) <= 70
+
+
+def _tabular_share(q: _Para, share: float) -> bool:
+    """Whether a row-shaped paragraph whose ``_numeric_share`` is ``share`` is a table: rows of
+    number-heavy lines, or rows split into cells."""
     split_rows = sum(1 for r in q.rows if len(r) >= 2)
     return share >= 0.3 or (share >= 0.15 and split_rows * 2 >= len(q.rows))
 
@@ -1742,11 +1821,16 @@ def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
     for i, q in enumerate(paras):
         kind = q.kind
         if kind == "body":
+            share = -1.0  # the paragraph's _numeric_share, counted once when it is needed
             if q.note:
                 kind = "footnote"
-            elif _tabular(q):
+            elif _row_shaped(q) and _tabular_share(q, share := _numeric_share(q.text)):
                 kind = "table"
-            elif len(q.text) <= 400 and _numeric_share(q.text) >= 0.12 and len(q.rows) >= 2:
+            elif (
+                len(q.text) <= 400
+                and (share if share >= 0 else _numeric_share(q.text)) >= 0.12
+                and len(q.rows) >= 2
+            ):
                 # Header rows and number rows around a "Table 3:" caption are its cells.
                 near = [paras[j] for j in (i - 1, i + 1) if 0 <= j < len(paras)]
                 if any(n.kind == "caption" and _TABLE_CAPTION.match(n.text) for n in near):

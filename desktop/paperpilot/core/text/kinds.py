@@ -335,9 +335,16 @@ class _Signals:
     def references(self) -> tuple[float, float]:
         """Bibliography marks and the function-word share, in-text citations removed."""
         if self._fshare is None:
-            stripped = strip_in_text_citations(self.text)
-            self._marks = _marks(stripped)
-            self._fshare = _function_share(_tokens(stripped))
+            text = self.text
+            if "(" in text or "[" in text:
+                stripped = strip_in_text_citations(text)
+                self._marks = _marks(stripped)
+                self._fshare = _function_share(_tokens(stripped))
+            else:
+                # Every in-text citation is bracketed: without a bracket nothing is removed, and
+                # the tokens and their share are the ones already counted for the text itself.
+                self._marks = _marks(text)
+                self._fshare = self.share()
         return self._marks, self._fshare
 
 
@@ -382,17 +389,21 @@ def classify_sentence(sentence: str) -> Kind:
     return _sentence_kind(_Signals(sentence.strip()))
 
 
-def _sentence_kind(sig: _Signals) -> Kind:
+def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
+    """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII, where
+    lowercasing and the patterns' case-insensitive matching agree), so that the
+    acknowledgement, boilerplate and e-mail patterns cannot match and are not tried."""
     s = sig.text
     if not s:
         return Kind.FIGURE
-    if _ACK.search(s):
-        return Kind.ACKNOWLEDGEMENTS
-    if _BOILER.search(s):
-        return Kind.BOILERPLATE
+    if not unmarked:
+        if _ACK.search(s):
+            return Kind.ACKNOWLEDGEMENTS
+        if _BOILER.search(s):
+            return Kind.BOILERPLATE
     if sig.code():
         return Kind.CODE
-    if "@" in s and _EMAIL.search(s):  # both of its forms need the "@"
+    if not unmarked and "@" in s and _EMAIL.search(s):  # both of its forms need the "@"
         return Kind.AUTHORS
     marks, fshare = sig.references()
     # A bibliography entry: several marks, dense for its length, few function words.
@@ -438,12 +449,12 @@ _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
 def plainly_prose(text: str) -> bool:
     """Whether ``text`` is surely running prose: function words as prose has them, nothing that
     any other kind needs. False means "classify it properly", not "not prose"."""
-    return _plainly_prose(text, text.lower())
+    low = text.lower()
+    return not any(map(low.__contains__, _SUSPECT_WORDS)) and _plainly_prose(text, low)
 
 
 def _plainly_prose(text: str, low: str) -> bool:
-    if any(map(low.__contains__, _SUSPECT_WORDS)):
-        return False
+    """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words."""
     digit = _DIGIT.search(text) is not None
     if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
@@ -465,6 +476,9 @@ _OTHER_KIND_WORDS = (
     "licen", "cc by", "cc-by", "permission to", "proceedings of the", "under review", "感谢", "致谢", "资助",
     "支持", "版权", "未经", "cc0", "creative commons", "public domain", "fictional", "fictitious", "虚构",
 )  # fmt: skip
+# Those of them that hold none of the suspect words: a text without any suspect word can only
+# have these (a text without "thank" has no "thank" either).
+_OTHER_UNSUSPECTED = tuple(w for w in _OTHER_KIND_WORDS if not any(s in w for s in _SUSPECT_WORDS))
 
 
 def paragraph_kind(text: str) -> Kind:
@@ -472,11 +486,13 @@ def paragraph_kind(text: str) -> Kind:
     kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
     quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
     low = text.lower()
-    if _plainly_prose(text, low):
+    suspect = any(map(low.__contains__, _SUSPECT_WORDS))
+    if not suspect and _plainly_prose(text, low):
         return Kind.BODY
     if max(text) >= "\u2e80" and has_cjk(text):
         return classify_passage(text)
-    if any(map(low.__contains__, _OTHER_KIND_WORDS)) or _CAPTION.search(text[:12]):
+    others = _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED
+    if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)
@@ -496,8 +512,9 @@ def paragraph_kind(text: str) -> Kind:
         return Kind.REFERENCES
     if fshare >= 0.2 and marks * 120 < len(text) and not sig.table():
         return Kind.BODY
-    # classify_passage without a section heading: the content decides.
-    return _content_kind(text, sig)
+    # classify_passage without a section heading: the content decides. None of the words the
+    # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above).
+    return _content_kind(text, sig, unmarked=text.isascii())
 
 
 def classify_passage(text: str, section: str = "") -> Kind:
@@ -514,7 +531,7 @@ def classify_passage(text: str, section: str = "") -> Kind:
     return by_section if by_section is not None and content == Kind.BODY else content
 
 
-def _content_kind(text: str, sig: _Signals | None = None) -> Kind:
+def _content_kind(text: str, sig: _Signals | None = None, unmarked: bool = False) -> Kind:
     text = text.strip()
     if not text:
         return Kind.FIGURE
@@ -530,7 +547,7 @@ def _content_kind(text: str, sig: _Signals | None = None) -> Kind:
     weight: dict[Kind, int] = {}
     for sent in split_sentences(text) or [text]:
         # A one-sentence passage (most that get here) is measured once, not twice.
-        k = _sentence_kind(sig if sent == text else _Signals(sent))
+        k = _sentence_kind(sig if sent == text else _Signals(sent), unmarked)
         weight[k] = weight.get(k, 0) + len(sent)
     prose = weight.get(Kind.PROSE, 0) + weight.get(Kind.CAPTION, 0)
     if prose * 2 >= sum(weight.values()):
