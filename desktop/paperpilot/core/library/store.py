@@ -739,6 +739,11 @@ class Store:
         ).fetchall()
         return [_doc_from_row(r) for r in rows]
 
+    def ready_ids(self) -> set[int]:
+        """The ids of the ready documents not in the trash (``documents(("ready",))`` without
+        building each record)."""
+        return {int(r[0]) for r in self.conn.execute("SELECT id FROM documents WHERE status='ready' AND trashed=''")}
+
     def document(self, doc_id: int) -> DocumentInfo | None:
         r = self.conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id=?", (doc_id,)).fetchone()
         return _doc_from_row(r) if r else None

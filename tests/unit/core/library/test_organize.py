@@ -228,8 +228,10 @@ def test_fulltext_counts_per_document(session: Session) -> None:
     assert set(counts) == {ids["attention"]} and counts[ids["attention"]] >= 1
     snippets = session.library.fulltext_snippets("songs traffic", [ids["urban"]])
     assert "**traffic**" in snippets[ids["urban"]]
+    assert session.library.store.ready_ids() == {d.doc_id for d in session.library.list_documents()}
     session.remove([ids["attention"]])
     assert session.library.fulltext_counts("attention") == {}
+    assert ids["attention"] not in session.library.store.ready_ids()  # in the trash: not live
 
 
 def test_filter_documents_with_fields(session: Session) -> None:
