@@ -11,7 +11,7 @@ core can produce is known).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .i18n import language
 
@@ -68,6 +68,19 @@ _IMPORT_PATTERNS_ZH: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 ]
 
 
+def render_first(
+    table: Sequence[tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]], text: str
+) -> str | None:
+    """The rendering of the first pattern of ``table`` that matches ``text`` and renders it."""
+    for pattern, render in table:
+        m = pattern.match(text)
+        if m is not None:
+            out = render(m)
+            if out is not None:
+                return out
+    return None
+
+
 def import_text(text: str) -> str:
     """An import failure reason or import step from core (``ImportFailure`` messages, "OCR page
     3 of 12") in the interface language; file names and library errors inside stay as written."""
@@ -76,11 +89,8 @@ def import_text(text: str) -> str:
     fixed = _IMPORT_FIXED_ZH.get(text)
     if fixed is not None:
         return fixed
-    for pattern, render in _IMPORT_PATTERNS_ZH:
-        m = pattern.match(text)
-        if m is not None:
-            return render(m)
-    return translate_phrase(text)
+    rendered = render_first(_IMPORT_PATTERNS_ZH, text)
+    return rendered if rendered is not None else translate_phrase(text)
 
 
 def knows_import_text(text: str) -> bool:
@@ -314,13 +324,8 @@ def translate_phrase(text: str) -> str:
     fixed = _FIXED_ZH.get(flat)
     if fixed is not None:
         return fixed
-    for pattern, render in _PATTERNS_ZH:
-        m = pattern.match(flat)
-        if m is not None:
-            out = render(m)
-            if out is not None:
-                return out
-    return text
+    rendered = render_first(_PATTERNS_ZH, flat)
+    return rendered if rendered is not None else text
 
 
 def knows(text: str) -> bool:

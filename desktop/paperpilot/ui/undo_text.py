@@ -10,6 +10,7 @@ import re
 from collections.abc import Callable
 
 from ..core.library.undo import Action, UndoEntry
+from .core_text import render_first
 from .i18n import language
 
 
@@ -64,11 +65,7 @@ def _ids_zh(m: re.Match[str]) -> str:
 
 
 def _reason_zh(reason: str) -> str | None:
-    for pattern, render in _REASONS_ZH:
-        m = pattern.match(reason)
-        if m:
-            return render(m)
-    return None
+    return render_first(_REASONS_ZH, reason)
 
 
 def undo_message(text: str, what: str) -> str:
