@@ -213,6 +213,8 @@ def _lean(func: Any, restype: Any) -> Any:
 
 
 _LOOSE_BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
+# In every PDFium pypdfium2 4.30 ships; looked up so that an older build only loses this fallback.
+_GET_MATRIX = getattr(pdfium_c, "FPDFText_GetMatrix", None)
 _FONT_SIZE = _lean(pdfium_c.FPDFText_GetFontSize, ctypes.c_double)
 _FONT_WEIGHT = _lean(pdfium_c.FPDFText_GetFontWeight, ctypes.c_int)
 _COUNT_RECTS = _lean(pdfium_c.FPDFText_CountRects, ctypes.c_int)
@@ -463,7 +465,7 @@ class _PageReader:
 
     def _matrix_size(self, index: int, size: float) -> float:
         m = self._matrix
-        if not pdfium_c.FPDFText_GetMatrix(self.tp, index, ctypes.byref(m)):
+        if _GET_MATRIX is None or not _GET_MATRIX(self.tp, index, ctypes.byref(m)):
             return size
         scale = abs(m.a * m.d - m.b * m.c) ** 0.5
         return round(max(size, 1.0) * scale, 2) if scale > 1.5 else size
