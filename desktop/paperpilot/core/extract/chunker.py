@@ -8,7 +8,6 @@ author's structure: short paragraphs are merged, long ones are split between sen
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Iterator
@@ -17,6 +16,7 @@ from dataclasses import dataclass
 from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
+from paperpilot.core.text.lazy import lazy_pattern
 
 from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
@@ -26,14 +26,8 @@ _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufa
 # The class spans tens of thousands of code points, which takes ``re`` milliseconds to compile
 # in every process (each extraction worker); English text never needs it, so it is compiled on
 # first use and asked only about text that holds a character from U+3000 up.
-@functools.cache
-def _cjkish() -> re.Pattern[str]:
-    return re.compile(f"[{_CJKISH_CLASS}]")
-
-
-@functools.cache
-def _cjk_gap() -> re.Pattern[str]:
-    return re.compile(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
+_cjkish = lazy_pattern(f"[{_CJKISH_CLASS}]")
+_cjk_gap = lazy_pattern(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")

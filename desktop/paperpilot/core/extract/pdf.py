@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
-import functools
 import math
 import re
 import statistics
@@ -47,6 +46,7 @@ import pypdfium2.raw as pdfium_c
 
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
+from paperpilot.core.text.lazy import lazy_pattern
 
 from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
@@ -90,12 +90,10 @@ _LINE_DIRTY = re.compile(
 # compile, in every process that imports this module (each extraction worker), and English
 # text never needs them: they are compiled on first use, and asked only about text that holds
 # a character at least as high as their lowest one.
-@functools.cache
-def _cjk_join() -> re.Pattern[str]:
-    return re.compile(
-        "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
-        "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
-    )
+_cjk_join = lazy_pattern(
+    "[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]"
+)
 
 
 def _cjk(ch: str) -> bool:
@@ -808,12 +806,10 @@ _NUMBERED = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H](?:\
 _FORM_FIELD = re.compile(r"^[^\W\d_]{1,8}\s*[：:]\s*\S")
 
 
-@functools.cache
-def _zh_numbered_re() -> re.Pattern[str]:
-    return re.compile(
-        r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
-        r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
-    )
+_zh_numbered_re = lazy_pattern(
+    r"^(?:[一二三四五六七八九十百]+[、.．]|[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+[章节部分篇条]"
+    r"|\d{1,2}(?:\.\d{1,2}){0,3}\.?\s*(?=[\u4e00-\u9fff]))"
+)
 
 
 def _zh_numbered(text: str) -> bool:
