@@ -8,7 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..text.kinds import Kind, answer_sentences, answerable
+from ..text.kinds import Kind, answer_sentences, answerable, heading_names
 from ..text.language import STOPWORDS, has_cjk, query_terms
 from .actions import Answer, Decision, Notes, PassageRef, Read, Search, fit_query
 from .analysis import QuestionAnalysis, analyze, names_in
@@ -73,10 +73,6 @@ def _norm(text: str) -> str:
     if words and words[0] in ("the", "a", "an"):
         words = words[1:]
     return " ".join(words)
-
-
-# "2", "3.1", "IV." or "A." before a heading's name.
-_HEADING_NUMBER = re.compile(r"^\s*(?:\d{1,2}(?:\.\d{1,2})*\.?|[IVX]{1,5}\.|[A-H]\.)\s+")
 
 
 def title_core(title: str) -> str:
@@ -445,7 +441,8 @@ class OfflinePolicy:
         for h in sorted(state.hits.values(), key=lambda h: -h.score):
             if h.section_start is None or (h.doc_id, h.section_start) in run.sections_done:
                 continue
-            heading = _norm(_HEADING_NUMBER.sub("", h.section_path.split(" > ")[-1]))
+            names = heading_names(h.section_path)
+            heading = _norm(names[0]) if names else ""
             if heading not in wanted:  # the section is what the question asks about, no more or less
                 continue
             if entity and not (_mentions(entity, _norm(h.title)) or title_core(h.title).startswith(entity)):

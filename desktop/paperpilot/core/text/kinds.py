@@ -80,10 +80,11 @@ def parse_kinds(values: str | list[str] | tuple[str, ...]) -> list[Kind]:
 # --- section headings ---------------------------------------------------------------------------
 
 # An optional number before the name: "7 References", "A. Appendix", "五、参考文献", "第6章 结论".
-_NUM = r"^\s*(?:(?:\d{1,2}(?:\.\d{1,2})*|[A-Z]|[IVX]{1,5})\.?\s*|[一二三四五六七八九十]+[、.．]\s*|第[一二三四五六七八九十\d]+[章节]\s*)?"
+_NUM_FORMS = r"(?:\d{1,2}(?:\.\d{1,2})*|[A-Z]|[IVX]{1,5})\.?\s*|[一二三四五六七八九十]+[、.．]\s*"
+_NUM = rf"^\s*(?:{_NUM_FORMS}|第[一二三四五六七八九十\d]+[章节]\s*)?"
 # The reference list is never a numbered chapter of a Chinese thesis (第六章参考文献 is a
 # chapter about references: the norms say so, and a template's own text says it again).
-_NUM_NO_CHAPTER = _NUM.replace(r"|第[一二三四五六七八九十\d]+[章节]\s*", "")
+_NUM_NO_CHAPTER = rf"^\s*(?:{_NUM_FORMS})?"
 _SECTION_REFS = re.compile(
     _NUM_NO_CHAPTER + r"(references|bibliography|works cited|literature cited|reference list|参考文献|引用文献)\b",
     re.IGNORECASE,
@@ -105,6 +106,16 @@ _SECTION_BACK = re.compile(
     r"|reprints and permissions|about this article|cite this article|作者简介|基金项目)\b",
     re.IGNORECASE,
 )
+
+
+# "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
+_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")
+
+
+def heading_names(path: str) -> list[str]:
+    """The headings of a section path, deepest first and without their numbers
+    ("2. Methods > 2.2 Bird surveys" → ["Bird surveys", "Methods"])."""
+    return [_HEADING_NUMBER.sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
 
 
 def section_kind(section: str) -> Kind | None:

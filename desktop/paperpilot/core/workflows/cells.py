@@ -26,7 +26,7 @@ from ..agent.state import AgentState, Policy, PolicyStep
 from ..agent.verify import without_source_refs
 from ..errors import DocumentNotFound
 from ..models import DocumentInfo, Hit, Passage
-from ..text.kinds import Kind, answer_sentences, answerable
+from ..text.kinds import Kind, answer_sentences, answerable, heading_names
 from ..text.language import STOPWORDS, has_cjk, query_terms
 from .kinds import hit_kind, passage_kind, stored_kind
 
@@ -66,15 +66,10 @@ def section_role(section: str) -> str:
     return first_named(_ROLES, section)
 
 
-# "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
-_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")
-
-
 def _headings(obj: object) -> list[str]:
     """The headings a passage or hit sits under, deepest first ("2.2 Bird surveys", "2. Methods"),
     without their numbers."""
-    path = str(getattr(obj, "section_path", "") or getattr(obj, "section", "") or "")
-    return [_HEADING_NUMBER.sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
+    return heading_names(str(getattr(obj, "section_path", "") or getattr(obj, "section", "") or ""))
 
 
 def passage_role(obj: object) -> str:
