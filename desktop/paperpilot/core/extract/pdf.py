@@ -907,10 +907,10 @@ class _Headings:
         # A page of form fields (a thesis cover: 作者姓名：…, 指导教师：…, 培养单位：…) has no
         # headings; its other big lines are the fields' values, broken over lines.
         for p in pages:
-            if sum(1 for ln in p.lines if len(ln.text) <= 30 and _FORM_FIELD.match(ln.text)) >= 3:
-                for ln in p.lines:
-                    if self.strength.get(id(ln)) == 1:
-                        del self.strength[id(ln)]
+            weak = [ln for ln in p.lines if self.strength.get(id(ln)) == 1]
+            if weak and sum(1 for ln in p.lines if len(ln.text) <= 30 and _FORM_FIELD.match(ln.text)) >= 3:
+                for ln in weak:
+                    del self.strength[id(ln)]
 
     def _plain_numbered(self, pages: Sequence[_RawPage], big: float, skip: set[int]) -> None:
         """Headings set in the body's own type, told apart only by their numbers and their
@@ -920,16 +920,18 @@ class _Headings:
         same way (with or without the final dot) that end well short of the column's edge."""
         found: list[tuple[_Line, bool, bool]] = []  # line, a known section name, number ends with "."
         for p in pages:
-            widths = sorted(ln.x1 - ln.x0 for ln in p.lines if len(ln.text) >= 40)
-            if not widths:
-                continue
-            full = widths[len(widths) // 2]
+            full = -1.0  # the page's typical full line width, measured when a candidate needs it
             for ln in p.lines:
                 text = ln.text
                 if not text[0].isdigit() or ln.bold or ln.size >= big or id(ln) in self.strength or id(ln) in skip:
                     continue
                 m = _NUMBERED.match(text)
-                if m is None or len(text) > 80 or text[-1] in ".,;:" or ln.x1 - ln.x0 > 0.7 * full:
+                if m is None or len(text) > 80 or text[-1] in ".,;:":
+                    continue
+                if full < 0:
+                    widths = sorted(x.x1 - x.x0 for x in p.lines if len(x.text) >= 40)
+                    full = widths[len(widths) // 2] if widths else 0.0
+                if not full or ln.x1 - ln.x0 > 0.7 * full:
                     continue
                 rest = m.group(1)
                 if not rest[0].isupper() or len(rest.split()) > 10 or not _THREE_LETTERS.search(rest):

@@ -861,12 +861,11 @@ class Store:
             "SELECT c.seq, c.section_path FROM chunks c JOIN documents d ON d.id = c.doc_id"
             " WHERE c.doc_id=? AND c.seq<=? AND d.status='ready' AND d.trashed='' ORDER BY c.seq DESC",
             (doc_id, seq),
-        ).fetchall()
-        if not rows or not rows[0][1]:
+        )
+        first, path = next(rows, (-1, ""))
+        if not path:
             return None
-        path = rows[0][1]
-        first = rows[0][0]
-        for r_seq, r_path in rows[1:]:
+        for r_seq, r_path in rows:  # read back only as far as the section goes
             if r_path != path:
                 break
             first = r_seq
