@@ -28,6 +28,9 @@ _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufa
 # first use and asked only about text that holds a character from U+3000 up.
 _cjkish = lazy_pattern(f"[{_CJKISH_CLASS}]")
 _cjk_gap = lazy_pattern(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
+# Whether a text has a character from U+3000 up: one range, cheap to compile, and its search is
+# several times faster than ``max`` over the text (which makes a str per character).
+_FROM_3000 = re.compile("[\u3000-\U0010ffff]")
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
@@ -38,8 +41,8 @@ _CLAUSE_MARKS = frozenset(",，、;；:：")
 def normalise_whitespace(text: str) -> str:
     """Collapse whitespace to single spaces, and drop spaces between CJK characters."""
     text = " ".join(text.split())  # C speed; a regex substitution per space is 5x slower
-    # isascii is a flag lookup; max is one pass in C.
-    if not text.isascii() and max(text) >= "\u3000" and _cjkish().search(text):
+    # isascii is a flag lookup; most text with other characters has none from U+3000 up.
+    if not text.isascii() and _FROM_3000.search(text) and _cjkish().search(text):
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
         text = _cjk_gap().sub("", text)
     return text

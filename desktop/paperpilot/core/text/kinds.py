@@ -19,6 +19,7 @@ classifier here; chunks stored before kinds existed are classified by it on migr
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from enum import StrEnum
@@ -147,16 +148,19 @@ def _starting_with(first: str, pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 # Marks of a bibliography entry. Strong ones are rare in running prose; weak ones (a year in
 # brackets, "Journal of") are common in encyclopaedic prose too, so they count half.
+# The marks that start a word share one ``\b``, tested once: inside a word (where "a", "e",
+# "p" … pass the look-ahead) the alternatives are not tried one by one. The bracketed ones
+# start with a character no other alternative can, so their place in the order changes nothing.
 _REF_STRONG = _starting_with(
     r"A-Z\[adpvhe12",
-    r"\b(?:In\s+)?Proc(?:eedings|\.)\s+of\b|\barXiv(?::|\s+preprint)|\bdoi(?::|\.org)|\bpp\.\s*\d|\bvol\.\s*\d"
-    r"|\bet al\.,?\s*\(?(?:19|20)\d{2}|\b[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z][a-z]+,\s|\b[A-Z][a-z]+,\s+[A-Z]\.(?:\s?[A-Z]\.)?(?:,|\s+and\b|\s+\()"
-    r"|\[(?:J|C|M|D|EB/OL)\]|\bURL\s+https?://|\bhttps?://\S+|\bISBN\b|\bIn:\s|\b(?:19|20)\d{2}[a-z]?\.\s+[A-Z]",
+    r"\b(?:(?:In\s+)?Proc(?:eedings|\.)\s+of\b|arXiv(?::|\s+preprint)|doi(?::|\.org)|pp\.\s*\d|vol\.\s*\d"
+    r"|et al\.,?\s*\(?(?:19|20)\d{2}|[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z][a-z]+,\s|[A-Z][a-z]+,\s+[A-Z]\.(?:\s?[A-Z]\.)?(?:,|\s+and\b|\s+\()"
+    r"|URL\s+https?://|https?://\S+|ISBN\b|In:\s|(?:19|20)\d{2}[a-z]?\.\s+[A-Z])|\[(?:J|C|M|D|EB/OL)\]",
 )
 _REF_WEAK = _starting_with(
     r"ACWJT(p\de",
-    r"\b(?:Association for Computational Linguistics|Conference on|Workshop on|Journal of|Transactions on)\b"
-    r"|\(\s*(?:19|20)\d{2}[a-z]?\s*\)\.|\bpages?\s+\d+\s*[–-]\s*\d+|\b\d{1,4}\s*[–-]\s*\d{1,4}\.(?:\s|$)|\bet al\.",
+    r"\b(?:(?:Association for Computational Linguistics|Conference on|Workshop on|Journal of|Transactions on)\b"
+    r"|pages?\s+\d+\s*[–-]\s*\d+|\d{1,4}\s*[–-]\s*\d{1,4}\.(?:\s|$)|et al\.)|\(\s*(?:19|20)\d{2}[a-z]?\s*\)\.",
 )
 _ACK = re.compile(
     r"^\s*(?:we\s+(?:would\s+like\s+to\s+)?(?:thank|are\s+grateful|acknowledge|gratefully)|"
@@ -195,7 +199,9 @@ _CODE_KEYWORDS = _starting_with(
 _CODE_TOKENS = re.compile(r"[=!<>]=|->|=>|::|\+\+|&&|\|\||[{};]|\w+\([^()]*\)|\w+\.\w+\(|\s=\s")
 _CODE_CHARS = re.compile(r"[{}()\[\];=<>_#`$|\\]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,]\d+)*%?", re.UNICODE)
-_NUMBER = re.compile(r"^\d+(?:[.,]\d+)*%?$")
+# A token of _WORD is a number (``\d+(?:[.,]\d+)*%?``, all of it) exactly when it starts with a
+# digit, as a word token starts with a letter: its first character is what is tested.
+_first = operator.itemgetter(0)
 # Function words: prose has plenty, lists of names, numbers and code have few.
 _FUNCTION = frozenset(
     [
@@ -268,8 +274,23 @@ _FUNCTION = frozenset(
 _ZH_FUNCTION = re.compile(r"[的了是在和与及或就也都而被把对从向于将使让这那其该]")
 
 
+# Never part of a token and never joining two (as "'", "’", "-" and a number's "." do between
+# characters): stripped from a whitespace-separated word's ends before it is tokenised.
+_EDGE_PUNCT = ".,;:()[]\"“”!?"
+
+
 def _tokens(text: str) -> list[str]:
-    return _WORD.findall(text)
+    """``_WORD.findall(text)``. No token spans white space, so the text is taken word by word,
+    and a word of letters only (most of them once a comma or a bracket is off) is one token
+    as it is: two str methods in C, where the pattern would be run for it."""
+    out: list[str] = []
+    for word in text.split():
+        core = word.strip(_EDGE_PUNCT)
+        if core.isalpha():  # every letter is in [^\W\d_]
+            out.append(core)
+        elif core:
+            out.extend(_WORD.findall(core))
+    return out
 
 
 def _function_share(tokens: list[str]) -> float:
@@ -324,7 +345,7 @@ class _Signals:
     @property
     def tokens(self) -> list[str]:
         if self._tokens is None:
-            self._tokens = _WORD.findall(self.text)
+            self._tokens = _tokens(self.text)
         return self._tokens
 
     def share(self) -> float:
@@ -381,7 +402,7 @@ def _is_code(text: str, tokens: list[str]) -> bool:
 def _is_table(tokens: list[str], share: Callable[[], float] | None = None) -> bool:
     if len(tokens) < 6:
         return False
-    numbers = sum(map(bool, map(_NUMBER.match, tokens)))
+    numbers = sum(map(str.isdecimal, map(_first, tokens)))  # the numbers
     return numbers / len(tokens) >= 0.4 and (share() if share is not None else _function_share(tokens)) < 0.12
 
 
@@ -391,7 +412,7 @@ def _is_figure_residue(text: str, tokens: list[str], share: Callable[[], float] 
         return False
     if len(tokens) < 4:
         return len(text.strip()) < 25 and not text.strip().endswith((".", "?", "!"))
-    short = sum(len(t) <= 2 and not _NUMBER.match(t) for t in tokens) / len(tokens)
+    short = sum(1 for t in tokens if len(t) <= 2 and not t[0].isdecimal()) / len(tokens)  # not a number
     return short >= 0.45 and (share() if share is not None else _function_share(tokens)) < 0.1
 
 
@@ -500,7 +521,7 @@ def paragraph_kind(text: str) -> Kind:
     suspect = any(map(low.__contains__, _SUSPECT_WORDS))
     if not suspect and _plainly_prose(text, low):
         return Kind.BODY
-    if max(text) >= "\u2e80" and has_cjk(text):
+    if has_cjk(text):
         return classify_passage(text)
     others = _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED
     if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
@@ -603,7 +624,7 @@ def is_equation(text: str) -> bool:
     tokens = _tokens(s)
     if not tokens:
         return True
-    letters = [t for t in tokens if not _NUMBER.match(t)]
+    letters = [t for t in tokens if not t[0].isdecimal()]  # not a number (see _first)
     short = sum(len(t) <= 2 for t in letters)
     long_words = sum(len(t) >= 4 and t.lower() not in _FUNCTION for t in letters)
     return (
