@@ -47,13 +47,23 @@ _ENTRY_START = re.compile(
     r"^(?:[A-Z][\w'’\-]+,?\s+(?:[A-Z]\.|[A-Z]{1,3}\b|[A-Z][a-z])|[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z]|"
     r"(?:van|von|de|der|da|di|le|la|del)\s+[A-Z]|[A-Z]{2,}|[\u4e00-\u9fff])"
 )
+# Every character _COLON_AUTHORS allows before its colon is in this class: the first one that
+# is not must be that colon, or the pattern cannot match.
+_NOT_IN_COLON_AUTHORS = re.compile(r"[^\w'’\-\s,]")
 _COLON_AUTHORS = re.compile(
     r"^((?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}|[A-Z]{2,})(?:,\s(?:[A-Z][\w'’\-]+(?:\s[A-Z][\w'’\-]+)*\s[A-Z]{1,3}|et al))*)"
     r":\s+(.+)$"
 )
 _QUOTED_TITLE = re.compile(r"[\"“”]([^\"“”]{8,}?)[,.]?[\"“”]")
-_AUTHOR_YEAR = re.compile(r"^(?P<authors>.+?)[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
-_NAME_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
+# "Authors[.,] (2019). Rest": the authors are what comes before the first place where the rest
+# of the pattern matches (a lazy "^(.+?)" in front of _AFTER_AUTHORS). That place is searched
+# for from where the year can be at the earliest (_YEAR_MARK), not tried at every character.
+_AUTHOR_YEAR = lazy_pattern(r"^(?P<authors>.+?)[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
+_AFTER_AUTHORS = re.compile(r"[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
+_YEAR_MARK = re.compile(r"(?:19|20)\d{2}[a-z]?\)?[.,:]\s")
+# (The look-ahead holds every character a separator can start with: the others are passed over
+# without trying the alternatives.)
+_NAME_SPLIT = re.compile(r"(?=[\s,&;，、])\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
 # Every separator _NAME_SPLIT matches holds one of these.
 _NAME_SEPARATORS = ("and", "&", ";", "，", "、")
 _ET_AL = re.compile(r",?\s*(?:et al\.?|等)\s*$")
@@ -68,8 +78,9 @@ _CJK_NAME_SPLIT = re.compile(r"[,，、;；]")
 _GIVEN = re.compile(r"(?:[A-Z]\.?\s?-?){1,4}|[A-Z][a-z]+(?:\s[A-Z]\.?)*")
 _STOP = re.compile(r"[.?!](?=\s+|$)")
 _IN_PREFIX = re.compile(r"^(?:in:?\s+)", re.IGNORECASE)
+# Where a venue's name ends; every match starts with a character of the look-ahead.
 _VENUE_END = re.compile(
-    r",\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b"
+    r"(?=[,.;\s\d])(?:,\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b)"
 )
 _VENUE_YEAR = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
 _GBT_VENUE_END = re.compile(r"[,，]\s*(?:19|20)\d{2}|:\s*\d")
@@ -192,11 +203,28 @@ def _first_sentence(text: str) -> tuple[str, str]:
 def _venue(rest: str) -> str:
     rest = _IN_PREFIX.sub("", rest.strip())
     venue, _ = _first_sentence(rest)
-    venue = _VENUE_END.split(venue)[0]
-    venue = venue.strip()
+    end = _VENUE_END.search(venue)  # (what split(venue)[0] keeps: no match is empty)
+    venue = (venue[: end.start()] if end else venue).strip()
     if any(c.isdigit() for c in venue[-2:]):  # _VENUE_YEAR ends in a digit and perhaps a letter
         venue = _VENUE_YEAR.sub("", venue)
     return _clean(venue)[:200]
+
+
+def _author_year(body: str) -> tuple[str, str, str] | None:
+    """The authors, year and rest of an author-year entry, as ``_AUTHOR_YEAR`` reads them."""
+    if "\n" in body:  # never from split_entries; "." stops at a line break
+        m = _AUTHOR_YEAR().match(body)
+        return (m.group("authors"), m.group("year"), m.group("rest")) if m else None
+    mark = _YEAR_MARK.search(body, 1)  # the authors take one character at least
+    if mark is None:
+        return None
+    # The rest of the pattern starts at the year or at the run of "[.,]?\s*\(?" before it; a
+    # later year cannot start it earlier (the digits of this one are in the way).
+    start = mark.start()
+    while start > 1 and (body[start - 1] in ".,(" or body[start - 1].isspace()):
+        start -= 1
+    m = _AFTER_AUTHORS.search(body, start)
+    return (body[: m.start()], m.group("year"), m.group("rest")) if m else None
 
 
 def _parse_gbt(ref: Reference, body: str) -> None:
@@ -209,7 +237,8 @@ def _parse_gbt(ref: Reference, body: str) -> None:
     ref.authors = _authors(authors)
     ref.title = _clean(title)
     tail = body[m.end() :].lstrip(" .．")
-    ref.venue = _clean(_GBT_VENUE_END.split(tail)[0])[:200]
+    end = _GBT_VENUE_END.search(tail)
+    ref.venue = _clean(tail[: end.start()] if end else tail)[:200]
 
 
 def _parse_entry(text: str) -> Reference:
@@ -240,18 +269,19 @@ def _parse_entry(text: str) -> Reference:
         ref.title = _clean(quoted.group(1))
         ref.venue = _venue(body[quoted.end() :].lstrip(" ,."))
         return ref
-    colon = _COLON_AUTHORS.match(body)
+    other = _NOT_IN_COLON_AUTHORS.search(body)
+    colon = _COLON_AUTHORS.match(body) if other is not None and other.group() == ":" else None
     if colon:  # BioMed Central: "Smith J, Doe A: Title. Journal 2019, 3:1–10."
         ref.authors = _authors(colon.group(1))
         ref.title, rest = _first_sentence(colon.group(2))
         ref.title = _clean(ref.title)
         ref.venue = _venue(rest)
         return ref
-    m = _AUTHOR_YEAR.match(body)
-    if m and len(m.group("authors")) <= 400 and not _SENTENCE_IN_AUTHORS.search(m.group("authors")):
-        ref.authors = _authors(m.group("authors"))
-        ref.year = int(m.group("year"))
-        ref.title, rest = _first_sentence(m.group("rest"))
+    ay = _author_year(body)
+    if ay and len(ay[0]) <= 400 and not _SENTENCE_IN_AUTHORS.search(ay[0]):
+        ref.authors = _authors(ay[0])
+        ref.year = int(ay[1])
+        ref.title, rest = _first_sentence(ay[2])
         ref.title = _clean(ref.title)
         ref.venue = _venue(rest)
         return ref

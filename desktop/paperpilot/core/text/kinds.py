@@ -23,6 +23,7 @@ import operator
 import re
 from collections.abc import Callable
 from enum import StrEnum
+from itertools import filterfalse, repeat
 
 from .language import cjk_ratio, has_cjk, split_sentences
 
@@ -280,16 +281,20 @@ _EDGE_PUNCT = ".,;:()[]\"“”!?"
 
 
 def _tokens(text: str) -> list[str]:
-    """``_WORD.findall(text)``. No token spans white space, so the text is taken word by word,
-    and a word of letters only (most of them once a comma or a bracket is off) is one token
-    as it is: two str methods in C, where the pattern would be run for it."""
-    out: list[str] = []
-    for word in text.split():
-        core = word.strip(_EDGE_PUNCT)
-        if core.isalpha():  # every letter is in [^\W\d_]
-            out.append(core)
-        elif core:
-            out.extend(_WORD.findall(core))
+    """The tokens of ``_WORD.findall(text)``, not in their order: what is asked of them (how
+    many, how many are function words, numbers, short) does not depend on it.
+
+    No token spans white space, and a word of letters only (most words, once a comma or a
+    bracket is stripped) is one token as it is, as is a word of digits only: those are sorted
+    out in C, and the pattern runs only on the few other words."""
+    cores = list(map(str.strip, text.split(), repeat(_EDGE_PUNCT)))
+    out = list(filter(str.isalpha, cores))  # every letter is in [^\W\d_]
+    if len(out) < len(cores):
+        for core in filterfalse(str.isalpha, cores):
+            if core.isdecimal():  # digits only (\d): one number
+                out.append(core)
+            elif core:
+                out.extend(_WORD.findall(core))
     return out
 
 
