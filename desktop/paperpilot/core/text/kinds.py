@@ -171,21 +171,23 @@ _ACK = re.compile(
     re.IGNORECASE,
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|\{[\w.,\s-]+\}@")
-_AFFIL = re.compile(
+_AFFIL = _starting_with(
+    "UIDLCSRA大学研实系",
     r"\b(?:University|Universit[éä]t|Institute|Department|Dept\.|Laboratory|Lab|College|School of|Inc\.|"
     r"Corporation|Research Center|Centre|Academy)\b|大学|学院|研究所|研究院|实验室|系\b",
 )
+# In the two below, the alternatives that start a word share one "\b" (see _REF_STRONG); the
+# others start with a character none of those can, so their place in the order changes nothing.
 _BOILER = _starting_with(
     "©alcp版未rdnpe以均纯",
-    r"©|\ball rights reserved\b|\blicen[cs]ed under (?:a |the )?(?:creative commons|CC)\b|\bCC[- ]BY(?:[- ]\w\w)?\s+\d\.\d|"
-    r"\bpermission to make digital\b|\bproceedings of the\b.{0,80}\bpages\s+\d+|\bpreprint\b.{0,40}\bunder review\b"
-    r"|版权所有|未经许可"
+    r"©|版权所有|未经许可|以\s*CC0\s*方式发布|均为虚构|纯属虚构"
+    r"|\b(?:all rights reserved\b|licen[cs]ed under (?:a |the )?(?:creative commons|CC)\b|CC[- ]BY(?:[- ]\w\w)?\s+\d\.\d|"
+    r"permission to make digital\b|proceedings of the\b.{0,80}\bpages\s+\d+|preprint\b.{0,40}\bunder review\b"
     # A sample or template document's disclaimer: the licence it is released under, and that
     # its people and data are invented ("… released under CC0. … all data in this paper are
     # fictional."); it says nothing about the study.
-    r"|\breleased (?:in)?to the public domain\b|\b(?:released|distributed|published|available) under (?:the |a )?(?:CC0|CC[- ]BY|creative commons)"
-    r"|\b(?:data|names|people|persons|places|events|characters)\b[^.]{0,60}\b(?:are|is|were) (?:all )?(?:entirely |purely |wholly )?(?:fictional|fictitious)\b"
-    r"|以\s*CC0\s*方式发布|均为虚构|纯属虚构",
+    r"|released (?:in)?to the public domain\b|(?:released|distributed|published|available) under (?:the |a )?(?:CC0|CC[- ]BY|creative commons)"
+    r"|(?:data|names|people|persons|places|events|characters)\b[^.]{0,60}\b(?:are|is|were) (?:all )?(?:entirely |purely |wholly )?(?:fictional|fictitious)\b)",
     re.IGNORECASE,
 )
 _CAPTION = re.compile(r"^\s*(?:figure|fig\.|table|tab\.)\s*\d+[a-z]?\s*[:.|]|^\s*[图表]\s*\d+", re.IGNORECASE)
@@ -193,11 +195,13 @@ _CAPTION = re.compile(r"^\s*(?:figure|fig\.|table|tab\.)\s*\d+[a-z]?\s*[:.|]|^\s
 # an English word ("class", "return", "import").
 _CODE_KEYWORDS = _starting_with(
     r"dcleayfvsirpNTFn#`",
-    r"\b(?:def|class|lambda|elif|async|await|yield|function|var|let|const|void|fn|impl|struct)\s+\w+\s*[(:={<]"
-    r"|\b(?:import|from)\s+[\w.]+(?:\s+import\b|\s*$|\s*;)|\breturn\b[^.]*?[(\[{.=]|\bprint\s*\(|\bself\.\w+"
-    r"|\b(?:None|True|False|null|nullptr)\b|#include|std::|\bif\s+__name__|`{3}",
+    r"\b(?:(?:def|class|lambda|elif|async|await|yield|function|var|let|const|void|fn|impl|struct)\s+\w+\s*[(:={<]"
+    r"|(?:import|from)\s+[\w.]+(?:\s+import\b|\s*$|\s*;)|return\b[^.]*?[(\[{.=]|print\s*\(|self\.\w+"
+    r"|(?:None|True|False|null|nullptr)\b|if\s+__name__)|#include|std::|`{3}",
 )
-_CODE_TOKENS = re.compile(r"[=!<>]=|->|=>|::|\+\+|&&|\|\||[{};]|\w+\([^()]*\)|\w+\.\w+\(|\s=\s")
+# (A match never ends inside a word, so one that starts with a word starts with all of it: "\b"
+# spares trying "\w+" again from each of a word's characters.)
+_CODE_TOKENS = re.compile(r"[=!<>]=|->|=>|::|\+\+|&&|\|\||[{};]|\b\w+\([^()]*\)|\b\w+\.\w+\(|\s=\s")
 _CODE_CHARS = re.compile(r"[{}()\[\];=<>_#`$|\\]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,]\d+)*%?", re.UNICODE)
 # A token of _WORD is a number (``\d+(?:[.,]\d+)*%?``, all of it) exactly when it starts with a
@@ -285,16 +289,12 @@ def _tokens(text: str) -> list[str]:
     many, how many are function words, numbers, short) does not depend on it.
 
     No token spans white space, and a word of letters only (most words, once a comma or a
-    bracket is stripped) is one token as it is, as is a word of digits only: those are sorted
-    out in C, and the pattern runs only on the few other words."""
+    bracket is stripped) is one token as it is: those are sorted out in C, and the pattern
+    runs once over the few other words."""
     cores = list(map(str.strip, text.split(), repeat(_EDGE_PUNCT)))
     out = list(filter(str.isalpha, cores))  # every letter is in [^\W\d_]
     if len(out) < len(cores):
-        for core in filterfalse(str.isalpha, cores):
-            if core.isdecimal():  # digits only (\d): one number
-                out.append(core)
-            elif core:
-                out.extend(_WORD.findall(core))
+        out += _WORD.findall(" ".join(filterfalse(str.isalpha, cores)))
     return out
 
 
@@ -498,13 +498,14 @@ def _plainly_prose(text: str, low: str) -> bool:
     # isascii is a flag lookup: most English text needs no CJK scan at all.
     if not text.isascii() and has_cjk(text):
         return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION.findall(text)) * 25 >= len(text)
-    words = low.split()
-    n = len(words)
-    if n < 8:
+    # The first 60 words (and the rest in one piece, which only counts towards "at least 8").
+    words = low.split(maxsplit=60)
+    if len(words) < 8:
         return False
     head = words[:60]
-    digits = sum(map(low.count, "0123456789")) if digit else 0
-    return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and digits < 0.1 * len(low)
+    return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and (
+        not digit or sum(map(low.count, "0123456789")) < 0.1 * len(low)
+    )
 
 
 # Words without which neither _ACK, _BOILER nor _EMAIL can match.
