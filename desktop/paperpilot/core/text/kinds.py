@@ -392,16 +392,13 @@ def _is_code(text: str, tokens: list[str]) -> bool:
     if symbol_share < 0.03:
         return False  # both tests below need this much syntax; the keyword scan is the slow part
     keywords = len(_CODE_KEYWORDS.findall(text))
+    if not keywords:
+        return False  # both tests below need a keyword
     syntax = len(_CODE_TOKENS.findall(text))
     words = max(1, len(tokens))
-    if (
-        keywords >= 1
-        and keywords + syntax >= 3
-        and symbol_share >= 0.04
-        and (keywords + syntax) / words >= 0.1
-    ):
+    if keywords + syntax >= 3 and symbol_share >= 0.04 and (keywords + syntax) / words >= 0.1:
         return True
-    return keywords >= 2 and symbol_share >= 0.03
+    return keywords >= 2  # (symbol_share >= 0.03 holds here)
 
 
 def _is_table(tokens: list[str], share: Callable[[], float] | None = None) -> bool:
@@ -429,10 +426,13 @@ def classify_sentence(sentence: str) -> Kind:
 def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII, where
     lowercasing and the patterns' case-insensitive matching agree), so that the
-    acknowledgement, boilerplate and e-mail patterns cannot match and are not tried."""
+    acknowledgement, boilerplate and e-mail patterns cannot match and are not tried. A text
+    not known to be is tested for those words here, which is cheaper than the patterns."""
     s = sig.text
     if not s:
         return Kind.FIGURE
+    if not unmarked and s.isascii() and not any(map(s.lower().__contains__, _OTHER_KIND_WORDS)):
+        unmarked = True  # a few substring tests in C, where the three patterns scan the text
     if not unmarked:
         if _ACK.search(s):
             return Kind.ACKNOWLEDGEMENTS
@@ -583,13 +583,17 @@ def _content_kind(text: str, sig: _Signals | None = None, unmarked: bool = False
     if marks >= 4 and marks * 80 >= len(text) and fshare < 0.25:
         return Kind.REFERENCES
     weight: dict[Kind, int] = {}
-    for sent in split_sentences(text) or [text]:
+    sentences = split_sentences(text) or [text]
+    total = sum(map(len, sentences))
+    prose = 0
+    for sent in sentences:
         # A one-sentence passage (most that get here) is measured once, not twice.
         k = _sentence_kind(sig if sent == text else _Signals(sent), unmarked)
         weight[k] = weight.get(k, 0) + len(sent)
-    prose = weight.get(Kind.PROSE, 0) + weight.get(Kind.CAPTION, 0)
-    if prose * 2 >= sum(weight.values()):
-        return Kind.PROSE
+        if k == Kind.PROSE or k == Kind.CAPTION:
+            prose += len(sent)
+            if prose * 2 >= total:
+                return Kind.PROSE  # half of it is prose already: the rest cannot change that
     return max(weight, key=lambda k: weight[k])
 
 
