@@ -1568,15 +1568,10 @@ def _mark_title_block(extracted: Extracted) -> None:
 
 
 def _glyph_line(ln: _Line) -> front_matter.GlyphLine:
-    """An OCR line as the layout reader's glyph line: its characters spread evenly over its box,
-    its type size (see ``_use_ocr_lines``) as the line height, no raised marks (OCR reads a
-    superscript as an ordinary character, if at all)."""
-    n = max(len(ln.text), 1)
-    step = (ln.x1 - ln.x0) / n
-    glyphs = [
-        front_matter.Glyph(ch, ln.x0 + i * step, ln.y0, ln.x0 + (i + 1) * step, ln.y1) for i, ch in enumerate(ln.text)
-    ]
-    return front_matter.GlyphLine(glyphs, ln.size, ln.x0, ln.x1, ln.y0, ln.y1)
+    """An OCR line as the layout reader's glyph line: its characters, its box, its type size
+    (see ``_use_ocr_lines``) as the line height, no raised marks (OCR reads a superscript as an
+    ordinary character, if at all)."""
+    return front_matter.GlyphLine(ln.text, (), ln.size, ln.x0, ln.x1, ln.y0, ln.y1)
 
 
 def _ocr_front(
@@ -1596,7 +1591,7 @@ def _ocr_front(
         body = statistics.median([g.height for g in glyph_lines]) if glyph_lines else 0.0
         if p.number == 1 and not front.lines:
             out = dataclasses.replace(out, lines=glyph_lines, height=p.height, body=body, ocr=True)
-        elif p.number == 2 and not front.next_lines and sum(len(g.glyphs) for g in out.lines) < 700:
+        elif p.number == 2 and not front.next_lines and sum(len(g.chars) for g in out.lines) < 700:
             # Page 2 only behind a short page 1 (a cover), as FrontReader does for a text layer.
             out = dataclasses.replace(out, next_lines=glyph_lines, next_height=p.height, next_body=body, ocr=True)
     return out

@@ -15,7 +15,7 @@ from typing import Any
 from ...citations.identifiers import normalize_arxiv
 from ...models import Metadata
 from .first_page import _BANNER, body_height, read_layout
-from .glyphs import Glyph, GlyphLine, build_lines, read_glyph_spans
+from .glyphs import GlyphLine, read_lines
 from .info import read_info
 from .masthead import read_mastheads, without_authors
 from .merge import (
@@ -37,7 +37,6 @@ __all__ = [
     "SOURCE_WEIGHT",
     "Front",
     "FrontReader",
-    "Glyph",
     "GlyphLine",
     "Record",
     "confidence",
@@ -78,7 +77,7 @@ class FrontReader:
             return False
         # Page 2 only behind a publisher's cover page (IOP's "To cite this article"), which is short.
         lines = self.front.lines
-        return sum(len(ln.glyphs) for ln in lines) < 700 or any(
+        return sum(len(ln.chars) for ln in lines) < 700 or any(
             "cite this article" in ln.text().lower() for ln in lines
         )
 
@@ -98,7 +97,7 @@ class FrontReader:
             sparse = sum(n for _s, n, _t, _b in spans) < 1500
             floor = -1.0 if sparse else height * (1.0 - _TOP)
             wanted = [(s, n) for s, n, top, _b in spans if top >= floor and s >= 0]
-            lines = build_lines(read_glyph_spans(textpage, wanted, text))
+            lines = read_lines(textpage, wanted, text)
             weights: dict[float, int] = {}
             for _s, n, top, bottom in spans:
                 h = round((top - bottom) * 2) / 2

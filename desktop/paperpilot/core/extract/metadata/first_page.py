@@ -60,7 +60,7 @@ def body_height(lines: list[GlyphLine]) -> float:
     weights: dict[float, int] = {}
     for ln in lines:
         key = round(ln.height * 2) / 2
-        weights[key] = weights.get(key, 0) + len(ln.glyphs)
+        weights[key] = weights.get(key, 0) + len(ln.chars)
     return max(weights, key=weights.__getitem__) if weights else 0.0
 
 
@@ -232,7 +232,7 @@ def read_layout(lines: list[GlyphLine], page_height: float, next_page: list[Glyp
     else:
         out.authors = _labelled_author(lines)
     page_text = " ".join(ln.text() for ln in lines)
-    if not out.authors and next_page and (_COVER.search(page_text) or sum(len(ln.glyphs) for ln in lines) < 700):
+    if not out.authors and next_page and (_COVER.search(page_text) or sum(len(ln.chars) for ln in lines) < 700):
         nxt = find_title(next_page, next_height, journal, next_body)
         below = min(ln.y0 for ln in nxt) if nxt else next_height * 0.8
         out.authors = find_authors(next_page, below, next_height)
