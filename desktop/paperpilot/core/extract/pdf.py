@@ -819,10 +819,15 @@ def _zh_numbered(text: str) -> bool:
 
 
 _ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
-_LEADER = re.compile(r"(?:[.⋅·] ?){4}|…{2}")
+# Four leader dots ("." "⋅" "·", a space after each allowed) or two ellipses. Both patterns here
+# only answer whether there is a match; each starts with the one character class its
+# matches start with (the rest looks behind), so ``re`` skips ahead in C instead of trying
+# a match at every position.
+_LEADER = re.compile(r"[.⋅·…](?:(?<=[.⋅·])(?: ?[.⋅·]){3}|(?<=…)…)")
 # One sentence ending and another starting: headings are phrases, so a "heading" with this
-# inside is a bold or letter-led paragraph ("A Bigtable is a sparse … map. The map is …").
-_SENTENCE_INSIDE = re.compile(r"[^\W\d_]{2}[.!?] +[A-Z]|[。！？].")
+# inside is a bold or letter-led paragraph ("A Bigtable is a sparse … map. The map is …"):
+# two letters, ".!?", spaces and a capital, or a Chinese sentence end before anything.
+_SENTENCE_INSIDE = re.compile(r"[.!?。！？](?:(?<=[^\W\d_]{2}[.!?]) +[A-Z]|(?<=[。！？]).)")
 _ZH_SENTENCE_END = re.compile("[。；，！？]")
 
 
@@ -1709,6 +1714,9 @@ def _even_sizes(lines: list[_Line], estimates: list[float], ref: float) -> None:
                 j += step
 
 
+_DIRTY_CHAR = re.compile(_LINE_DIRTY.pattern.removesuffix("|  "))
+
+
 def _clean_page_lines(page: _RawPage) -> None:
     """``clean_line`` on the lines that need it; lines left empty are dropped.
 
@@ -1717,12 +1725,19 @@ def _clean_page_lines(page: _RawPage) -> None:
     """
     texts = [ln.text for ln in page.lines]
     joined = "\x02".join(texts)
-    hit = _LINE_DIRTY.search(joined)
-    if hit is None:
+    # The first hit from its two halves: ``_LINE_DIRTY`` as a whole starts with an alternation,
+    # which ``re`` tries at every position, while a pattern that starts with a character class
+    # lets it skip ahead in C (most pages have nothing to clean).
+    hit = _DIRTY_CHAR.search(joined)
+    start = hit.start() if hit else len(joined)
+    spaces = joined.find("  ", 0, start + 1)  # a double space before it
+    if spaces >= 0:
+        start = spaces
+    elif hit is None:
         return
     ends = list(accumulate([len(t) + 1 for t in texts]))  # where each line's span ends
     i = last = -1
-    for m in _LINE_DIRTY.finditer(joined, hit.start()):
+    for m in _LINE_DIRTY.finditer(joined, start):
         i = bisect_right(ends, m.start(), max(i, 0))
         if i != last:
             ln = page.lines[i]
@@ -1747,7 +1762,9 @@ def _assemble(
         for ln in p.lines:
             if ln.x1 < 0.12 * p.width and ln.y1 - ln.y0 > 3 * (ln.x1 - ln.x0) and len(ln.text) > 8:
                 drop.add(id(ln))
-    hyphenated = "\n".join(ln.text for p in raw_pages for ln in p.lines if "-" in ln.text)
+    hyphenated = " ".join(ln.text for p in raw_pages for ln in p.lines if "-" in ln.text)
+    # Only words with a hyphen in them can hold a compound (a space stands in for any break).
+    hyphenated = " ".join(w for w in hyphenated.split() if "-" in w)
     compounds = frozenset(w.lower() for w in _COMPOUND.findall(hyphenated))
 
     first = raw_pages[0] if raw_pages and raw_pages[0].number == 1 else None
@@ -1783,13 +1800,15 @@ _TABLE_CAPTION = re.compile(r"^(?:Table|Tab\.)\s*[A-Z]?\d+|^表\s*\d+")
 
 
 def _numeric_share(text: str) -> float:
-    # Counted in C first: prose has few digits, and then no cell needs a look.
-    if sum(map(text.count, "0123456789")) * 12 < len(text):
+    # Digits counted in C first: prose has few, and then no cell needs a look. In UTF-8 a digit
+    # is one byte that no other character's bytes can be, and deleting them is one quick pass.
+    raw = text.encode("utf-8", "surrogatepass")
+    if (len(raw) - len(raw.translate(None, b"0123456789"))) * 12 < len(text):
         return 0.0
     cells = text.split()
     if not cells:
         return 0.0
-    return sum(1 for c in cells if _NUMERIC_CELL.match(c)) / len(cells)
+    return len(list(filter(_NUMERIC_CELL.match, cells))) / len(cells)
 
 
 def _row_shaped(q: _Para) -> bool:
@@ -1806,8 +1825,9 @@ def _row_shaped(q: _Para) -> bool:
 def _tabular_share(q: _Para, share: float) -> bool:
     """Whether a row-shaped paragraph whose ``_numeric_share`` is ``share`` is a table: rows of
     number-heavy lines, or rows split into cells."""
-    split_rows = sum(1 for r in q.rows if len(r) >= 2)
-    return share >= 0.3 or (share >= 0.15 and split_rows * 2 >= len(q.rows))
+    if share >= 0.3:
+        return True
+    return share >= 0.15 and sum(1 for r in q.rows if len(r) >= 2) * 2 >= len(q.rows)
 
 
 def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
@@ -1823,8 +1843,8 @@ def _layout(paras: Sequence[_Para]) -> list[tuple[str, float]]:
                 kind = "table"
             elif (
                 len(q.text) <= 400
-                and (share if share >= 0 else _numeric_share(q.text)) >= 0.12
                 and len(q.rows) >= 2
+                and (share if share >= 0 else _numeric_share(q.text)) >= 0.12
             ):
                 # Header rows and number rows around a "Table 3:" caption are its cells.
                 near = [paras[j] for j in (i - 1, i + 1) if 0 <= j < len(paras)]
