@@ -32,7 +32,7 @@ import math
 import re
 import statistics
 import threading
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -581,24 +581,27 @@ def _read_page(doc: Any, index: int, front: front_matter.FrontReader | None = No
 def _rows(lines: Sequence[_Line]) -> list[list[_Line]]:
     """Group lines (sorted top-down by the caller) into visual rows, each sorted left to right."""
     rows: list[list[_Line]] = []
+    shared: list[list[_Line]] = []  # the rows of more than one line
     row: list[_Line] = []
     ry0 = ry1 = rh = 0.0
     for ln in lines:
         y0, y1 = ln.y0, ln.y1
-        if row:
+        # A line whose top is not above the row's bottom cannot overlap it (the usual case).
+        if row and y1 > ry0:
             h = y1 - y0
             if rh < h:
                 h = rh
             overlap = (y1 if y1 < ry1 else ry1) - (y0 if y0 > ry0 else ry0)
             if overlap >= 0.5 * (h if h > 0.5 else 0.5):
+                if len(row) == 1:
+                    shared.append(row)
                 row.append(ln)
                 continue
         row = [ln]
         rows.append(row)
         ry0, ry1, rh = y0, y1, y1 - y0
-    for row in rows:
-        if len(row) > 1:
-            row.sort(key=_X0)
+    for row in shared:
+        row.sort(key=_X0)
     return rows
 
 
@@ -609,7 +612,7 @@ _Y1 = attrgetter("y1")
 def _top_down(lines: Iterable[_Line], presorted: bool = False) -> list[_Line]:
     """Reading order of lines that form one block: rows top-down, each row left to right."""
     ordered = lines if presorted and isinstance(lines, list) else sorted(lines, key=_Y1, reverse=True)
-    return [ln for row in _rows(ordered) for ln in row]
+    return list(chain.from_iterable(_rows(ordered)))
 
 
 def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | None:
@@ -620,7 +623,7 @@ def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | N
     long_lines = [ln for ln in lines if len(ln.text) >= 10]
     min_size = 0.8 * body
     if long_lines:
-        sizes = sorted(ln.size for ln in long_lines)
+        sizes = sorted([ln.size for ln in long_lines])
         min_size = 0.8 * min(body, sizes[len(sizes) // 2])
     text_lines = [ln for ln in long_lines if ln.size >= min_size]
     if len(text_lines) < 6:
@@ -632,10 +635,11 @@ def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | N
         x0, x1 = ln.x0, ln.x1
         if x1 <= lo or x0 >= hi:
             continue
-        b0 = int((x0 + 1 - lo) / step) + 1
+        d0 = x0 + 1 - lo
+        # A line starting left of the range covers it from bin 0 (a left column's lines do):
+        # no division for them. (d0 / step > -1 exactly when d0 > -step, step being 2.)
+        b0 = int(d0 / step) + 1 if d0 > -step else 0
         b1 = int((x1 - 1 - lo) / step) + 1
-        if b0 < 0:
-            b0 = 0
         if b1 > nbins:
             b1 = nbins
         if b0 < b1:
@@ -665,9 +669,10 @@ def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | N
     wide_left = wide_right = False
     ltop, lbot = -1e9, 1e9
     right_side: list[_Line] = []
+    left_edge, right_edge = gutter + 2, gutter - 2
     for ln in text_lines:
         x0, x1 = ln.x0, ln.x1
-        if x1 <= gutter + 2:
+        if x1 <= left_edge:
             n_left += 1
             if ln.y1 > ltop:
                 ltop = ln.y1
@@ -675,7 +680,7 @@ def _find_gutter(lines: Sequence[_Line], width: float, body: float) -> float | N
                 lbot = ln.y0
             if x1 - x0 > wide:
                 wide_left = True
-        elif x0 >= gutter - 2:
+        elif x0 >= right_edge:
             right_side.append(ln)
             if x1 - x0 > wide:
                 wide_right = True
@@ -693,7 +698,7 @@ def _reading_order(lines: list[_Line], width: float, body: float) -> list[list[_
     """
     if not lines:
         return []
-    vertical = sum(1 for ln in lines if ln.y1 - ln.y0 > 2 * (ln.x1 - ln.x0) and len(ln.text) > 3)
+    vertical = len([ln for ln in lines if ln.y1 - ln.y0 > 2 * (ln.x1 - ln.x0) and len(ln.text) > 3])
     if vertical > len(lines) / 2:
         return [lines]  # rotated page (a landscape table): trust the content stream
     gutter = _find_gutter(lines, width, body)
@@ -701,19 +706,24 @@ def _reading_order(lines: list[_Line], width: float, body: float) -> list[list[_
         body_part, foot_part = _split_footnotes(_top_down(lines), body)
         return [s for s in (body_part, foot_part) if s]
     tol = 0.02 * width
+    g_lo, g_hi, g2 = gutter - tol, gutter + tol, 2 * gutter
     for ln in lines:
-        if ln.x0 < gutter - tol and ln.x1 > gutter + tol:
+        x0, x1 = ln.x0, ln.x1
+        if x0 < g_lo and x1 > g_hi:
             ln.col = 0
         else:
-            ln.col = 1 if (ln.x0 + ln.x1) / 2 < gutter else 2
+            ln.col = 1 if x0 + x1 < g2 else 2  # the middle left of the gutter (halving is exact)
     # Horizontal bands, top to bottom: full width or two columns.
     bands: list[tuple[bool, list[_Line]]] = []
+    band: list[_Line] = []
+    in_full: bool | None = None
     for ln in sorted(lines, key=_Y1, reverse=True):  # bands and their columns stay sorted
         full = ln.col == 0
-        if bands and bands[-1][0] == full:
-            bands[-1][1].append(ln)
-        else:
-            bands.append((full, [ln]))
+        if full is not in_full:
+            band = []
+            bands.append((full, band))
+            in_full = full
+        band.append(ln)
     # A "column band" of a line or three between full-width lines is really part of a
     # centred block (authors and affiliations set side by side): read it row by row.
     merged: list[tuple[bool, list[_Line]]] = []
@@ -815,7 +825,7 @@ _zh_numbered_re = lazy_pattern(
 def _zh_numbered(text: str) -> bool:
     """A Chinese section number leads ``text`` ("一、", "（二）", "第3章", "2.1 方法"); every form
     holds a Han character, so text without one is not asked (see ``_cjk_join``)."""
-    return max(text) >= "\u4e00" and _zh_numbered_re().match(text) is not None
+    return not text.isascii() and max(text) >= "\u4e00" and _zh_numbered_re().match(text) is not None
 
 
 _ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
@@ -831,7 +841,13 @@ _SENTENCE_INSIDE = re.compile(r"[.!?。！？](?:(?<=[^\W\d_]{2}[.!?]) +[A-Z]|(?
 _ZH_SENTENCE_END = re.compile("[。；，！？]")
 
 
+# What a section number may start with (``\d`` is any decimal digit; ``isdigit`` takes more).
+_NUMBER_LEADS = frozenset("IVXABCDEFGH")
+
+
 def _strip_heading_number(text: str) -> str:
+    if not (text[:1].isdigit() or text[:1] in _NUMBER_LEADS):
+        return text  # no number can start here: the pattern need not be asked
     m = _NUMBERED.match(text)
     return m.group(1) if m else text
 
@@ -847,7 +863,7 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     bigger = ln.size >= body * 1.08 if body > 0 else False
     # IEEE sets its section headings in small capitals of the body's size, neither bold nor big:
     # a Roman numeral and capitals ("IV. RESULTS") is as sure a mark.
-    emphasised = ln.bold or bigger or _ROMAN_CAPS.match(text) is not None
+    emphasised = ln.bold or bigger or (text[0] in "IVX" and _ROMAN_CAPS.match(text) is not None)
     if not emphasised and (n > 30 or not (text[0].isupper() or _cjk(text[0]))):
         return 0  # plain type: only a short, capitalised known name can be a heading
     if _cjk(text[0]) or _zh_numbered(text):
@@ -868,7 +884,7 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
         return 2
     if text[-1] == ".":
         return 0
-    m = _NUMBERED.match(text)
+    m = _NUMBERED.match(text) if text[0].isdigit() or text[0] in _NUMBER_LEADS else None
     if m and emphasised:
         rest = m.group(1)
         if (rest[0].isupper() or _cjk(rest[0])) and len(rest.split()) <= 10:
@@ -896,24 +912,31 @@ class _Headings:
         self.styles: set[tuple[float, bool]] = set()
         self.strength: dict[int, int] = {}
         big = body * 1.08
+        weak_pages: list[tuple[_RawPage, list[_Line]]] = []  # the pages with weak headings
         for p in pages:
+            weak: list[_Line] = []
             for ln in p.lines:
                 text = ln.text
-                if len(text) > 100 or id(ln) in skip:
+                if len(text) > 100:
                     continue
                 if not ln.bold and ln.size < big and (len(text) > 30 or text[0].islower()):
                     continue  # the common case, decided without the full test below
+                if id(ln) in skip:
+                    continue
                 strength = _heading_strength(ln, text, body)
-                if strength:
-                    self.strength[id(ln)] = strength
                 if strength == 2:
+                    self.strength[id(ln)] = strength
                     self.styles.add(_style(ln))
+                elif strength:
+                    self.strength[id(ln)] = strength
+                    weak.append(ln)
+            if weak:
+                weak_pages.append((p, weak))
         self._plain_numbered(pages, big, skip)
         # A page of form fields (a thesis cover: 作者姓名：…, 指导教师：…, 培养单位：…) has no
         # headings; its other big lines are the fields' values, broken over lines.
-        for p in pages:
-            weak = [ln for ln in p.lines if self.strength.get(id(ln)) == 1]
-            if weak and sum(1 for ln in p.lines if len(ln.text) <= 30 and _FORM_FIELD.match(ln.text)) >= 3:
+        for p, weak in weak_pages:
+            if sum(1 for ln in p.lines if len(ln.text) <= 30 and _FORM_FIELD.match(ln.text)) >= 3:
                 for ln in weak:
                     del self.strength[id(ln)]
 
@@ -965,17 +988,17 @@ _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Algorithm|Listing|Scheme)\s*[A-Z]
 
 
 def _typical_gap(seqs: Sequence[Sequence[_Line]]) -> float:
-    gaps = []
+    gaps: list[float] = []
     for seq in seqs:
-        prev = seq[0]
-        for b in seq[1:]:
-            g = prev.y0 - b.y1
-            d = prev.size - b.size
-            if 0 < g < 2.5 * prev.size and -0.5 < d < 0.5:
-                gaps.append(g)
-            prev = b
+        gaps += [
+            g
+            for a, b in zip(seq, seq[1:])
+            if 0 < (g := a.y0 - b.y1) < 2.5 * a.size and -0.5 < a.size - b.size < 0.5
+        ]
     if gaps:
-        return float(statistics.median(gaps))
+        gaps.sort()  # the median, as statistics.median takes it
+        mid = len(gaps) // 2
+        return float(gaps[mid] if len(gaps) % 2 else (gaps[mid - 1] + gaps[mid]) / 2)
     return 0.3 * max((ln.size for s in seqs for ln in s), default=10.0)
 
 
@@ -1072,7 +1095,8 @@ def _paragraphs(
     for seq in seqs:
         # The column's left margin: nothing of substance starts further left (blocks such
         # as an indented abstract only start further right).
-        left = min((ln.x0 for ln in seq if len(ln.text) >= 10), default=min(ln.x0 for ln in seq))
+        starts = [ln.x0 for ln in seq if len(ln.text) >= 10]
+        left = min(starts) if starts else min([ln.x0 for ln in seq])
         # The right margin: where most full lines end (a few may stick out a little).
         ends = sorted([ln.x1 for ln in seq])
         right = max(ends[(len(ends) * 3) // 4], ends[-1] - 4)
@@ -1080,7 +1104,7 @@ def _paragraphs(
         # Ragged-right text has short lines everywhere; only in justified text does a
         # short line ending a sentence mark the end of a paragraph.
         edge = right - 0.03 * colw
-        justified = sum(1 for ln in seq if ln.x1 >= edge) >= 0.5 * len(seq)
+        justified = len(ends) - bisect_left(ends, edge) >= 0.5 * len(seq)  # lines ending at the edge
         short_edge = right if justified else 0.0
         if cur is not None and cur.last.col != 0 and cur.is_open(prev_colw):
             held = cur  # column text running on into the next column
