@@ -66,6 +66,8 @@ _NAMED_VENUE = re.compile(
 _GATES = {"pipe": "|", "running_head": " et al", "year_comma_volume": ":", "volume_issue_pages": "(", "volume_year_pages": "(",
           "year_volume_article": "(", "volume_article_year": "|", "named_parts": "Vol"}  # fmt: skip
 _FLAT_GATES = {"proceedings": ("Proceedings of", "Findings of"), "acm_reference": ("Article ",)}
+# A word of each pattern read on the flattened front pages (_FLAT_GATES, the citation lines, _TO_APPEAR).
+_FLAT_WORDS = ("Proceedings", "Findings", "Article", "cite", "ppear", "ccepted")
 _VOLUME_ID = re.compile(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
 _PUBLISHER_LINE = re.compile(r"publish|corporation|press\b|verlag|elsevier|springer|wiley|hindawi|www\.|http",
                              re.IGNORECASE)  # fmt: skip
@@ -97,14 +99,20 @@ _PUBLISHED = re.compile(
     r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
 )
 # Where a _PUBLISHED match can start. Its leading \b makes the regex engine try it at every
-# character of a paper's text; this one is found by its first characters, in C.
-_PUBLISHED_AT = re.compile("Publi|Date of publication|出版日期|发表日期")
+# character of a paper's text; these are found with str.find (none overlaps another).
+_PUBLISHED_AT = ("Publi", "Date of publication", "出版日期", "发表日期")
 
 
 def _search_published(text: str) -> re.Match[str] | None:
     """``_PUBLISHED.search(text)``, tried only where one of its phrases starts."""
-    for at in _PUBLISHED_AT.finditer(text):
-        m = _PUBLISHED.match(text, at.start())
+    starts: list[int] = []
+    for phrase in _PUBLISHED_AT:
+        at = text.find(phrase)
+        while at >= 0:
+            starts.append(at)
+            at = text.find(phrase, at + len(phrase))
+    for at in sorted(starts):
+        m = _PUBLISHED.match(text, at)
         if m:
             return m
     return None
@@ -121,6 +129,8 @@ _ARXIV_OLD = re.compile(
     r"\b((?:hep-(?:th|ph|ex|lat)|astro-ph|cond-mat|gr-qc|math-ph|nucl-(?:th|ex)|quant-ph|nlin"
     r"|physics|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)"
 )
+# What an old-style id needs: found fast (a literal first), it spares _ARXIV_OLD's scan.
+_SEVEN_DIGITS = re.compile(r"/\d{7}")
 _PLACEHOLDER_DOI = re.compile(r"x{3,}|X{3,}|\.{3}")
 _CITE_AS_DOI = re.compile(r"(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/\S+)(?=[\s\S]{0,300}?Cite this article)",
                           re.IGNORECASE)  # fmt: skip
@@ -230,7 +240,9 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
     out = Masthead()
     # Reading order keeps a wrapped citation line whole; the raw lines keep page furniture
     # (a boxed "To appear in" footer) that reading order drops.
-    flat = " ".join((reading + "\n" + page_text).split())
+    raw = reading + "\n" + page_text
+    # (only a text with one of the flat patterns' words is worth flattening)
+    flat = " ".join(raw.split()) if any(w in raw for w in _FLAT_WORDS) else ""
     for k, line in enumerate(edge_lines):
         text = " ".join(line.split())
         for how, pattern in PATTERNS:
@@ -261,9 +273,11 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
                 _set(out, "named_venue", m.group("j"), m.group("v"))
                 break
     for how, pat in (("proceedings", _PROCEEDINGS), ("acm_reference", _ACM)):
-        if not any(g in flat for g in _FLAT_GATES[how]):
+        at = [k for k in (flat.find(g) for g in _FLAT_GATES[how]) if k >= 0]
+        if not at:
             continue
-        m = pat.search(flat)
+        # A match starts at its phrase, or at the "In: " before it.
+        m = pat.search(flat, max(0, min(at) - 4)) if how == "proceedings" else pat.search(flat)
         if m and (not out.matched or (how == "acm_reference" and out.matched == ["to_appear"])):
             out.matched = []
             _set(out, how, m.group("j"), "", "", m.group("p"))
@@ -285,7 +299,8 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
             out.container_abbrev = out.container_abbrev or _journal(m.group("j"))
             if out.year is None:
                 out.year, out.year_how = int(m.group("y")), "masthead"
-    m = _TO_APPEAR.search(flat) if ("ppear" in flat or "ccepted" in flat) else None
+    at = [k for k in (flat.find(g) for g in ("To appear in", "Appeared in", "Accepted ")) if k >= 0]
+    m = _TO_APPEAR.search(flat, min(at)) if at else None  # (a match starts at one of these)
     if m and not out.matched:
         _set(out, "to_appear", m.group("j"))
         if out.year is None:
@@ -342,10 +357,12 @@ def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
         m = _CITE_AS_DOI.search(later_text)
         if m:
             out.doi = doi_from_text(m.group(1))
-    m = _ARXIV_NEW.search(page_text) if "arxiv" in page_text.lower() else None
+    low = page_text.lower()
+    m = _ARXIV_NEW.search(page_text) if "arxiv" in low else None
     if m:
         out.arxiv_id = m.group(1)
-    elif re.search(r"arxiv", page_text, re.IGNORECASE):
+    # ("arx": what the case-blind "arxiv" needs; the pattern also takes a dotless i)
+    elif "arx" in low and re.search(r"arxiv", page_text, re.IGNORECASE) and _SEVEN_DIGITS.search(page_text):
         m2 = _ARXIV_OLD.search(page_text)
         if m2:
             out.arxiv_id = m2.group(1)
@@ -367,7 +384,7 @@ def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
         out.year, out.year_how = y, "arxiv"
         return
     # A cover's date may come in pieces ("201" / "4 年 6 月"): read it with every space and break gone.
-    squeezed = re.sub(r"\s+", "", page_text)
+    squeezed = "".join(page_text.split()) if "年" in page_text else ""
     for m in _ZH_DATE.finditer(squeezed):
         ctx = squeezed[max(0, m.start() - 6) : m.end() + 8]
         if not _NOT_PUBLISHED.search(ctx):
