@@ -36,7 +36,7 @@ from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain
+from itertools import accumulate, chain, pairwise
 from operator import attrgetter
 from pathlib import Path
 from typing import Any
@@ -992,7 +992,7 @@ def _typical_gap(seqs: Sequence[Sequence[_Line]]) -> float:
     for seq in seqs:
         gaps += [
             g
-            for a, b in zip(seq, seq[1:])
+            for a, b in pairwise(seq)
             if 0 < (g := a.y0 - b.y1) < 2.5 * a.size and -0.5 < a.size - b.size < 0.5
         ]
     if gaps:
