@@ -50,6 +50,7 @@ from paperpilot.core.text.lazy import lazy_pattern
 
 from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
+from .pdfium_calls import without_argtypes
 from .structure_reader import read_structure
 
 __all__ = [
@@ -81,9 +82,9 @@ _CLEAN_TABLE.update({0x00AD: None, 0xFFFE: None, 0xFFFF: None, 0x7F: None, 0xA0:
 
 # Anything clean_line would change (the \r\n line ends and hyphen marks are consumed by
 # the reader itself); most lines have none, and then cleaning is skipped.
-_LINE_DIRTY = re.compile(
-    "[\x00-\x01\x03-\x1f\x7f\xa0\xad\ufb00-\ufb06\uffff\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8]|  "
-)
+_DIRTY_CHARS = "[\x00-\x01\x03-\x1f\x7f\xa0\xad\ufb00-\ufb06\uffff\u00a8\u00b4\u02c6\u02dc\u00b8\u02da\u02c7\u02d8]"
+_LINE_DIRTY = re.compile(_DIRTY_CHARS + "|  ")
+_DIRTY_CHAR = re.compile(_DIRTY_CHARS)  # (the first half alone: see _clean_page_lines)
 
 
 # Character classes spanning tens of thousands of code points take ``re`` milliseconds to
@@ -191,23 +192,8 @@ class _RawPage:
 
 
 def _lean(func: Any, restype: Any) -> Any:
-    """The same PDFium function without declared argument types.
-
-    pypdfium2 declares typed pointers, and ctypes then checks and converts every argument
-    on every call; for the functions called for each line that is a large part of the
-    extraction time. Same address, same calling convention (the function class is reused);
-    the callers pass what the C signature takes as it is: ``c_void_p`` for the text page,
-    ``byref`` for out-parameters, Python ints for C ints. Falls back to the original on any
-    surprise (then the same arguments are checked and converted as usual).
-    """
-    try:
-        lean = type(func)(ctypes.cast(func, ctypes.c_void_p).value)
-        lean.restype = restype
-        if lean.argtypes is not None:
-            return func
-        return lean
-    except Exception:
-        return func
+    """``func`` without ctypes' per-call argument checks (see ``pdfium_calls``), else ``func``."""
+    return without_argtypes(func, restype) or func
 
 
 _LOOSE_BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
@@ -996,9 +982,7 @@ def _typical_gap(seqs: Sequence[Sequence[_Line]]) -> float:
             if 0 < (g := a.y0 - b.y1) < 2.5 * a.size and -0.5 < a.size - b.size < 0.5
         ]
     if gaps:
-        gaps.sort()  # the median, as statistics.median takes it
-        mid = len(gaps) // 2
-        return float(gaps[mid] if len(gaps) % 2 else (gaps[mid - 1] + gaps[mid]) / 2)
+        return float(statistics.median(gaps))
     return 0.3 * max((ln.size for s in seqs for ln in s), default=10.0)
 
 
@@ -1736,9 +1720,6 @@ def _even_sizes(lines: list[_Line], estimates: list[float], ref: float) -> None:
                     break
                 a.size = b.size = max(a.size, b.size)
                 j += step
-
-
-_DIRTY_CHAR = re.compile(_LINE_DIRTY.pattern.removesuffix("|  "))
 
 
 def _clean_page_lines(page: _RawPage) -> None:

@@ -16,6 +16,8 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
+from ..pdfium_calls import without_argtypes
+
 
 @dataclass(slots=True)
 class GlyphLine:
@@ -58,20 +60,8 @@ class GlyphLine:
         return " ".join("".join(out).split())
 
 
-def _lean(func: Any, restype: Any) -> Any:
-    """The PDFium function without declared argument types: ctypes then skips its per-call type
-    checks and conversions, which would otherwise cost more than the call itself (see
-    ``extract.pdf``). Called with a ``c_void_p`` text page, ``byref`` out-parameters and ints."""
-    try:
-        lean = type(func)(ctypes.cast(func, ctypes.c_void_p).value)
-        lean.restype = restype
-        return lean if lean.argtypes is None else None
-    except Exception:
-        return None
-
-
-_BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
-_UNICODE = _lean(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint)
+_BOX = without_argtypes(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
+_UNICODE = without_argtypes(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint)
 # An FS_RECTF's fields in their order: left, top, right, bottom.
 _RECT = struct.Struct("4f").unpack_from
 # Characters that are no glyph (PDFium's line breaks, hyphen marks, NUL).

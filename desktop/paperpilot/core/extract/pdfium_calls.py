@@ -1,0 +1,28 @@
+"""PDFium functions called without ctypes' per-call argument checks.
+
+The page reader (``extract.pdf``) and the front page's glyph reader (``metadata.glyphs``) call
+a few PDFium functions for every line or character. pypdfium2 declares typed pointers for
+them, and ctypes then checks and converts every argument on every call, which costs more than
+the call itself.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+
+def without_argtypes(func: Any, restype: Any) -> Any | None:
+    """The same PDFium function with no declared argument types, or None on any surprise.
+
+    Same address, same calling convention (the function class is reused); the callers pass
+    what the C signature takes as it is: ``c_void_p`` for the text page, ``byref`` for
+    out-parameters, Python ints for C ints. On None they keep the original function (then the
+    same arguments are checked and converted as usual).
+    """
+    try:
+        lean = type(func)(ctypes.cast(func, ctypes.c_void_p).value)
+        lean.restype = restype
+        return lean if lean.argtypes is None else None
+    except Exception:
+        return None
