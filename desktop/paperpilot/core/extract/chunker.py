@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
-from paperpilot.core.text.lazy import lazy_pattern
+from paperpilot.core.text.lazy import has_char_from_3000, lazy_pattern
 
 from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
@@ -28,12 +28,6 @@ _CJKISH_CLASS = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufa
 # first use and asked only about text that holds a character from U+3000 up.
 _cjkish = lazy_pattern(f"[{_CJKISH_CLASS}]")
 _cjk_gap = lazy_pattern(f"(?<=[{_CJKISH_CLASS}]) (?=[{_CJKISH_CLASS}])")
-# Whether a text has a character from U+3000 up, asked of its UTF-8 bytes: exactly those
-# characters (lone surrogates too, with "surrogatepass") start with a byte from E3 up, and no
-# other byte is that high. A str class of that range takes re milliseconds to compile (it visits
-# every code point up to U+FFFF); the search is several times faster than ``max`` over the text.
-_FROM_3000_UTF8 = re.compile(b"[\xe3-\xf4]")
-
 
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 # Where an over-long sentence may be cut, best first: after a clause mark, then at a space.
@@ -59,12 +53,7 @@ def _collapse_whitespace(text: str) -> str:
 def normalise_whitespace(text: str) -> str:
     """Collapse whitespace to single spaces, and drop spaces between CJK characters."""
     text = _collapse_whitespace(text)
-    # isascii is a flag lookup; most text with other characters has none from U+3000 up.
-    if (
-        not text.isascii()
-        and _FROM_3000_UTF8.search(text.encode("utf-8", "surrogatepass"))
-        and _cjkish().search(text)
-    ):
+    if has_char_from_3000(text) and _cjkish().search(text):
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
         text = _cjk_gap().sub("", text)
     return text

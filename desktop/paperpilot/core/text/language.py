@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .lazy import lazy_pattern
+from .lazy import has_char_from_3000, lazy_pattern
 
 # Han ideographs (extension A, the unified block, the compatibility block and the supplementary
 # planes' extensions B-H, which hold rare characters of Chinese and Japanese names), kana and
@@ -15,8 +15,10 @@ _CJK_CLASS = (
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
     "\u3040-\u30ff\uac00-\ud7af"
 )
-_CJK_CHAR = re.compile(f"[{_CJK_CLASS}]")
-# Compiled on first use (core.text.lazy): an extraction worker never needs these two.
+# Compiled on first use (core.text.lazy), and asked only about text with a character from U+3000
+# up (every character of the class is): English text, most of an import, never needs it.
+_CJK_CHAR = lazy_pattern(f"[{_CJK_CLASS}]")
+# Compiled on first use: an extraction worker never needs these two.
 cjk_run = lazy_pattern(f"[{_CJK_CLASS}]+")
 # A "word" for query purposes: Latin/digit runs (with inner hyphen/apostrophe/dot) or a CJK run.
 _WORD = lazy_pattern(rf"[{_CJK_CLASS}]+|[^\W_]+(?:[-'.][^\W_]+)*", re.UNICODE)
@@ -229,17 +231,18 @@ ZH_STOPWORDS = frozenset(
 
 def has_cjk(text: str) -> bool:
     """Whether ``text`` holds a Han, kana or hangul character."""
-    # isascii is a flag lookup; most text the importer and the index see is English.
-    return not text.isascii() and _CJK_CHAR.search(text) is not None
+    # Most text the importer and the index see is English: ASCII (a flag lookup) or no character
+    # from U+3000 up, where no character of the class can be.
+    return has_char_from_3000(text) and _CJK_CHAR().search(text) is not None
 
 
 def cjk_ratio(text: str) -> float:
-    if text.isascii():
+    if not has_char_from_3000(text):  # no CJK character: 0 of the letters
         return 0.0
     letters = sum(map(str.isalnum, text))
     if not letters:
         return 0.0
-    return len(_CJK_CHAR.findall(text)) / letters
+    return len(_CJK_CHAR().findall(text)) / letters
 
 
 def detect_language(text: str) -> str:
