@@ -353,7 +353,13 @@ _ABBREV = frozenset(
         "tab",
     ]
 )
-_EN_BOUNDARY = re.compile(r"(?<=[.!?])([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9\u4e00-\u9fff])")
+# An English sentence ends at . ! ? (and closing quotes or brackets) before white space and a
+# capital, a digit or a Han character.
+_EN_BOUNDARY_FORM = r"(?<=[.!?])([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9%s])"
+# Text without a character from U+3000 up has no Han character: the form without them finds the
+# same boundaries there. The one with them is compiled on first use (the class costs milliseconds).
+_EN_BOUNDARY = re.compile(_EN_BOUNDARY_FORM % "")
+_en_boundary_han = lazy_pattern(_EN_BOUNDARY_FORM % r"\u4e00-\u9fff")
 _ZH_BOUNDARY = re.compile(r"(?<=[。！？；!?])[”’」』）)]*")
 
 
@@ -363,8 +369,9 @@ def split_sentences(text: str) -> list[str]:
     if not text:
         return []
     pieces: list[str] = []
+    boundary = _en_boundary_han() if has_char_from_3000(text) else _EN_BOUNDARY
     for part in _split_zh(text):
-        pieces.extend(_split_en(part))
+        pieces.extend(_split_en(part, boundary))
     return [p.strip() for p in pieces if p.strip()]
 
 
@@ -384,10 +391,10 @@ def _split_zh(text: str) -> Iterable[str]:
         yield text[start:]
 
 
-def _split_en(text: str) -> list[str]:
+def _split_en(text: str, boundary: re.Pattern[str]) -> list[str]:
     out: list[str] = []
     start = 0
-    for m in _EN_BOUNDARY.finditer(text):
+    for m in boundary.finditer(text):
         before = text[start : m.start()]
         last = before.rsplit(None, 1)[-1] if before.split() else ""
         token = last.rstrip(".!?").lower()
