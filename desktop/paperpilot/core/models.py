@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ImportFailed
+
+if TYPE_CHECKING:
+    from .records import DocumentInfo as DocumentInfo
+    from .records import Hit as Hit
+    from .records import Passage as Passage
 
 
 class ImportFailure(ImportFailed):
@@ -37,6 +42,8 @@ class Page:
 
 @dataclass
 class Metadata:
+    """What is known about a document's bibliographic record, and where each field came from."""
+
     title: str = ""
     authors: list[str] = field(default_factory=list)
     year: int | None = None
@@ -109,6 +116,8 @@ class Extracted:
 
 @dataclass
 class Chunk:
+    """One piece of a document as the index stores it: its text, section, page and kind."""
+
     seq: int
     text: str
     section: str = ""  # the nearest heading
@@ -118,63 +127,13 @@ class Chunk:
     section_path: str = ""  # the headings above it, outermost first: "3 Method > 3.2 Training"
 
 
-@dataclass
-class DocumentInfo:
-    doc_id: int
-    title: str
-    authors: list[str]
-    year: int | None
-    pages: int
-    chunks: int
-    status: str
-    sha256: str = ""
-    file_name: str = ""
-    source_path: str = ""
-    stored_path: str = ""
-    venue: str = ""
-    doi: str = ""
-    arxiv_id: str = ""
-    abstract: str = ""
-    language: str = ""
-    tags: list[str] = field(default_factory=list)
-    added: str = ""
-    error: str = ""
-    external_id: str = ""
-    # When the document went to the trash (ISO 8601 UTC; its status then reads 'trashed').
-    trashed: str = ""
-    # Where each metadata field came from ({} when unknown: imported before provenance was kept),
-    # the metadata confidence (0–1, None when unknown) and the "check metadata" flag.
-    metadata_sources: dict[str, str] = field(default_factory=dict)
-    metadata_confidence: float | None = None
-    check_metadata: bool = False
+# The library's records are made on first use (core.records): an extraction worker never needs them.
+_RECORDS = frozenset(("DocumentInfo", "Hit", "Passage"))
 
 
-@dataclass
-class Hit:
-    doc_id: int
-    chunk_id: int
-    seq: int
-    title: str
-    section: str
-    page: int
-    score: float
-    snippet: str
-    terms: list[str] = field(default_factory=list)
-    kind: str = ""
-    section_path: str = ""
+def __getattr__(name: str) -> Any:
+    if name in _RECORDS:
+        from . import records
 
-
-@dataclass
-class Passage:
-    doc_id: int
-    chunk_id: int
-    seq: int
-    title: str
-    section: str
-    page: int
-    text: str
-    prev: int | None
-    next: int | None
-    ocr: bool = False  # the text was read by OCR (a scanned page): recognition errors are possible
-    kind: str = ""
-    section_path: str = ""
+        return getattr(records, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
