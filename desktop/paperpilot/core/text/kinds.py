@@ -26,6 +26,7 @@ from enum import StrEnum
 from itertools import filterfalse, repeat
 
 from .language import cjk_ratio, has_cjk, split_sentences
+from .lazy import lazy_pattern
 
 
 class Kind(StrEnum):
@@ -111,13 +112,13 @@ _SECTION_BACK = re.compile(
 
 
 # "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
-_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")
+_HEADING_NUMBER = lazy_pattern(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")  # (not needed at import)
 
 
 def heading_names(path: str) -> list[str]:
     """The headings of a section path, deepest first and without their numbers
     ("2. Methods > 2.2 Bird surveys" → ["Bird surveys", "Methods"])."""
-    return [_HEADING_NUMBER.sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
+    return [_HEADING_NUMBER().sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
 
 
 def section_kind(section: str) -> Kind | None:
@@ -276,7 +277,8 @@ _FUNCTION = frozenset(
         "while",
     ]
 )
-_ZH_FUNCTION = re.compile(r"[的了是在和与及或就也都而被把对从向于将使让这那其该]")
+# (Asked only of text with Han characters: compiled when first needed, see core.text.lazy.)
+_ZH_FUNCTION = lazy_pattern(r"[的了是在和与及或就也都而被把对从向于将使让这那其该]")
 
 
 # Never part of a token and never joining two (as "'", "’", "-" and a number's "." do between
@@ -460,7 +462,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     if not cjk and len(_AFFIL.findall(s)) >= 2 and sig.share() < 0.12:
         return Kind.AUTHORS
     if cjk:
-        if len(_AFFIL.findall(s)) >= 2 and not _ZH_FUNCTION.search(s):
+        if len(_AFFIL.findall(s)) >= 2 and not _ZH_FUNCTION().search(s):
             return Kind.AUTHORS
         return Kind.PROSE
     if _is_figure_residue(s, tokens, sig.share):
@@ -497,7 +499,7 @@ def _plainly_prose(text: str, low: str) -> bool:
         return False
     # isascii is a flag lookup: most English text needs no CJK scan at all.
     if not text.isascii() and has_cjk(text):
-        return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION.findall(text)) * 25 >= len(text)
+        return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION().findall(text)) * 25 >= len(text)
     # The first 60 words (and the rest in one piece, which only counts towards "at least 8").
     words = low.split(maxsplit=60)
     if len(words) < 8:
