@@ -23,10 +23,11 @@ import operator
 import re
 from collections.abc import Callable
 from enum import StrEnum
+from functools import cache
 from itertools import filterfalse, repeat
 
 from .language import cjk_ratio, has_cjk, split_sentences
-from .lazy import lazy_pattern
+from .lazy import has_char_from, lazy_pattern
 
 
 class Kind(StrEnum):
@@ -88,27 +89,45 @@ _NUM = rf"^\s*(?:{_NUM_FORMS}|第[一二三四五六七八九十\d]+[章节]\s*)
 # The reference list is never a numbered chapter of a Chinese thesis (第六章参考文献 is a
 # chapter about references: the norms say so, and a template's own text says it again).
 _NUM_NO_CHAPTER = rf"^\s*(?:{_NUM_FORMS})?"
-_SECTION_REFS = re.compile(
-    _NUM_NO_CHAPTER + r"(references|bibliography|works cited|literature cited|reference list|参考文献|引用文献)\b",
-    re.IGNORECASE,
+# What each kind of section is called (in Latin script, in Chinese), what may follow the name,
+# and whether a chapter number may come before it. Back matter is neither the paper's findings
+# nor its references: declarations a journal requires, notes from the publisher, author lists
+# with addresses.
+_SECTION_NAMES: tuple[tuple[Kind, str, str, str, bool], ...] = (
+    (Kind.REFERENCES, r"references|bibliography|works cited|literature cited|reference list", r"参考文献|引用文献",
+     r"\b", False),
+    (Kind.ACKNOWLEDGEMENTS, r"acknowledge?ments?", r"致\s*谢|鸣谢", "", True),
+    (Kind.APPENDIX, r"appendix|appendices|supplementary (?:material|information|materials)|supplemental material",
+     r"附\s*录", "", True),
+    (Kind.ABSTRACT, r"abstract|keywords?|key\s+words|index terms", r"摘\s*要|关键词|关键字", r"\s*[:：]?\s*$", True),
+    (Kind.BOILERPLATE,
+     r"funding(?: information)?|author(?:s'|s’)? contributions?|contributions|competing interests?|"
+     r"conflicts? of interests?|declaration of (?:competing )?interests?|declarations?|ethics (?:approval|statement|declarations?)"
+     r"|consent for publication|(?:availability of data(?: and materials?)?|data (?:and code )?availability(?: statement)?)"
+     r"|publisher[’']s note|author (?:details|information)|additional information|open access|rights and permissions"
+     r"|reprints and permissions|about this article|cite this article",
+     r"作者简介|基金项目", r"\b", True),
+)  # fmt: skip
+# Case-insensitive, [A-Z] and [IVX] also match four letters beyond ASCII ("İ", "ı", "ſ", the
+# Kelvin sign), which makes each of them a class of all Unicode to compile, and the Chinese
+# numbers and names are classes of Han characters: the full patterns cost 1–2 ms each. A heading
+# without a Han character (every Chinese number and name starts with one) and without those
+# four letters is tested with the Latin names and number forms alone, the letters spelled out
+# case-sensitively; that matches what the full pattern matches, and the full ones are compiled
+# for the first heading that needs them.
+_ODD_LETTERS = "\u0130\u0131\u017f\u212a"
+_NUM_LATIN = r"^\s*(?:(?:\d{1,2}(?:\.\d{1,2})*|(?-i:[A-Za-z])|(?-i:[IVXivx]){1,5})\.?\s*)?"
+_SECTIONS_LATIN = tuple(
+    (kind, re.compile(f"{_NUM_LATIN}({latin}){end}", re.IGNORECASE)) for kind, latin, _zh, end, _ in _SECTION_NAMES
 )
-_SECTION_ACK = re.compile(_NUM + r"(acknowledge?ments?|致\s*谢|鸣谢)", re.IGNORECASE)
-_SECTION_APPENDIX = re.compile(
-    _NUM + r"(appendix|appendices|supplementary (?:material|information|materials)|supplemental material|附\s*录)",
-    re.IGNORECASE,
-)
-_SECTION_ABSTRACT = re.compile(_NUM + r"(abstract|keywords?|key\s+words|index terms|摘\s*要|关键词|关键字)\s*[:：]?\s*$",
-                               re.IGNORECASE)  # fmt: skip
-# Back matter that is neither the paper's findings nor its references: declarations a journal
-# requires, notes from the publisher, author lists with addresses.
-_SECTION_BACK = re.compile(
-    _NUM + r"(funding(?: information)?|author(?:s'|s’)? contributions?|contributions|competing interests?|"
-    r"conflicts? of interests?|declaration of (?:competing )?interests?|declarations?|ethics (?:approval|statement|declarations?)"
-    r"|consent for publication|(?:availability of data(?: and materials?)?|data (?:and code )?availability(?: statement)?)"
-    r"|publisher[’']s note|author (?:details|information)|additional information|open access|rights and permissions"
-    r"|reprints and permissions|about this article|cite this article|作者简介|基金项目)\b",
-    re.IGNORECASE,
-)
+
+
+@cache  # compiled for the first heading that needs them
+def _sections_full() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+    return tuple(
+        (kind, re.compile(f"{_NUM if chapter else _NUM_NO_CHAPTER}({latin}|{zh}){end}", re.IGNORECASE))
+        for kind, latin, zh, end, chapter in _SECTION_NAMES
+    )
 
 
 # "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
@@ -124,16 +143,10 @@ def heading_names(path: str) -> list[str]:
 def section_kind(section: str) -> Kind | None:
     """The kind a section heading implies ("References" → references, "附录" → appendix), or None
     for an ordinary section of the body."""
-    if _SECTION_REFS.search(section):
-        return Kind.REFERENCES
-    if _SECTION_ACK.search(section):
-        return Kind.ACKNOWLEDGEMENTS
-    if _SECTION_APPENDIX.search(section):
-        return Kind.APPENDIX
-    if _SECTION_ABSTRACT.search(section):
-        return Kind.ABSTRACT
-    if _SECTION_BACK.search(section):
-        return Kind.BOILERPLATE
+    full = has_char_from(section, "\u4e00") or (not section.isascii() and any(map(section.__contains__, _ODD_LETTERS)))
+    for kind, rx in _sections_full() if full else _SECTIONS_LATIN:
+        if rx.search(section):
+            return kind
     return None
 
 
