@@ -388,15 +388,12 @@ class _Signals:
         """Bibliography marks and the function-word share, in-text citations removed."""
         if self._fshare is None:
             text = self.text
-            if "(" in text or "[" in text:
-                stripped = strip_in_text_citations(text)
-                self._marks = _marks(stripped)
-                self._fshare = _function_share(_tokens(stripped))
-            else:
-                # Every in-text citation is bracketed: without a bracket nothing is removed, and
-                # the tokens and their share are the ones already counted for the text itself.
-                self._marks = _marks(text)
-                self._fshare = self.share()
+            # Every in-text citation is bracketed: without a bracket nothing is removed, and
+            # when nothing was removed (a table's "(35.6%)") the tokens and their share are the
+            # ones already counted for the text itself.
+            stripped = strip_in_text_citations(text) if "(" in text or "[" in text else text
+            self._marks = _marks(stripped)
+            self._fshare = self.share() if stripped == text else _function_share(_tokens(stripped))
         return self._marks, self._fshare
 
 
