@@ -443,7 +443,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     s = sig.text
     if not s:
         return Kind.FIGURE
-    if not unmarked and s.isascii() and not any(map(s.lower().__contains__, _OTHER_KIND_WORDS)):
+    if not unmarked and s.isascii() and not any(map(s.lower().__contains__, _OTHER_LATIN)):
         unmarked = True  # a few substring tests in C, where the three patterns scan the text
     if not unmarked:
         if _ACK.search(s):
@@ -490,6 +490,27 @@ _SUSPECT_WORDS = (
     "self.", "def ", "import ", "print(", "感谢", "致谢", "资助", "版权", "基金", "cc0", "fictional", "fictitious",
     "虚构",
 )  # fmt: skip
+# The same words in groups, each tested only when the text holds the group's character (one
+# character is found by memchr, where each word costs a pass of its own over the paragraph): the
+# Han words only in text with CJK, those with a rare character only in text with that character.
+_SUSPECT_HAN = tuple(w for w in _SUSPECT_WORDS if has_cjk(w))
+_SUSPECT_GATED = tuple(
+    (c, tuple(w for w in _SUSPECT_WORDS if c in w and len(w) > 1 and not has_cjk(w))) for c in "[:>("
+)
+_SUSPECT_OTHERS = tuple(
+    w for w in _SUSPECT_WORDS if not has_cjk(w) and (len(w) == 1 or not any(c in w for c, _ in _SUSPECT_GATED))
+)
+
+
+def _has_suspect_word(low: str, cjk: bool) -> bool:
+    """``any(map(low.__contains__, _SUSPECT_WORDS))``; ``cjk``: ``has_cjk(low)``."""
+    return (
+        any(map(low.__contains__, _SUSPECT_OTHERS))
+        or any(c in low and any(map(low.__contains__, words)) for c, words in _SUSPECT_GATED)
+        or (cjk and any(map(low.__contains__, _SUSPECT_HAN)))
+    )
+
+
 _SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
 _DIGIT = re.compile(r"\d")
 _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
@@ -499,16 +520,17 @@ def plainly_prose(text: str) -> bool:
     """Whether ``text`` is surely running prose: function words as prose has them, nothing that
     any other kind needs. False means "classify it properly", not "not prose"."""
     low = text.lower()
-    return not any(map(low.__contains__, _SUSPECT_WORDS)) and _plainly_prose(text, low)
+    cjk = has_cjk(text)
+    return not _has_suspect_word(low, cjk) and _plainly_prose(text, low, cjk)
 
 
-def _plainly_prose(text: str, low: str) -> bool:
-    """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words."""
+def _plainly_prose(text: str, low: str, cjk: bool) -> bool:
+    """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words;
+    ``cjk``: ``has_cjk(text)``."""
     digit = _DIGIT.search(text) is not None
     if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
-    # isascii is a flag lookup: most English text needs no CJK scan at all.
-    if not text.isascii() and has_cjk(text):
+    if cjk:
         return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION().findall(text)) * 25 >= len(text)
     # The first 60 words (and the rest in one piece, which only counts towards "at least 8").
     words = low.split(maxsplit=60)
@@ -529,6 +551,9 @@ _OTHER_KIND_WORDS = (
 # Those of them that hold none of the suspect words: a text without any suspect word can only
 # have these (a text without "thank" has no "thank" either).
 _OTHER_UNSUSPECTED = tuple(w for w in _OTHER_KIND_WORDS if not any(s in w for s in _SUSPECT_WORDS))
+# Those without Han characters, for text without CJK.
+_OTHER_LATIN = tuple(w for w in _OTHER_KIND_WORDS if not has_cjk(w))
+_OTHER_LATIN_UNSUSPECTED = tuple(w for w in _OTHER_UNSUSPECTED if not has_cjk(w))
 
 
 def paragraph_kind(text: str) -> Kind:
@@ -536,12 +561,13 @@ def paragraph_kind(text: str) -> Kind:
     kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
     quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
     low = text.lower()
-    suspect = any(map(low.__contains__, _SUSPECT_WORDS))
-    if not suspect and _plainly_prose(text, low):
+    cjk = has_cjk(text)
+    suspect = _has_suspect_word(low, cjk)
+    if not suspect and _plainly_prose(text, low, cjk):
         return Kind.BODY
-    if has_cjk(text):
+    if cjk:
         return classify_passage(text)
-    others = _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED
+    others = _OTHER_LATIN if suspect else _OTHER_LATIN_UNSUSPECTED
     if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
