@@ -153,8 +153,9 @@ def _strip_trailing(text: str) -> str:
     """``text`` without its trailing run of white space and ``.,;:`` (as ``[\\s.,;:]+$``)."""
     while True:
         stripped = text.rstrip().rstrip(_TRAILING_PUNCT)
-        if stripped == text:
-            return text
+        # Ending in neither white space nor those marks, it is what another round would leave.
+        if stripped == text or not stripped[-1:].isspace():
+            return stripped
         text = stripped
 
 
@@ -183,7 +184,7 @@ def _authors(block: str) -> list[str]:
         while i < len(pieces):
             cur = pieces[i]
             nxt = pieces[i + 1] if i + 1 < len(pieces) else ""
-            if nxt and _GIVEN.fullmatch(nxt) and " " not in cur:
+            if nxt and " " not in cur and _GIVEN.fullmatch(nxt):
                 names.append(f"{cur}, {nxt}")
                 i += 2
             else:
