@@ -15,6 +15,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass, field
 
+from ...text.lazy import lazy_pattern
 from .glyphs import GlyphLine
 from .names import Name, has_cjk, is_cjk_char, is_organisation, persons_in_line, to_name
 
@@ -39,12 +40,14 @@ _PART_LABEL = re.compile(
 )
 _LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 _COVER = re.compile(r"to cite this article|view the article online|this content was downloaded", re.IGNORECASE)
-_AUTHOR_LABEL = re.compile(r"^(?:作者姓名|作\s*者|姓\s*名|研究生|学生姓名|论文作者)\s*[:：]\s*(\S.*)$")
-_GROUP = re.compile(
+_AUTHOR_LABEL = lazy_pattern(r"^(?:作者姓名|作\s*者|姓\s*名|研究生|学生姓名|论文作者)\s*[:：]\s*(\S.*)$")
+# The characters an author label starts with (its first word's).
+_LABEL_STARTS = ("作", "姓", "研", "学", "论")
+_GROUP = lazy_pattern(
     r"\b(?:Group|Team|Consortium|Committee|Collaboration|Council|Association|Society|Initiative|Project|"
     r"Task\s+Force|Working|AI)\b"
 )
-_AFFILIATION_WORD = re.compile(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital)\b")
+_AFFILIATION_WORD = lazy_pattern(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital)\b")
 
 
 @dataclass
@@ -160,9 +163,12 @@ def _rows(lines: list[GlyphLine]) -> list[list[GlyphLine]]:
 
 
 def _labelled_author(lines: list[GlyphLine]) -> list[Name]:
+    # A row's text starts with its first line's: without a line that starts like a label, no row does.
+    if not any(ln.text(False).startswith(_LABEL_STARTS) for ln in lines):
+        return []
     for row in _rows(lines):
         text = " ".join(ln.text(False) for ln in row)
-        m = _AUTHOR_LABEL.search(text)
+        m = _AUTHOR_LABEL().search(text) if text.startswith(_LABEL_STARTS) else None
         if m:
             value = m.group(1).split()[0] if has_cjk(m.group(1)) else m.group(1)
             people = persons_in_line(value)
@@ -211,7 +217,7 @@ def find_authors(lines: list[GlyphLine], below: float, page_height: float,
     # No person: a report by an organisation names it right under the title.
     if first_line is not None:
         t = first_line.text(False).strip(" ,")
-        if _GROUP.search(t) and not _AFFILIATION_WORD.search(t) and len(t.split()) <= 8 and is_organisation(t):
+        if _GROUP().search(t) and not _AFFILIATION_WORD().search(t) and len(t.split()) <= 8 and is_organisation(t):
             return [{"literal": t}]
     return []
 

@@ -146,17 +146,20 @@ def split_byline(text: str) -> list[str]:
 
 # A group that signs a paper with its people ("… & the ENCODE Project Consortium"): an author,
 # kept as a literal; an affiliation never is one.
-_GROUP_AUTHOR = re.compile(
+_GROUP_AUTHOR = lazy_pattern(
     r"^(?:the\s+)?(?P<g>(?:[A-Z][\w'’-]*\s+){1,6}(?:Consortium|Collaboration|Working\s+Group|Study\s+Group|"
     r"Investigators|Network))$"
 )
-_NOT_GROUP = re.compile(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital|Centre|Center)\b")
+# The words a group author ends with (the last of each of _GROUP_AUTHOR's alternatives).
+_GROUP_ENDS = ("Consortium", "Collaboration", "Group", "Investigators", "Network")
+_NOT_GROUP = lazy_pattern(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital|Centre|Center)\b")
 
 
 def group_author(piece: str) -> str:
     """The group's name when a by-line piece is a group author, else ""."""
-    m = _GROUP_AUTHOR.match(piece.strip())
-    return m.group("g") if m and not _NOT_GROUP.search(piece) else ""
+    stripped = piece.strip()
+    m = _GROUP_AUTHOR().match(stripped) if stripped.endswith(_GROUP_ENDS) else None
+    return m.group("g") if m and not _NOT_GROUP().search(piece) else ""
 
 
 def persons_in_line(text: str) -> list[str] | None:
