@@ -89,22 +89,35 @@ def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", bo
     title; ``body``: the body text's line height (else measured on ``lines``)."""
     body = body or body_height(lines)
     jkey = _key(journal)
-    cands = [
-        ln
-        for ln in lines
-        if ln.y1 > page_height * 0.4
-        and not (jkey and _key(ln.text(False)) == jkey)
-        and _LETTERS.search(ln.text(False))
-        and not _BANNER.match(ln.text(False).strip(" .:"))
-        and "@" not in ln.text()
-        and not _COVER.search(ln.text())
-    ]
-    if not cands:
+
+    def candidate(ln: GlyphLine) -> bool:
+        return bool(
+            ln.y1 > page_height * 0.4
+            and not (jkey and _key(ln.text(False)) == jkey)
+            and _LETTERS.search(ln.text(False))
+            and not _BANNER.match(ln.text(False).strip(" .:"))
+            and "@" not in ln.text()
+            and not _COVER.search(ln.text())
+        )
+
+    # Only the candidates in the biggest type make the title: the lines are tried from the biggest
+    # type down, and the trial stops below 0.96 of the first candidate's (the biggest candidate).
+    biggest = 0.0
+    picked: list[int] = []
+    for k in sorted(range(len(lines)), key=lambda k: -lines[k].height):
+        ln = lines[k]
+        if picked and ln.height < biggest * 0.96:
+            break
+        if candidate(ln):
+            if not picked:
+                biggest = ln.height
+            picked.append(k)
+    if not picked:
         return []
-    biggest = max(ln.height for ln in cands)
     if body > 0 and biggest < body * 1.12:
         return []
-    tops = sorted((ln for ln in cands if ln.height >= biggest * 0.96), key=lambda ln: -ln.y1)
+    # (in page order before the sort by height on the page, as the stable sort keeps ties)
+    tops = sorted((lines[k] for k in sorted(picked)), key=lambda ln: -ln.y1)
     title = [tops[0]]
     for ln in tops[1:]:
         if title[-1].y0 - ln.y1 < 0.9 * ln.height and len(title) < 5:
@@ -112,7 +125,7 @@ def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", bo
         else:
             break
     if _PART_LABEL.fullmatch(_join_title([ln.text(False) for ln in title]).strip(" .:")):
-        title = _with_paper_title(title, cands, body)
+        title = _with_paper_title(title, [ln for ln in lines if candidate(ln)], body)
     # Pieces of one title row come out as separate lines (an inline mark, a change of font).
     rows: list[GlyphLine] = []
     for ln in sorted(title, key=lambda ln: (-round(ln.y1), ln.x0)):
