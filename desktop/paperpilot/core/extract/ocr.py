@@ -84,9 +84,9 @@ class OcrLine:
 # engine skips to in C instead of trying the pattern at every character.
 _LATIN_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ](?<!\w[A-Za-zÀ-ÖØ-öø-ÿ])[A-Za-zÀ-ÖØ-öø-ÿ]{2,}\b")
 # A word of three or more letters without a vowel that is not an acronym (CNN, HTTP): one of
-# the Latin words, all consonants, not all capitals.
+# the Latin words, all consonants, not all capitals. Six or more consonants in a row are a
+# consonant run wherever they stand.
 _CONSONANTS = "bcdfghjklmnpqrstvwxzBCDFGHJKLMNPQRSTVWXZ"
-_CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-xzB-DF-HJ-NP-TV-XZ]{6,}")
 _ENOUGH_LETTERS = re.compile(r"(?:[\W_]*[^\W_]){20}")
 _VOWELS = frozenset("aeiouyàáâãäåèéêëìíîïòóôõöùúûüýÿæœAEIOUYÀÁÂÃÄÅÈÉÊËÌÍÎÏÒÓÔÕÖÙÚÛÜÝ")
 # Leader dots of a table of contents and rules drawn with dashes repeat one glyph legitimately.
@@ -94,6 +94,38 @@ _REPEAT_OK = frozenset(".-_·…=*⋅•．。")
 _SPACE = frozenset(" \n\r\t\u3000")
 _SAMPLE = 1000
 _WORD_SAMPLE = 600
+# The sample's ASCII characters are counted by kind, each kind deleted (bytes.translate, one C
+# pass) from what the kinds before it left: spaces, leader glyphs, vowels, consonants, digits,
+# controls; punctuation is what remains. The letters are split into groups none of which holds
+# 30 % of running text, so that a glyph over that share (the repeated-glyph test) can only be
+# in a group over it, and only such a group is counted glyph by glyph.
+_ASCII_SPACES = b" \n\r\t"
+_ASCII_LEADERS = b".-_=*"  # the ASCII ones of _REPEAT_OK
+_VOWEL_GROUPS = (b"ea", b"oiuyAEIOUY")
+_CONSONANT_GROUPS = (b"tn", b"shr", b"dlcm", b"bfgjkpqvwxz", b"BCDFGHJKLMNPQRSTVWXZ")
+_DIGIT_GROUP = b"0123456789"
+_CONTROLS = bytes(c for c in range(32) if c not in b"\t\n\r")  # what _junk takes in ASCII
+_GLYPH_KINDS = (*_VOWEL_GROUPS, *_CONSONANT_GROUPS, _DIGIT_GROUP, _CONTROLS)
+_ASCII_KINDS = (_ASCII_SPACES, _ASCII_LEADERS, *_GLYPH_KINDS)
+_ASCII_BYTES = bytes(range(128))
+
+
+def _byte_table(default: bytes, groups: dict[bytes, bytes]) -> bytes:
+    """A bytes.translate table: each group's bytes to its byte, every other byte to ``default``."""
+    table = bytearray(default * 256)
+    for chars, to in groups.items():
+        for c in chars:
+            table[c] = to[0]
+    return bytes(table)
+
+
+# For the consonant runs: the consonants to "c", every other byte (a non-ASCII character's
+# UTF-8 bytes too) to a space.
+_CONSONANT_MAP = _byte_table(b" ", {_CONSONANTS.encode(): b"c"})
+# For the words without a vowel: lowercase consonants to "c", capital ones to "C", the space
+# between the words kept, every other byte to "v".
+_WORD_MAP = _byte_table(b"v", {_CONSONANTS[:20].encode(): b"c", _CONSONANTS[20:].encode(): b"C", b" ": b" "})
+_LOWER_AS_OTHER = bytes.maketrans(b"c", b"v")
 
 
 def _junk(c: str) -> bool:
@@ -114,17 +146,33 @@ def text_layer_problem(text: str) -> str:
     the glyphs; Latin words without vowels or with long consonant runs, or a vowel share no
     European language has. Too little text to judge is not garbage (the caller decides by
     the amount of text whether a page needs OCR anyway). Every page of every born-digital PDF
-    comes through here, so it counts the sample's characters once (in C) and then works on
-    the distinct characters.
+    comes through here, so the ASCII characters are counted by kind in C passes (see
+    ``_ASCII_KINDS``) and only the others one by one, as distinct characters.
     """
     sample = text[:_SAMPLE]
-    counts = Counter(sample)
-    n = len(sample) - sum(counts[c] for c in _SPACE if c in counts)
+    ascii_chars = sample.encode("ascii", "ignore")
+    rest = ascii_chars
+    kinds = []
+    for chars in _ASCII_KINDS:
+        left = rest.translate(None, chars)
+        kinds.append(len(rest) - len(left))
+        rest = left  # ends as the ASCII punctuation and symbols
+    spaces, leaders, *groups, digits, junk = kinds
+    others: Counter[str] = Counter()
+    if len(ascii_chars) < len(sample):
+        # UTF-8 holds no ASCII byte inside a longer character: deleting the ASCII bytes leaves
+        # exactly the other characters.
+        wide = sample.encode("utf-8", "surrogatepass").translate(None, _ASCII_BYTES)
+        others = Counter(wide.decode("utf-8", "surrogatepass"))
+        spaces += others["\u3000"]
+    n = len(sample) - spaces
     if n < _MIN_LETTERS:
         return ""
-    junk = alnum = cjk = letters = vowels = leaders = 0
-    top_n = 0
-    for c, k in counts.items():
+    vowels = groups[0] + groups[1]
+    letters = sum(groups)
+    alnum = letters + digits
+    cjk = top_n = 0
+    for c, k in others.items():
         if c in _SPACE:
             continue
         if c in _REPEAT_OK:
@@ -142,7 +190,13 @@ def text_layer_problem(text: str) -> str:
                     vowels += k
         elif _junk(c):
             junk += k
-    if junk > 0.2 * n or (top_n > 0.3 * n and n >= 40):
+    limit = 0.3 * n
+    if n >= 40 and top_n <= limit:
+        # The most frequent ASCII glyph matters only in a kind holding more than the limit.
+        for chars, k in zip((*_GLYPH_KINDS, rest), (*kinds[2:], len(rest)), strict=True):
+            if k > limit:
+                top_n = max(top_n, *map(ascii_chars.count, set(chars)))
+    if junk > 0.2 * n or (top_n > limit and n >= 40):
         return "garbage"
     if alnum < 0.45 * (n - leaders):
         return "garbage"
@@ -154,9 +208,16 @@ def text_layer_problem(text: str) -> str:
     latin = _LATIN_WORD.findall(words_text)
     words = len(latin)
     if words >= 15:
-        no_vowel = sum(1 for w in latin if not w.strip(_CONSONANTS) and not w.isupper())
-        bad = no_vowel + len(_CONSONANT_RUN.findall(words_text))
-        if bad > 0.3 * words:
+        # A word without a vowel is all consonants: the words left non-empty with the
+        # consonants deleted are the others, and those left non-empty with only the capitals
+        # deleted are also the ones without a vowel that are not all capitals.
+        shapes = (" " + " ".join(latin)).encode("utf-8", "surrogatepass").translate(_WORD_MAP)
+        other = shapes.translate(None, b"cC").count(b" v")
+        no_vowel = shapes.translate(_LOWER_AS_OTHER, b"C").count(b" v") - other
+        # Each run of six or more consonants starts after a non-consonant (or at the start).
+        consonants = words_text.encode("utf-8", "surrogatepass").translate(_CONSONANT_MAP)
+        runs = (b" " + consonants).count(b" cccccc")
+        if no_vowel + runs > 0.3 * words:
             return "garbage"
     return ""
 

@@ -50,7 +50,7 @@ from paperpilot.core.text.lazy import lazy_pattern
 
 from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
-from .pdfium_calls import without_argtypes
+from .pdfium_calls import address_arg, without_argtypes
 from .structure_reader import read_structure
 
 __all__ = [
@@ -71,7 +71,6 @@ PDFIUM_LOCK = threading.Lock()
 
 # pypdfium2 marks a hyphen that PDFium removed at a line end with \x02 (older builds) or
 # \ufffe (newer builds); U+00AD is a soft hyphen that some producers write explicitly.
-_MARK_RE = re.compile("[\x02\ufffe]")
 _LIGATURES = {"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"}
 # Only these ligatures are expanded: NFKC on the whole text would also rewrite full-width
 # CJK punctuation, superscripts and math symbols that the reader expects to see unchanged.
@@ -229,8 +228,8 @@ class _PageReader:
 
     def __init__(self, textpage: Any, page_width: float) -> None:
         self.tp = textpage.raw
-        # The text page as the lean functions take it: a plain address.
-        self.tp_addr: Any = ctypes.c_void_p(ctypes.cast(self.tp, ctypes.c_void_p).value) if _LEAN_OK else self.tp
+        # The text page as the lean functions take it: its address, converted once.
+        self.tp_addr: Any = address_arg(self.tp) if _LEAN_OK else self.tp
         self.page_mid = page_width / 2
         self.mid_lo = 0.48 * page_width
         self.mid_hi = 0.52 * page_width
@@ -261,11 +260,12 @@ class _PageReader:
             if "\x02" in seg or "\ufffe" in seg:
                 # PDFium glued a hyphenated line to the next one; cut them apart again so
                 # each keeps its own box (the halves may even sit in different columns).
-                a = 0
-                for m in _MARK_RE.finditer(seg):
-                    add(lines, start + a, seg[a : m.start()], True, mapped)
-                    a = m.end()
-                add(lines, start + a, seg[a:], False, mapped)
+                *parts, tail = seg.replace("\ufffe", "\x02").split("\x02")
+                a = start
+                for part in parts:
+                    add(lines, a, part, True, mapped)
+                    a += len(part) + 1  # the mark is one character
+                add(lines, a, tail, False, mapped)
             else:
                 add(lines, start, seg, seg[-1] == "\u00ad", mapped)
         return lines
@@ -824,7 +824,7 @@ _LEADER = re.compile(r"[.⋅·…](?:(?<=[.⋅·])(?: ?[.⋅·]){3}|(?<=…)…)
 # inside is a bold or letter-led paragraph ("A Bigtable is a sparse … map. The map is …"):
 # two letters, ".!?", spaces and a capital, or a Chinese sentence end before anything.
 _SENTENCE_INSIDE = re.compile(r"[.!?。！？](?:(?<=[^\W\d_]{2}[.!?]) +[A-Z]|(?<=[。！？]).)")
-_ZH_SENTENCE_END = re.compile("[。；，！？]")
+_ZH_SENTENCE_END = lazy_pattern("[。；，！？]")  # Chinese headings only
 
 
 # What a section number may start with (``\d`` is any decimal digit; ``isdigit`` takes more).
@@ -853,7 +853,7 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     if not emphasised and (n > 30 or not (text[0].isupper() or _cjk(text[0]))):
         return 0  # plain type: only a short, capitalised known name can be a heading
     if _cjk(text[0]) or _zh_numbered(text):
-        if n > 30 or _ZH_SENTENCE_END.search(text[:-1]) or text[-1] in "。，；":
+        if n > 30 or _ZH_SENTENCE_END().search(text[:-1]) or text[-1] in "。，；":
             return 0
         if _FORM_FIELD.match(text):
             return 0  # a cover's form field ("作者姓名：莫晃锐", "学科专业：流体力学")
@@ -1300,7 +1300,9 @@ def _furniture(pages: Sequence[_RawPage]) -> set[int]:
 
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
 _ARXIV_NEW = re.compile(r"(?:arxiv\s*:\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5})(?:v\d+)?", re.IGNORECASE)
-_ARXIV_OLD = re.compile(
+# Compiled on first use (core.text.lazy), as are the by-line patterns below: most papers
+# never need them (no old-style arXiv number; authors from the PDF's own fields).
+_ARXIV_OLD = lazy_pattern(
     r"\b((?:hep-(?:th|ph|ex|lat)|astro-ph|cond-mat|gr-qc|math-ph|nucl-(?:th|ex)|quant-ph|nlin"
     r"|physics|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
 )
@@ -1330,13 +1332,13 @@ _JUNK_AUTHOR = re.compile(
     r"microsoft.*|.*@.*|\W*)$",
     re.IGNORECASE,
 )
-_AFFILIATION = re.compile(
+_AFFILIATION = lazy_pattern(
     r"universit|institut|college|school|department|dept\.|laborator|\blab\b|research|"
     r"academy|center|centre|inc\.|ltd|corporation|company|google|microsoft|meta\b|amazon|"
     r"allen|hospital|faculty|@|http|www\.|\.com|\.edu|\.org|大学|学院|研究所|研究院|实验室|公司",
     re.IGNORECASE,
 )
-_NAME_SEPARATORS = re.compile(
+_NAME_SEPARATORS = lazy_pattern(
     r"[^\w\s.'’\-]|[\d_\u00b2\u00b3\u00b9\u2070-\u209f]|[\u03b1-\u03c9]|\s+(?:and|&)\s+|\s{3,}|,|;|，|、|；",
     re.UNICODE,
 )
@@ -1377,9 +1379,9 @@ def _looks_like_name(text: str) -> bool:
 def _authors_from_lines(lines: Sequence[str]) -> list[str]:
     names: list[str] = []
     for text in lines:
-        if _AFFILIATION.search(text):
+        if _AFFILIATION().search(text):
             continue
-        pieces = [" ".join(p.split()) for p in _NAME_SEPARATORS.split(text)]
+        pieces = [" ".join(p.split()) for p in _NAME_SEPARATORS().split(text)]
         pieces = [p for p in pieces if p and any(c.isalpha() for c in p)]
         if not pieces:
             continue
@@ -1944,7 +1946,7 @@ def _metadata(
     if "arxiv" in early_text.lower():
         arx = _ARXIV_NEW.search(early_text)
     if arx is None and _SEVEN_DIGITS.search(early_text):
-        arx = _ARXIV_OLD.search(early_text)
+        arx = _ARXIV_OLD().search(early_text)
     md.arxiv_id = arx.group(1) if arx else ""
     page1_text = "\n".join(first_lines)
     # Venue and copyright lines sit at the top or bottom of page 1 (or in the sideways

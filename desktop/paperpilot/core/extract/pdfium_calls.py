@@ -26,3 +26,13 @@ def without_argtypes(func: Any, restype: Any) -> Any | None:
         return lean if lean.argtypes is None else None
     except Exception:
         return None
+
+
+def address_arg(ptr: Any) -> Any:
+    """The address ``ptr`` holds as a ready-made argument for these functions.
+
+    A ``c_void_p`` argument is converted into such an argument object on every call (its
+    format looked up in ctypes' table, a new object made); ``from_param`` does that once, and
+    ctypes passes the object it returns as it is.
+    """
+    return ctypes.c_void_p.from_param(ctypes.cast(ptr, ctypes.c_void_p).value)

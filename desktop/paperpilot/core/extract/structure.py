@@ -22,13 +22,21 @@ from paperpilot.core.text.kinds import (
     reference_marks,
     section_kind,
 )
+from paperpilot.core.text.lazy import has_char_from, lazy_pattern
 
 # How deep a numbered heading sits: "3" → 1, "3.2" → 2, "A.1" → 2, "IV." → 1, "一、" → 1,
 # "（一）" → 2, "第1章" → 1, "第2节" → 2.
-_DOTTED = re.compile(r"^\s*((?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4})\.?(?:\s+|(?=[\u4e00-\u9fff]))\S")
+# A dotted number ends before white space or, in a Chinese heading ("1.1引言"), before a Han
+# character. Only the greedy reading of the number can be followed by either (a shorter one is
+# followed by a digit or ".digit"), so the two patterns read the same number that one pattern
+# with both endings would; the Han one (a class that costs a millisecond to compile, see
+# core.text.lazy) is needed only for a heading with a character from U+4E00 up. So are the
+# Chinese numbering patterns: every match holds a Chinese numeral or 第.
+_DOTTED = re.compile(r"^\s*((?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4})\.?\s+\S")
+_DOTTED_HAN = lazy_pattern(r"^\s*((?:\d{1,2}|[A-Z])(?:\.\d{1,2}){0,4})\.?[\u4e00-\u9fff]")
 _ROMAN = re.compile(r"^\s*[IVX]{1,5}\.\s+\S")
-_ZH_TOP = re.compile(r"^\s*(?:[一二三四五六七八九十]+[、.．]|第[一二三四五六七八九十百\d]+[章部篇])")
-_ZH_SUB = re.compile(r"^\s*(?:[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+节)")
+_ZH_TOP = lazy_pattern(r"^\s*(?:[一二三四五六七八九十]+[、.．]|第[一二三四五六七八九十百\d]+[章部篇])")
+_ZH_SUB = lazy_pattern(r"^\s*(?:[（(][一二三四五六七八九十]+[）)]|第[一二三四五六七八九十百\d]+节)")
 _LETTERED = re.compile(r"^\s*[A-Z](?:\.\d{1,2})*\.?\s+\S")
 # Headings of the body proper; after the references they mean the paper goes on (methods
 # printed after the reference list), not an appendix.
@@ -36,7 +44,8 @@ _BODY_NAMES = re.compile(
     r"^\s*(?:\d{1,2}\.?\s*)?(?:online\s+)?(?:methods?|materials and methods|results|discussion|conclusions?|introduction)\b",
     re.IGNORECASE,
 )
-_SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+# What ends a sentence, when it is the last character but white space (as "[.!?。！？]\s*$").
+_SENTENCE_END = (".", "!", "?", "。", "！", "？")
 _ENTRY_LABEL = re.compile(r"^\s*(?:\[\d{1,4}\]|\d{1,4}\.\s)")
 # Longer than any abstract a journal allows (structured abstracts included), in characters.
 _ABSTRACT_MAX = 3500
@@ -46,14 +55,21 @@ _CAPTION_START = re.compile(r"^(?:Figure|Fig\.|Table|Tab\.)\s*[A-Z]?\d+[a-z]?\s*
 
 def heading_level(heading: str) -> int | None:
     """The outline depth a heading's number gives it, or None when it has no number."""
-    m = _DOTTED.match(heading)
+    han = has_char_from(heading, "\u4e00")
+    m = _DOTTED.match(heading) or (_DOTTED_HAN().match(heading) if han else None)
     if m:
         return m.group(1).count(".") + 1
-    if _ROMAN.match(heading) or _ZH_TOP.match(heading):
+    if _ROMAN.match(heading) or (han and _ZH_TOP().match(heading)):
         return 1
-    if _ZH_SUB.match(heading):
+    if han and _ZH_SUB().match(heading):
         return 2
     return None
+
+
+def _ends_sentence(text: str) -> bool:
+    """Whether ``text`` ends a sentence: its last character but white space is a full stop,
+    "!" or "?" (\\s is str.isspace for a str pattern, and rstrip strips exactly that)."""
+    return text.rstrip().endswith(_SENTENCE_END)
 
 
 @dataclass
@@ -152,7 +168,7 @@ class Outline:
 def looks_like_entry(heading: str) -> bool:
     """A "heading" inside a reference list that is really an entry (or a piece of one)."""
     return section_kind(heading) is None and (
-        reference_marks(heading) >= 1 or _SENTENCE_END.search(heading) is not None or "," in heading
+        reference_marks(heading) >= 1 or _ends_sentence(heading) or "," in heading
     )
 
 
@@ -184,7 +200,7 @@ def block_kind(outline: Outline, text: str, hint: str, page: int, section: str) 
     # paragraph alone is no title block: the first lines of an inner page or of a scan
     # ("The parameters used were: …") are text the agent must find.
     if outline.seen_title and not outline.seen_heading and not outline.seen_body and page <= 1 and content != Kind.BOILERPLATE and (
-        content in (Kind.TITLE, Kind.FIGURE) or (len(text) < 200 and not _SENTENCE_END.search(text))
+        content in (Kind.TITLE, Kind.FIGURE) or (len(text) < 200 and not _ends_sentence(text))
     ):
         return Kind.TITLE
     if content == Kind.BODY and not outline.seen_heading and page <= 2 and len(text) >= 200:
@@ -215,7 +231,7 @@ def mark_above_title(kinds: list[Kind], texts: Sequence[str], first_title: int) 
     journal's name) belong to its title block; ``first_title``: the index of the title's first
     paragraph, -1 when the page has none (then nothing is)."""
     for i in range(max(first_title, 0)):
-        if kinds[i] in (Kind.BODY, Kind.FIGURE) and len(texts[i]) < 200 and not _SENTENCE_END.search(texts[i]):
+        if kinds[i] in (Kind.BODY, Kind.FIGURE) and len(texts[i]) < 200 and not _ends_sentence(texts[i]):
             kinds[i] = Kind.TITLE
 
 

@@ -23,9 +23,11 @@ import operator
 import re
 from collections.abc import Callable
 from enum import StrEnum
+from functools import cache
 from itertools import filterfalse, repeat
 
 from .language import cjk_ratio, has_cjk, split_sentences
+from .lazy import has_char_from, lazy_pattern
 
 
 class Kind(StrEnum):
@@ -87,52 +89,64 @@ _NUM = rf"^\s*(?:{_NUM_FORMS}|第[一二三四五六七八九十\d]+[章节]\s*)
 # The reference list is never a numbered chapter of a Chinese thesis (第六章参考文献 is a
 # chapter about references: the norms say so, and a template's own text says it again).
 _NUM_NO_CHAPTER = rf"^\s*(?:{_NUM_FORMS})?"
-_SECTION_REFS = re.compile(
-    _NUM_NO_CHAPTER + r"(references|bibliography|works cited|literature cited|reference list|参考文献|引用文献)\b",
-    re.IGNORECASE,
+# What each kind of section is called (in Latin script, in Chinese), what may follow the name,
+# and whether a chapter number may come before it. Back matter is neither the paper's findings
+# nor its references: declarations a journal requires, notes from the publisher, author lists
+# with addresses.
+_SECTION_NAMES: tuple[tuple[Kind, str, str, str, bool], ...] = (
+    (Kind.REFERENCES, r"references|bibliography|works cited|literature cited|reference list", r"参考文献|引用文献",
+     r"\b", False),
+    (Kind.ACKNOWLEDGEMENTS, r"acknowledge?ments?", r"致\s*谢|鸣谢", "", True),
+    (Kind.APPENDIX, r"appendix|appendices|supplementary (?:material|information|materials)|supplemental material",
+     r"附\s*录", "", True),
+    (Kind.ABSTRACT, r"abstract|keywords?|key\s+words|index terms", r"摘\s*要|关键词|关键字", r"\s*[:：]?\s*$", True),
+    (Kind.BOILERPLATE,
+     r"funding(?: information)?|author(?:s'|s’)? contributions?|contributions|competing interests?|"
+     r"conflicts? of interests?|declaration of (?:competing )?interests?|declarations?|ethics (?:approval|statement|declarations?)"
+     r"|consent for publication|(?:availability of data(?: and materials?)?|data (?:and code )?availability(?: statement)?)"
+     r"|publisher[’']s note|author (?:details|information)|additional information|open access|rights and permissions"
+     r"|reprints and permissions|about this article|cite this article",
+     r"作者简介|基金项目", r"\b", True),
+)  # fmt: skip
+# Case-insensitive, [A-Z] and [IVX] also match four letters beyond ASCII ("İ", "ı", "ſ", the
+# Kelvin sign), which makes each of them a class of all Unicode to compile, and the Chinese
+# numbers and names are classes of Han characters: the full patterns cost 1–2 ms each. A heading
+# without a Han character (every Chinese number and name starts with one) and without those
+# four letters is tested with the Latin names and number forms alone, the letters spelled out
+# case-sensitively; that matches what the full pattern matches, and the full ones are compiled
+# for the first heading that needs them.
+_ODD_LETTERS = "\u0130\u0131\u017f\u212a"
+_NUM_LATIN = r"^\s*(?:(?:\d{1,2}(?:\.\d{1,2})*|(?-i:[A-Za-z])|(?-i:[IVXivx]){1,5})\.?\s*)?"
+_SECTIONS_LATIN = tuple(
+    (kind, re.compile(f"{_NUM_LATIN}({latin}){end}", re.IGNORECASE)) for kind, latin, _zh, end, _ in _SECTION_NAMES
 )
-_SECTION_ACK = re.compile(_NUM + r"(acknowledge?ments?|致\s*谢|鸣谢)", re.IGNORECASE)
-_SECTION_APPENDIX = re.compile(
-    _NUM + r"(appendix|appendices|supplementary (?:material|information|materials)|supplemental material|附\s*录)",
-    re.IGNORECASE,
-)
-_SECTION_ABSTRACT = re.compile(_NUM + r"(abstract|keywords?|key\s+words|index terms|摘\s*要|关键词|关键字)\s*[:：]?\s*$",
-                               re.IGNORECASE)  # fmt: skip
-# Back matter that is neither the paper's findings nor its references: declarations a journal
-# requires, notes from the publisher, author lists with addresses.
-_SECTION_BACK = re.compile(
-    _NUM + r"(funding(?: information)?|author(?:s'|s’)? contributions?|contributions|competing interests?|"
-    r"conflicts? of interests?|declaration of (?:competing )?interests?|declarations?|ethics (?:approval|statement|declarations?)"
-    r"|consent for publication|(?:availability of data(?: and materials?)?|data (?:and code )?availability(?: statement)?)"
-    r"|publisher[’']s note|author (?:details|information)|additional information|open access|rights and permissions"
-    r"|reprints and permissions|about this article|cite this article|作者简介|基金项目)\b",
-    re.IGNORECASE,
-)
+
+
+@cache  # compiled for the first heading that needs them
+def _sections_full() -> tuple[tuple[Kind, re.Pattern[str]], ...]:
+    return tuple(
+        (kind, re.compile(f"{_NUM if chapter else _NUM_NO_CHAPTER}({latin}|{zh}){end}", re.IGNORECASE))
+        for kind, latin, zh, end, chapter in _SECTION_NAMES
+    )
 
 
 # "2.2 ", "3. ", "IV. ": a heading's number (a Roman one only with its dot: "Introduction" keeps its I).
-_HEADING_NUMBER = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")
+_HEADING_NUMBER = lazy_pattern(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.)\s*")  # (not needed at import)
 
 
 def heading_names(path: str) -> list[str]:
     """The headings of a section path, deepest first and without their numbers
     ("2. Methods > 2.2 Bird surveys" → ["Bird surveys", "Methods"])."""
-    return [_HEADING_NUMBER.sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
+    return [_HEADING_NUMBER().sub("", h).strip() for h in reversed(path.split(" > ")) if h.strip()]
 
 
 def section_kind(section: str) -> Kind | None:
     """The kind a section heading implies ("References" → references, "附录" → appendix), or None
     for an ordinary section of the body."""
-    if _SECTION_REFS.search(section):
-        return Kind.REFERENCES
-    if _SECTION_ACK.search(section):
-        return Kind.ACKNOWLEDGEMENTS
-    if _SECTION_APPENDIX.search(section):
-        return Kind.APPENDIX
-    if _SECTION_ABSTRACT.search(section):
-        return Kind.ABSTRACT
-    if _SECTION_BACK.search(section):
-        return Kind.BOILERPLATE
+    full = has_char_from(section, "\u4e00") or (not section.isascii() and any(map(section.__contains__, _ODD_LETTERS)))
+    for kind, rx in _sections_full() if full else _SECTIONS_LATIN:
+        if rx.search(section):
+            return kind
     return None
 
 
@@ -276,7 +290,8 @@ _FUNCTION = frozenset(
         "while",
     ]
 )
-_ZH_FUNCTION = re.compile(r"[的了是在和与及或就也都而被把对从向于将使让这那其该]")
+# (Asked only of text with Han characters: compiled when first needed, see core.text.lazy.)
+_ZH_FUNCTION = lazy_pattern(r"[的了是在和与及或就也都而被把对从向于将使让这那其该]")
 
 
 # Never part of a token and never joining two (as "'", "’", "-" and a number's "." do between
@@ -373,15 +388,12 @@ class _Signals:
         """Bibliography marks and the function-word share, in-text citations removed."""
         if self._fshare is None:
             text = self.text
-            if "(" in text or "[" in text:
-                stripped = strip_in_text_citations(text)
-                self._marks = _marks(stripped)
-                self._fshare = _function_share(_tokens(stripped))
-            else:
-                # Every in-text citation is bracketed: without a bracket nothing is removed, and
-                # the tokens and their share are the ones already counted for the text itself.
-                self._marks = _marks(text)
-                self._fshare = self.share()
+            # Every in-text citation is bracketed: without a bracket nothing is removed, and
+            # when nothing was removed (a table's "(35.6%)") the tokens and their share are the
+            # ones already counted for the text itself.
+            stripped = strip_in_text_citations(text) if "(" in text or "[" in text else text
+            self._marks = _marks(stripped)
+            self._fshare = self.share() if stripped == text else _function_share(_tokens(stripped))
         return self._marks, self._fshare
 
 
@@ -431,7 +443,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     s = sig.text
     if not s:
         return Kind.FIGURE
-    if not unmarked and s.isascii() and not any(map(s.lower().__contains__, _OTHER_KIND_WORDS)):
+    if not unmarked and s.isascii() and not any(map(s.lower().__contains__, _OTHER_LATIN)):
         unmarked = True  # a few substring tests in C, where the three patterns scan the text
     if not unmarked:
         if _ACK.search(s):
@@ -460,7 +472,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     if not cjk and len(_AFFIL.findall(s)) >= 2 and sig.share() < 0.12:
         return Kind.AUTHORS
     if cjk:
-        if len(_AFFIL.findall(s)) >= 2 and not _ZH_FUNCTION.search(s):
+        if len(_AFFIL.findall(s)) >= 2 and not _ZH_FUNCTION().search(s):
             return Kind.AUTHORS
         return Kind.PROSE
     if _is_figure_residue(s, tokens, sig.share):
@@ -478,6 +490,27 @@ _SUSPECT_WORDS = (
     "self.", "def ", "import ", "print(", "感谢", "致谢", "资助", "版权", "基金", "cc0", "fictional", "fictitious",
     "虚构",
 )  # fmt: skip
+# The same words in groups, each tested only when the text holds the group's character (one
+# character is found by memchr, where each word costs a pass of its own over the paragraph): the
+# Han words only in text with CJK, those with a rare character only in text with that character.
+_SUSPECT_HAN = tuple(w for w in _SUSPECT_WORDS if has_cjk(w))
+_SUSPECT_GATED = tuple(
+    (c, tuple(w for w in _SUSPECT_WORDS if c in w and len(w) > 1 and not has_cjk(w))) for c in "[:>("
+)
+_SUSPECT_OTHERS = tuple(
+    w for w in _SUSPECT_WORDS if not has_cjk(w) and (len(w) == 1 or not any(c in w for c, _ in _SUSPECT_GATED))
+)
+
+
+def _has_suspect_word(low: str, cjk: bool) -> bool:
+    """``any(map(low.__contains__, _SUSPECT_WORDS))``; ``cjk``: ``has_cjk(low)``."""
+    return (
+        any(map(low.__contains__, _SUSPECT_OTHERS))
+        or any(c in low and any(map(low.__contains__, words)) for c, words in _SUSPECT_GATED)
+        or (cjk and any(map(low.__contains__, _SUSPECT_HAN)))
+    )
+
+
 _SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
 _DIGIT = re.compile(r"\d")
 _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
@@ -487,17 +520,18 @@ def plainly_prose(text: str) -> bool:
     """Whether ``text`` is surely running prose: function words as prose has them, nothing that
     any other kind needs. False means "classify it properly", not "not prose"."""
     low = text.lower()
-    return not any(map(low.__contains__, _SUSPECT_WORDS)) and _plainly_prose(text, low)
+    cjk = has_cjk(text)
+    return not _has_suspect_word(low, cjk) and _plainly_prose(text, low, cjk)
 
 
-def _plainly_prose(text: str, low: str) -> bool:
-    """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words."""
+def _plainly_prose(text: str, low: str, cjk: bool) -> bool:
+    """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words;
+    ``cjk``: ``has_cjk(text)``."""
     digit = _DIGIT.search(text) is not None
     if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
-    # isascii is a flag lookup: most English text needs no CJK scan at all.
-    if not text.isascii() and has_cjk(text):
-        return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION.findall(text)) * 25 >= len(text)
+    if cjk:
+        return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION().findall(text)) * 25 >= len(text)
     # The first 60 words (and the rest in one piece, which only counts towards "at least 8").
     words = low.split(maxsplit=60)
     if len(words) < 8:
@@ -517,6 +551,9 @@ _OTHER_KIND_WORDS = (
 # Those of them that hold none of the suspect words: a text without any suspect word can only
 # have these (a text without "thank" has no "thank" either).
 _OTHER_UNSUSPECTED = tuple(w for w in _OTHER_KIND_WORDS if not any(s in w for s in _SUSPECT_WORDS))
+# Those without Han characters, for text without CJK.
+_OTHER_LATIN = tuple(w for w in _OTHER_KIND_WORDS if not has_cjk(w))
+_OTHER_LATIN_UNSUSPECTED = tuple(w for w in _OTHER_UNSUSPECTED if not has_cjk(w))
 
 
 def paragraph_kind(text: str) -> Kind:
@@ -524,12 +561,13 @@ def paragraph_kind(text: str) -> Kind:
     kept for the paragraphs that need it: prose that cites ("(Lo et al., 2020)", "[12]") and
     quotes numbers is decided from the whole paragraph's signals, which is most of a paper."""
     low = text.lower()
-    suspect = any(map(low.__contains__, _SUSPECT_WORDS))
-    if not suspect and _plainly_prose(text, low):
+    cjk = has_cjk(text)
+    suspect = _has_suspect_word(low, cjk)
+    if not suspect and _plainly_prose(text, low, cjk):
         return Kind.BODY
-    if has_cjk(text):
+    if cjk:
         return classify_passage(text)
-    others = _OTHER_KIND_WORDS if suspect else _OTHER_UNSUSPECTED
+    others = _OTHER_LATIN if suspect else _OTHER_LATIN_UNSUSPECTED
     if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (

@@ -15,6 +15,7 @@ import statistics
 import unicodedata
 from dataclasses import dataclass, field
 
+from ...text.lazy import lazy_pattern
 from .glyphs import GlyphLine
 from .names import Name, has_cjk, is_cjk_char, is_organisation, persons_in_line, to_name
 
@@ -39,12 +40,14 @@ _PART_LABEL = re.compile(
 )
 _LETTERS = re.compile(r"[^\W\d_](?:.*?[^\W\d_]){2}")
 _COVER = re.compile(r"to cite this article|view the article online|this content was downloaded", re.IGNORECASE)
-_AUTHOR_LABEL = re.compile(r"^(?:作者姓名|作\s*者|姓\s*名|研究生|学生姓名|论文作者)\s*[:：]\s*(\S.*)$")
-_GROUP = re.compile(
+_AUTHOR_LABEL = lazy_pattern(r"^(?:作者姓名|作\s*者|姓\s*名|研究生|学生姓名|论文作者)\s*[:：]\s*(\S.*)$")
+# The characters an author label starts with (its first word's).
+_LABEL_STARTS = ("作", "姓", "研", "学", "论")
+_GROUP = lazy_pattern(
     r"\b(?:Group|Team|Consortium|Committee|Collaboration|Council|Association|Society|Initiative|Project|"
     r"Task\s+Force|Working|AI)\b"
 )
-_AFFILIATION_WORD = re.compile(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital)\b")
+_AFFILIATION_WORD = lazy_pattern(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital)\b")
 
 
 @dataclass
@@ -86,22 +89,35 @@ def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", bo
     title; ``body``: the body text's line height (else measured on ``lines``)."""
     body = body or body_height(lines)
     jkey = _key(journal)
-    cands = [
-        ln
-        for ln in lines
-        if ln.y1 > page_height * 0.4
-        and not (jkey and _key(ln.text(False)) == jkey)
-        and _LETTERS.search(ln.text(False))
-        and not _BANNER.match(ln.text(False).strip(" .:"))
-        and "@" not in ln.text()
-        and not _COVER.search(ln.text())
-    ]
-    if not cands:
+
+    def candidate(ln: GlyphLine) -> bool:
+        return bool(
+            ln.y1 > page_height * 0.4
+            and not (jkey and _key(ln.text(False)) == jkey)
+            and _LETTERS.search(ln.text(False))
+            and not _BANNER.match(ln.text(False).strip(" .:"))
+            and "@" not in ln.text()
+            and not _COVER.search(ln.text())
+        )
+
+    # Only the candidates in the biggest type make the title: the lines are tried from the biggest
+    # type down, and the trial stops below 0.96 of the first candidate's (the biggest candidate).
+    biggest = 0.0
+    picked: list[int] = []
+    for k in sorted(range(len(lines)), key=lambda k: -lines[k].height):
+        ln = lines[k]
+        if picked and ln.height < biggest * 0.96:
+            break
+        if candidate(ln):
+            if not picked:
+                biggest = ln.height
+            picked.append(k)
+    if not picked:
         return []
-    biggest = max(ln.height for ln in cands)
     if body > 0 and biggest < body * 1.12:
         return []
-    tops = sorted((ln for ln in cands if ln.height >= biggest * 0.96), key=lambda ln: -ln.y1)
+    # (in page order before the sort by height on the page, as the stable sort keeps ties)
+    tops = sorted((lines[k] for k in sorted(picked)), key=lambda ln: -ln.y1)
     title = [tops[0]]
     for ln in tops[1:]:
         if title[-1].y0 - ln.y1 < 0.9 * ln.height and len(title) < 5:
@@ -109,7 +125,7 @@ def find_title(lines: list[GlyphLine], page_height: float, journal: str = "", bo
         else:
             break
     if _PART_LABEL.fullmatch(_join_title([ln.text(False) for ln in title]).strip(" .:")):
-        title = _with_paper_title(title, cands, body)
+        title = _with_paper_title(title, [ln for ln in lines if candidate(ln)], body)
     # Pieces of one title row come out as separate lines (an inline mark, a change of font).
     rows: list[GlyphLine] = []
     for ln in sorted(title, key=lambda ln: (-round(ln.y1), ln.x0)):
@@ -160,9 +176,12 @@ def _rows(lines: list[GlyphLine]) -> list[list[GlyphLine]]:
 
 
 def _labelled_author(lines: list[GlyphLine]) -> list[Name]:
+    # A row's text starts with its first line's: without a line that starts like a label, no row does.
+    if not any(ln.text(False).startswith(_LABEL_STARTS) for ln in lines):
+        return []
     for row in _rows(lines):
         text = " ".join(ln.text(False) for ln in row)
-        m = _AUTHOR_LABEL.search(text)
+        m = _AUTHOR_LABEL().search(text) if text.startswith(_LABEL_STARTS) else None
         if m:
             value = m.group(1).split()[0] if has_cjk(m.group(1)) else m.group(1)
             people = persons_in_line(value)
@@ -211,7 +230,7 @@ def find_authors(lines: list[GlyphLine], below: float, page_height: float,
     # No person: a report by an organisation names it right under the title.
     if first_line is not None:
         t = first_line.text(False).strip(" ,")
-        if _GROUP.search(t) and not _AFFILIATION_WORD.search(t) and len(t.split()) <= 8 and is_organisation(t):
+        if _GROUP().search(t) and not _AFFILIATION_WORD().search(t) and len(t.split()) <= 8 and is_organisation(t):
             return [{"literal": t}]
     return []
 

@@ -58,42 +58,45 @@ PATTERNS: list[tuple[str, Callable[[], re.Pattern[str]]]] = [
         rf"^(?:In:\s*)?(?P<j>{_J}),\s*Vol(?:ume|\.)\s*(?P<v>\d+)\s*,\s*(?:(?:Issue|No\.?|Number)\s*(?P<i>\d+)\s*,\s*)?"
         r"(?:Article(?:\s+(?:ID|No\.?))?|pp?\.|pages?)\s*(?P<p>[\w]+(?:\s*[–-]\s*\w+)?)")),
 ]
-_NAMED_VENUE = re.compile(
+_NAMED_VENUE = lazy_pattern(
     r"^(?P<j>(?:Journal|Transactions|Annals|Advances|Letters|Bulletin|Reviews?|Proceedings|Archives?)\s+(?:of|on|in)"
     r"\s+[A-Z][^,\d|]{2,80}?)\s*(?:,\s*Vol(?:ume|\.)\s*(?P<v>\d{1,4}))?\s*$"
 )
+# The words a named venue starts with (_NAMED_VENUE's first group).
+_VENUE_STARTS = ("Journal", "Transactions", "Annals", "Advances", "Letters", "Bulletin", "Review", "Proceedings", "Archive")
 # A literal each pattern needs: lines without it are not tried (Python's re scans slowly).
 _GATES = {"pipe": "|", "running_head": " et al", "year_comma_volume": ":", "volume_issue_pages": "(", "volume_year_pages": "(",
           "year_volume_article": "(", "volume_article_year": "|", "named_parts": "Vol"}  # fmt: skip
 _FLAT_GATES = {"proceedings": ("Proceedings of", "Findings of"), "acm_reference": ("Article ",)}
 # A word of each pattern read on the flattened front pages (_FLAT_GATES, the citation lines, _TO_APPEAR).
 _FLAT_WORDS = ("Proceedings", "Findings", "Article", "cite", "ppear", "ccepted")
-_VOLUME_ID = re.compile(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
-_PUBLISHER_LINE = re.compile(r"publish|corporation|press\b|verlag|elsevier|springer|wiley|hindawi|www\.|http",
+_VOLUME_ID = lazy_pattern(r"^Volume\s+(?P<v>\d{1,4}),\s*Article\s+ID\s+(?P<p>\d+)")
+_PUBLISHER_LINE = lazy_pattern(r"publish|corporation|press\b|verlag|elsevier|springer|wiley|hindawi|www\.|http",
                              re.IGNORECASE)  # fmt: skip
-_PROCEEDINGS = re.compile(
+_PROCEEDINGS = lazy_pattern(
     r"(?:In:?\s+)?(?P<j>(?:Proceedings|Findings) of (?:the )?[^,]{8,200}?)(?:\s*\((?P<abbr>[^)]{2,30})\))?"
     r",\s*(?:pages|pp\.)\s*(?P<p>\d+\s*[–-]\s*\d+)"
 )
-_ACM = re.compile(
+_ACM = lazy_pattern(
     r"In (?P<j>Proceedings of (?:the )?.+?)\s*\((?P<abbr>[^)]{2,30})\),[^.]*?(?P<y>" + _Y + r")\b.*?"
     r"Article (?P<p>\d+)"
 )
-_TO_APPEAR = re.compile(r"\b(?:To appear in|Appeared in|Accepted (?:at|to|by))\s+(?:the\s+)?(?P<j>[A-Z][A-Za-z]{1,12}\s*'?(?P<y>" + _Y + r"))")
-_CITE_IOP = re.compile(
+_TO_APPEAR = lazy_pattern(r"\b(?:To appear in|Appeared in|Accepted (?:at|to|by))\s+(?:the\s+)?(?P<j>[A-Z][A-Za-z]{1,12}\s*'?(?P<y>" + _Y + r"))")
+_CITE_IOP = lazy_pattern(
     r"To cite this article:\s*(?P<a>.+?)\s+et al\.?\s+(?P<y>" + _Y + r")\s+(?P<j>.+?)\s+(?P<v>\d{1,4})\s+(?P<p>[A-Za-z]?\d+)\b"
 )
-_CITE_HOW = re.compile(
+_CITE_HOW = lazy_pattern(
     r"How to cite this article:?\s*(?P<a>.+?)\s+et al\.?\s*\((?P<y>" + _Y + r")\)[,.]\s*(?P<t>.+?)\.\s+"
     r"(?P<j>[A-Z][\w.:& ]+?)\s+(?P<v>\d{1,4})\s*:\s*(?P<p>[A-Za-z]?\d+)"
 )
-_ZH_VOL = re.compile(r"第\s*(?P<v>\d{1,4})\s*卷\s*(?:第\s*(?P<i>\d{1,3})\s*期)?")
-_ZH_VOL_ANY = re.compile(r"第\s*\S{1,4}\s*卷")
-_ZH_VOL_ANY_ISSUE = re.compile(r"第\s*\S{1,4}\s*卷\s*(?:第\s*\S{1,3}\s*期)?")
-_EN_VOL_ANY = re.compile(r"\bVol\.?\s*\S{1,4}\s*,?\s*No\.?\s*\S{1,3}\b")
-_EN_VOL = re.compile(r"\bVol\.?\s*(?P<v>\d{1,4})\s*,?\s*No\.?\s*(?P<i>\d{1,3})\b")
-_ZH_JOURNAL = re.compile(r"(学报|杂志|学刊|期刊|通报|通讯|研究|科学|技术|工程|评论|汇刊)$")
-_ZH_DATE = re.compile(r"(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>\d{1,2})\s*月(?!\s*\d{1,2}\s*日\s*(?:收|修|录))")
+# The volume patterns start with their literal (第, Vol): lines without it are not tried.
+_ZH_VOL = lazy_pattern(r"第\s*(?P<v>\d{1,4})\s*卷\s*(?:第\s*(?P<i>\d{1,3})\s*期)?")
+_ZH_VOL_ANY = lazy_pattern(r"第\s*\S{1,4}\s*卷")
+_ZH_VOL_ANY_ISSUE = lazy_pattern(r"第\s*\S{1,4}\s*卷\s*(?:第\s*\S{1,3}\s*期)?")
+_EN_VOL_ANY = lazy_pattern(r"\bVol\.?\s*\S{1,4}\s*,?\s*No\.?\s*\S{1,3}\b")
+_EN_VOL = lazy_pattern(r"\bVol\.?\s*(?P<v>\d{1,4})\s*,?\s*No\.?\s*(?P<i>\d{1,3})\b")
+_ZH_JOURNAL = lazy_pattern(r"(学报|杂志|学刊|期刊|通报|通讯|研究|科学|技术|工程|评论|汇刊)$")
+_ZH_DATE = lazy_pattern(r"(?P<y>(?:19|20)\d\d)\s*年\s*(?P<m>\d{1,2})\s*月(?!\s*\d{1,2}\s*日\s*(?:收|修|录))")
 _PUBLISHED = re.compile(
     r"\b(?:Published(?:[ \t]+online)?|Publication date|Date of publication|出版日期|发表日期)[ \t]*[:：]?[ \t]*"
     r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
@@ -120,19 +123,19 @@ def _search_published(text: str) -> re.Match[str] | None:
 
 _MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?"
 # A line that is only a date: a report's or thesis cover's "March 2019", "June, 2014".
-_DATE_LINE = re.compile(rf"^(?:\d{{1,2}}\s+)?{_MONTH}\s*(?:\d{{1,2}},)?\s*,?\s*(?P<y>{_Y})$")
-_NOT_PUBLISHED = re.compile(r"\b(?:received|accepted|revised|submitted)\b|收稿|修回|录用", re.IGNORECASE)
-_COPYRIGHT = re.compile(r"(?:©|\(c\)|copyright)\s*(?:©\s*)?(?P<y>" + _Y + r")|(?:©|copyright).{0,60}?(?P<y2>" + _Y + ")",
+_DATE_LINE = lazy_pattern(rf"^(?:\d{{1,2}}\s+)?{_MONTH}\s*(?:\d{{1,2}},)?\s*,?\s*(?P<y>{_Y})$")
+_NOT_PUBLISHED = lazy_pattern(r"\b(?:received|accepted|revised|submitted)\b|收稿|修回|录用", re.IGNORECASE)
+_COPYRIGHT = lazy_pattern(r"(?:©|\(c\)|copyright)\s*(?:©\s*)?(?P<y>" + _Y + r")|(?:©|copyright).{0,60}?(?P<y2>" + _Y + ")",
                         re.IGNORECASE)  # fmt: skip
 _ARXIV_NEW = re.compile(r"(?:arxiv\s*:\s*|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5}(?:v\d+)?)", re.IGNORECASE)
-_ARXIV_OLD = re.compile(
+_ARXIV_OLD = lazy_pattern(
     r"\b((?:hep-(?:th|ph|ex|lat)|astro-ph|cond-mat|gr-qc|math-ph|nucl-(?:th|ex)|quant-ph|nlin"
     r"|physics|math|cs|q-bio|q-fin|stat)(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?)"
 )
 # What an old-style id needs: found fast (a literal first), it spares _ARXIV_OLD's scan.
 _SEVEN_DIGITS = re.compile(r"/\d{7}")
-_PLACEHOLDER_DOI = re.compile(r"x{3,}|X{3,}|\.{3}")
-_CITE_AS_DOI = re.compile(r"(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/\S+)(?=[\s\S]{0,300}?Cite this article)",
+_PLACEHOLDER_DOI = lazy_pattern(r"x{3,}|X{3,}|\.{3}")
+_CITE_AS_DOI = lazy_pattern(r"(?:doi:\s*|https?://doi\.org/)(10\.\d{4,9}/\S+)(?=[\s\S]{0,300}?Cite this article)",
                           re.IGNORECASE)  # fmt: skip
 
 
@@ -256,9 +259,9 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
                 if how == "running_head":
                     out.first_author_family = g.get("a") or ""
                 break
-        m = _VOLUME_ID.search(text)
+        m = _VOLUME_ID().search(text) if text.startswith("Volume") else None  # (the pattern's ^Volume)
         if m and not out.matched:
-            journal = next((x for x in reversed(edge_lines[max(0, k - 2) : k]) if not _PUBLISHER_LINE.search(x)
+            journal = next((x for x in reversed(edge_lines[max(0, k - 2) : k]) if not _PUBLISHER_LINE().search(x)
                             and not re.search(r"\d", x)), "")  # fmt: skip
             if journal:
                 _set(out, "volume_article_id", journal, m.group("v"), "", m.group("p"))
@@ -268,7 +271,8 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
     if not out.matched:
         # Weakest: a running head that only names the venue ("Journal of Tests, Vol. 1").
         for line in edge_lines:
-            m = _NAMED_VENUE.search(" ".join(line.split()))
+            text = " ".join(line.split())
+            m = _NAMED_VENUE().search(text) if text.startswith(_VENUE_STARTS) else None
             if m:
                 _set(out, "named_venue", m.group("j"), m.group("v"))
                 break
@@ -277,7 +281,7 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
         if not at:
             continue
         # A match starts at its phrase, or at the "In: " before it.
-        m = pat.search(flat, max(0, min(at) - 4)) if how == "proceedings" else pat.search(flat)
+        m = pat().search(flat, max(0, min(at) - 4)) if how == "proceedings" else pat().search(flat)
         if m and (not out.matched or (how == "acm_reference" and out.matched == ["to_appear"])):
             out.matched = []
             _set(out, how, m.group("j"), "", "", m.group("p"))
@@ -290,7 +294,7 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
                 out.year, out.year_how = int(y), "proceedings"
     for gate, pat in (("To cite this article", _CITE_IOP), ("How to cite this article", _CITE_HOW)):
         how = "cite_as"
-        m = pat.search(flat) if gate in flat else None
+        m = pat().search(flat) if gate in flat else None
         if m:
             if not out.matched:
                 _set(out, how, m.group("j"), m.group("v"), "", m.group("p"), m.group("y"))
@@ -300,7 +304,7 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
             if out.year is None:
                 out.year, out.year_how = int(m.group("y")), "masthead"
     at = [k for k in (flat.find(g) for g in ("To appear in", "Appeared in", "Accepted ")) if k >= 0]
-    m = _TO_APPEAR.search(flat, min(at)) if at else None  # (a match starts at one of these)
+    m = _TO_APPEAR().search(flat, min(at)) if at else None  # (a match starts at one of these)
     if m and not out.matched:
         _set(out, "to_appear", m.group("j"))
         if out.year is None:
@@ -314,9 +318,10 @@ def _chinese(out: Masthead, edge_lines: list[str]) -> None:
     seen = False
     for line in edge_lines[:8]:
         # A template prints "第 XX 卷 第 X 期": the masthead is there, its numbers are not.
-        if _ZH_VOL_ANY.search(line) or _EN_VOL_ANY.search(line):
+        zh, en = "第" in line, "Vol" in line
+        if (zh and _ZH_VOL_ANY().search(line)) or (en and _EN_VOL_ANY().search(line)):
             seen = True
-        m = _ZH_VOL.search(line) or _EN_VOL.search(line)
+        m = (_ZH_VOL().search(line) if zh else None) or (_EN_VOL().search(line) if en else None)
         if m:
             if not out.volume:
                 out.volume, out.issue = m.group("v"), m.group("i") or ""
@@ -325,12 +330,12 @@ def _chinese(out: Masthead, edge_lines: list[str]) -> None:
         return
     for line in edge_lines[:8]:
         # The volume and the date may share the journal's line: take them out first.
-        rest = _ZH_DATE.sub("  ", _ZH_VOL_ANY_ISSUE.sub("  ", line.strip()))
+        rest = _ZH_DATE().sub("  ", _ZH_VOL_ANY_ISSUE().sub("  ", line.strip()))
         parts = []
         for chunk in re.split(r"\s{2,}|\s(?=[A-Z(（])", rest):
             parts.append(re.sub(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])", "", chunk.strip()))
         for p in parts:
-            if re.fullmatch(r"[\u3400-\u9fff《》]{3,20}", p) and _ZH_JOURNAL.search(p) and not _ZH_VOL.search(p):
+            if re.fullmatch(r"[\u3400-\u9fff《》]{3,20}", p) and _ZH_JOURNAL().search(p) and not _ZH_VOL().search(p):
                 if not out.matched or out.matched == ["chinese"]:
                     out.container_title = p.strip("《》")
                     out.matched = ["chinese"]
@@ -338,7 +343,7 @@ def _chinese(out: Masthead, edge_lines: list[str]) -> None:
         if out.container_title:
             break
     for line in edge_lines[:8]:
-        m = _ZH_DATE.search(line) or re.search(r"\b[A-Z][a-z]{2,8}\.?,?\s+(?P<y>" + _Y + r")\b", line)
+        m = _ZH_DATE().search(line) or re.search(r"\b[A-Z][a-z]{2,8}\.?,?\s+(?P<y>" + _Y + r")\b", line)
         if m and out.year is None and out.volume:
             out.year, out.year_how = int(m.group("y")), "masthead"
             break
@@ -350,11 +355,11 @@ def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
             if "10." not in line:
                 continue
             doi = doi_from_text(line)
-            if doi and not _PLACEHOLDER_DOI.search(doi):
+            if doi and not _PLACEHOLDER_DOI().search(doi):
                 out.doi = doi
                 break
     if not out.doi and "Cite this article" in later_text:
-        m = _CITE_AS_DOI.search(later_text)
+        m = _CITE_AS_DOI().search(later_text)
         if m:
             out.doi = doi_from_text(m.group(1))
     low = page_text.lower()
@@ -363,7 +368,7 @@ def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
         out.arxiv_id = m.group(1)
     # ("arx": what the case-blind "arxiv" needs; the pattern also takes a dotless i)
     elif "arx" in low and re.search(r"arxiv", page_text, re.IGNORECASE) and _SEVEN_DIGITS.search(page_text):
-        m2 = _ARXIV_OLD.search(page_text)
+        m2 = _ARXIV_OLD().search(page_text)
         if m2:
             out.arxiv_id = m2.group(1)
 
@@ -385,20 +390,20 @@ def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
         return
     # A cover's date may come in pieces ("201" / "4 年 6 月"): read it with every space and break gone.
     squeezed = "".join(page_text.split()) if "年" in page_text else ""
-    for m in _ZH_DATE.finditer(squeezed):
+    for m in _ZH_DATE().finditer(squeezed) if squeezed else ():
         ctx = squeezed[max(0, m.start() - 6) : m.end() + 8]
-        if not _NOT_PUBLISHED.search(ctx):
+        if not _NOT_PUBLISHED().search(ctx):
             out.year, out.year_how = int(m.group("y")), "cover"
             return
     for line in page_text.splitlines()[:40]:
-        m = _DATE_LINE.match(line.strip())
+        m = _DATE_LINE().match(line.strip())
         if m:
             out.year, out.year_how = int(m.group("y")), "cover"
             return
     for line in page_text.splitlines():
         if "©" not in line and "opyright" not in line and "(c)" not in line and "(C)" not in line:
             continue
-        m = _COPYRIGHT.search(line)
-        if m and not _NOT_PUBLISHED.search(line):
+        m = _COPYRIGHT().search(line)
+        if m and not _NOT_PUBLISHED().search(line):
             out.year, out.year_how = int(m.group("y") or m.group("y2")), "copyright"
             return

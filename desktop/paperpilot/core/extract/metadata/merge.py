@@ -95,7 +95,8 @@ def _printed(name: Name, page_key: str, byline: list[str]) -> bool:
 
 def merge(xmp: Xmp, layout: Layout, mast: Masthead, info: Info, page_text: str, *, thesis: bool = False) -> Record:
     rec = Record()
-    page_key = key(page_text)
+    # Only XMP's title, creators and journal are looked for on the page (most files have none).
+    page_key = key(page_text) if xmp.title or xmp.authors or xmp.container_title else ""
     src = rec.sources
 
     # Title: XMP when the page agrees (or says nothing), then the layout, then Info.

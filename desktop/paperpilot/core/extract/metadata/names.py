@@ -83,11 +83,16 @@ def nfc(text: str) -> str:
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
 
+# Spacing accents and the combining marks they stand for.
+_SPACING_ACCENTS = {"\u02db": "\u0328", "\u00b4": "\u0301", "\u02c7": "\u030c", "\u00a8": "\u0308",
+                    "\u02dd": "\u030b", "\u02d9": "\u0307", "\u02c6": "\u0302", "\u02dc": "\u0303", "`": "\u0300"}  # fmt: skip
+
+
 def fix_accents(text: str) -> str:
     """Put spacing accents PDFium reports before their letter back on it ("J˛edrzej" → "Jędrzej")."""
-    spacing = {"\u02db": "\u0328", "\u00b4": "\u0301", "\u02c7": "\u030c", "\u00a8": "\u0308",
-               "\u02dd": "\u030b", "\u02d9": "\u0307", "\u02c6": "\u0302", "\u02dc": "\u0303", "`": "\u0300"}  # fmt: skip
-    if not any(c in text for c in spacing):
+    spacing = _SPACING_ACCENTS
+    # (of the accents only the grave is ASCII: an ASCII text without one has none)
+    if (text.isascii() and "`" not in text) or not any(c in text for c in spacing):
         return text
     out = []
     i = 0
@@ -118,10 +123,9 @@ def looks_like_person(text: str) -> bool:
             return False
         # A Chinese name opens with a surname; this keeps "第二章" and "摘要" out of by-lines.
         return t[:2] in _COMPOUND_SURNAMES or (t[0] in _SURNAMES and t[:2] not in _NOT_NAMES)
-    if is_organisation(t) or _AFFILIATION_HINT.search(t):
-        return False
     words = t.split()
-    if not 2 <= len(words) <= 5:
+    # (the word count first: it is the cheapest of these tests, and any one failing is a no)
+    if not 2 <= len(words) <= 5 or is_organisation(t) or _AFFILIATION_HINT.search(t):
         return False
     capital = 0
     for w in words:
@@ -146,17 +150,20 @@ def split_byline(text: str) -> list[str]:
 
 # A group that signs a paper with its people ("… & the ENCODE Project Consortium"): an author,
 # kept as a literal; an affiliation never is one.
-_GROUP_AUTHOR = re.compile(
+_GROUP_AUTHOR = lazy_pattern(
     r"^(?:the\s+)?(?P<g>(?:[A-Z][\w'’-]*\s+){1,6}(?:Consortium|Collaboration|Working\s+Group|Study\s+Group|"
     r"Investigators|Network))$"
 )
-_NOT_GROUP = re.compile(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital|Centre|Center)\b")
+# The words a group author ends with (the last of each of _GROUP_AUTHOR's alternatives).
+_GROUP_ENDS = ("Consortium", "Collaboration", "Group", "Investigators", "Network")
+_NOT_GROUP = lazy_pattern(r"\b(?:University|Department|Institute|School|College|Faculty|Hospital|Centre|Center)\b")
 
 
 def group_author(piece: str) -> str:
     """The group's name when a by-line piece is a group author, else ""."""
-    m = _GROUP_AUTHOR.match(piece.strip())
-    return m.group("g") if m and not _NOT_GROUP.search(piece) else ""
+    stripped = piece.strip()
+    m = _GROUP_AUTHOR().match(stripped) if stripped.endswith(_GROUP_ENDS) else None
+    return m.group("g") if m and not _NOT_GROUP().search(piece) else ""
 
 
 def persons_in_line(text: str) -> list[str] | None:

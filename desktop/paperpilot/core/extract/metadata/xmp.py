@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...citations.identifiers import doi_from_text
+from ...text.lazy import lazy_pattern
 from .info import plausible_title
 from .names import Name, names_from_field
 
@@ -27,8 +28,8 @@ _NS = {
     "dc": "http://purl.org/dc/elements/1.1/",
 }
 # PRISM has had several namespace URIs; match the element by its local name and a prism URI.
-_LOCAL = re.compile(r"^\{(?P<ns>[^}]*)\}(?P<name>.+)$")
-_YEAR = re.compile(r"\b((?:1[89]|20)\d\d)\b")
+_LOCAL = lazy_pattern(r"^\{(?P<ns>[^}]*)\}(?P<name>.+)$")
+_YEAR = lazy_pattern(r"\b((?:1[89]|20)\d\d)\b")
 
 
 @dataclass
@@ -170,11 +171,11 @@ def parse_packet(packet: bytes) -> Xmp:
     values: dict[str, list[str]] = {}
     for desc in root.iter(f"{{{_NS['rdf']}}}Description"):
         for key, val in desc.attrib.items():  # the short form: properties as attributes
-            m = _LOCAL.match(key)
+            m = _LOCAL().match(key)
             if m and val.strip():
                 values.setdefault(_key(m.group("ns"), m.group("name")), []).append(val.strip())
         for child in desc:
-            m = _LOCAL.match(child.tag)
+            m = _LOCAL().match(child.tag)
             if m:
                 values.setdefault(_key(m.group("ns"), m.group("name")), []).extend(_texts(child))
 
@@ -202,7 +203,7 @@ def parse_packet(packet: bytes) -> Xmp:
             out.doi = doi
             break
     date = first("prism:coverDate", "prism:publicationDate", "prism:coverDisplayDate")
-    m = _YEAR.search(date)
+    m = _YEAR().search(date)
     if m:
         out.year = int(m.group(1))
     return out
