@@ -380,10 +380,10 @@ _CJK_END = lazy_pattern("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
 
 # The recogniser drops the space after a closing bracket more often than any other:
 # "(2015)12:13", "(blue)have". Latin text only: CJK text has no spaces to restore.
-_CLOSE_GLUED = re.compile(r"(?<=[A-Za-z0-9][)\]])(?=[A-Za-z0-9])")
+_CLOSE_GLUED = lazy_pattern(r"(?<=[A-Za-z0-9][)\]])(?=[A-Za-z0-9])")
 # It reads an italic "l" ending a word as a slash ("Clinica/ Proteomics"); a real slash ends a
 # word only at a line's end ("and/" before "or" on the next line), never before a space.
-_SLASH_L = re.compile(r"(?<=[a-z]{3})/(?= )")
+_SLASH_L = lazy_pattern(r"(?<=[a-z]{3})/(?= )")
 
 
 def tidy_line(text: str) -> str:
@@ -391,8 +391,8 @@ def tidy_line(text: str) -> str:
     sometimes puts one at a wide glyph gap), one after a closing bracket glued to a word, and
     the slash it reads for a word's italic final "l"."""
     text = " ".join(text.split())
-    text = _CLOSE_GLUED.sub(" ", text)
-    text = _SLASH_L.sub("l", text)
+    text = _CLOSE_GLUED().sub(" ", text)
+    text = _SLASH_L().sub("l", text)
     return _CJK_SPACE().sub("", text)
 
 

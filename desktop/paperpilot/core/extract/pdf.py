@@ -814,7 +814,8 @@ def _zh_numbered(text: str) -> bool:
     return not text.isascii() and max(text) >= "\u4e00" and _zh_numbered_re().match(text) is not None
 
 
-_ROMAN_CAPS = re.compile(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
+# Compiled on first use: asked only of lines with a "." after a leading I, V or X.
+_roman_caps = lazy_pattern(r"^[IVX]{1,5}\.\s+[A-Z][A-Z0-9 ,&:\-–]{2,60}$")
 # Four leader dots ("." "⋅" "·", a space after each allowed) or two ellipses. Both patterns here
 # only answer whether there is a match; each starts with the one character class its
 # matches start with (the rest looks behind), so ``re`` skips ahead in C instead of trying
@@ -849,7 +850,11 @@ def _heading_strength(ln: _Line, text: str, body: float) -> int:
     bigger = ln.size >= body * 1.08 if body > 0 else False
     # IEEE sets its section headings in small capitals of the body's size, neither bold nor big:
     # a Roman numeral and capitals ("IV. RESULTS") is as sure a mark.
-    emphasised = ln.bold or bigger or (text[0] in "IVX" and _ROMAN_CAPS.match(text) is not None)
+    emphasised = (
+        ln.bold
+        or bigger
+        or (text[0] in "IVX" and text.find(".", 1, 6) > 0 and _roman_caps().match(text) is not None)
+    )
     if not emphasised and (n > 30 or not (text[0].isupper() or _cjk(text[0]))):
         return 0  # plain type: only a short, capitalised known name can be a heading
     if _cjk(text[0]) or _zh_numbered(text):
