@@ -27,7 +27,7 @@ from functools import cache
 from itertools import filterfalse, repeat
 
 from .language import cjk_ratio, has_cjk, split_sentences
-from .lazy import has_char_from, lazy_pattern
+from .lazy import has_char_from, has_char_from_3000, lazy_pattern
 
 
 class Kind(StrEnum):
@@ -493,12 +493,15 @@ _SUSPECT_WORDS = (
 # The same words in groups, each tested only when the text holds the group's character (one
 # character is found by memchr, where each word costs a pass of its own over the paragraph): the
 # Han words only in text with CJK, those with a rare character only in text with that character.
-_SUSPECT_HAN = tuple(w for w in _SUSPECT_WORDS if has_cjk(w))
+# A word of these lists is Chinese when it has a character from U+3000 up (they have no other
+# such word; a test keeps it so): has_cjk would compile the CJK class at import in every worker.
+_chinese = has_char_from_3000
+_SUSPECT_HAN = tuple(w for w in _SUSPECT_WORDS if _chinese(w))
 _SUSPECT_GATED = tuple(
-    (c, tuple(w for w in _SUSPECT_WORDS if c in w and len(w) > 1 and not has_cjk(w))) for c in "[:>("
+    (c, tuple(w for w in _SUSPECT_WORDS if c in w and len(w) > 1 and not _chinese(w))) for c in "[:>("
 )
 _SUSPECT_OTHERS = tuple(
-    w for w in _SUSPECT_WORDS if not has_cjk(w) and (len(w) == 1 or not any(c in w for c, _ in _SUSPECT_GATED))
+    w for w in _SUSPECT_WORDS if not _chinese(w) and (len(w) == 1 or not any(c in w for c, _ in _SUSPECT_GATED))
 )
 
 
@@ -552,8 +555,8 @@ _OTHER_KIND_WORDS = (
 # have these (a text without "thank" has no "thank" either).
 _OTHER_UNSUSPECTED = tuple(w for w in _OTHER_KIND_WORDS if not any(s in w for s in _SUSPECT_WORDS))
 # Those without Han characters, for text without CJK.
-_OTHER_LATIN = tuple(w for w in _OTHER_KIND_WORDS if not has_cjk(w))
-_OTHER_LATIN_UNSUSPECTED = tuple(w for w in _OTHER_UNSUSPECTED if not has_cjk(w))
+_OTHER_LATIN = tuple(w for w in _OTHER_KIND_WORDS if not _chinese(w))
+_OTHER_LATIN_UNSUSPECTED = tuple(w for w in _OTHER_UNSUSPECTED if not _chinese(w))
 
 
 def paragraph_kind(text: str) -> Kind:

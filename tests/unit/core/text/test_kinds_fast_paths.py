@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from paperpilot.core.text import kinds
@@ -59,3 +62,23 @@ def test_every_other_kind_word_is_checked_one_way_or_the_other() -> None:
     # without suspect words therefore lacks too.
     for word in kinds._OTHER_KIND_WORDS:
         assert word in kinds._OTHER_UNSUSPECTED or any(s in word for s in kinds._SUSPECT_WORDS)
+
+
+def test_word_lists_split_chinese_as_has_cjk_does() -> None:
+    # The word lists are split without has_cjk (its class would be compiled at import): the
+    # words with a character from U+3000 up must be exactly the Chinese ones.
+    from paperpilot.core.text.language import has_cjk
+
+    for words in (kinds._SUSPECT_WORDS, kinds._OTHER_KIND_WORDS):
+        assert [w for w in words if kinds._chinese(w)] == [w for w in words if has_cjk(w)]
+        assert any(has_cjk(w) for w in words)
+
+
+def test_importing_the_extractor_compiles_no_cjk_class() -> None:
+    code = (
+        "import paperpilot.core.extract.pdf, paperpilot.core.extract.workers\n"
+        "from paperpilot.core.text import language\n"
+        "print(any(c.cell_contents for c in language._CJK_CHAR.__closure__ if isinstance(c.cell_contents, list)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
