@@ -39,13 +39,14 @@ def _counted(qtbot: Any, win: Any) -> int:
 
 
 class AgentRuns:
-    """Counts the cells run and on which thread their agent runs ran; ``stop_after`` sets a
-    cancel event once that many cells are done (a deterministic Stop in the middle of a matrix)."""
+    """Counts the cells run and on which thread their agent runs ran; ``stop_after`` sets the
+    run's own cancel event once that many cells are done (a deterministic Stop in the middle of
+    a matrix, armed before the run starts so that fast offline cells cannot overtake it)."""
 
     def __init__(self, monkeypatch: Any) -> None:
         self.calls = 0
         self.on_gui: set[bool] = set()
-        self.stop_after: tuple[int, threading.Event] | None = None
+        self.stop_after: int | None = None
         real_agent, real_cell = cells_mod.run_agent, matrix_mod.run_cell
         gui = threading.main_thread()
 
@@ -56,8 +57,10 @@ class AgentRuns:
         def run_cell(*a: Any, **k: Any) -> Any:
             out = real_cell(*a, **k)
             self.calls += 1
-            if self.stop_after is not None and self.calls >= self.stop_after[0]:
-                self.stop_after[1].set()
+            if self.stop_after is not None and self.calls >= self.stop_after:
+                cancel = k.get("cancel")
+                assert isinstance(cancel, threading.Event)  # the run's Stop, as the button sets it
+                cancel.set()
             return out
 
         monkeypatch.setattr(cells_mod, "run_agent", run_agent)
@@ -155,10 +158,9 @@ def test_stop_resume_and_reopen_show_the_saved_cells_and_run_only_the_rest(
     runs = AgentRuns(monkeypatch)
     win = window.open_matrix_window([])
     _counted(qtbot, win)
+    runs.stop_after = 3  # Stop, as if clicked, once three cells ran
     win.make_button.click()
-    qtbot.waitUntil(lambda: win.cancel is not None, timeout=30_000)
-    assert win.run_button.text() == "Stop"
-    runs.stop_after = (3, win.cancel)  # Stop, as if clicked, once three cells ran
+    qtbot.waitUntil(lambda: win.matrix is not None, timeout=30_000)  # made, and its run started
     _idle(qtbot, win)
     m = win.matrix
     assert m is not None and len(m.cells) == 3  # the cell done when Stop came is saved; no more ran
