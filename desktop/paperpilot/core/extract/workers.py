@@ -122,14 +122,27 @@ def worker_main() -> None:
             os._exit(0)
 
 
+# A worker imports what this process imports: it gets this process's sys.path (after the
+# parent pid) rather than building its own. So it can skip ``site`` (-S: the .pth files were
+# read here already) and the environment (-I), which takes about two thirds of an empty
+# interpreter's start-up (26 -> 8 ms measured). UTF-8 mode is an environment setting: passed on.
+_WORKER_COMMAND = (
+    sys.executable,
+    "-I",
+    "-S",
+    *(("-X", "utf8") if sys.flags.utf8_mode else ()),
+    "-c",
+    "import sys; sys.path[:] = sys.argv[2:]; from paperpilot.core.extract.workers import worker_main; worker_main()",
+)
+
+
 class _Worker:
     def __init__(self, on_exit: Callable[[_Worker], None]) -> None:
         self.pending: deque[tuple[int, Future[Any], _Request]] = deque()
         self.lock = threading.Lock()
         self.on_exit = on_exit
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", "from paperpilot.core.extract.workers import worker_main; worker_main()",
-             str(os.getpid())],
+            [*_WORKER_COMMAND, str(os.getpid()), *sys.path],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
