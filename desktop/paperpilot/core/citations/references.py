@@ -43,7 +43,7 @@ _GBT_TYPE = re.compile(r"\[(?:J|C|M|D|N|P|R|S|Z|A|EB/OL|DB/OL|CP/OL|J/OL|M/OL|C/
 _CJK = lazy_pattern(r"[\u4e00-\u9fff]")
 # An author block that starts an entry: "Smith, J.", "J. Smith", "Smith J", "van der Berg",
 # "Kyle Lo,", an organisation in capitals, or a Chinese name (a Han character first: tested in
-# Python, see _starts_entry; as a class it costs a millisecond to compile).
+# Python, see split_entries; as a class it costs a millisecond to compile).
 _ENTRY_START = re.compile(
     r"^(?:[A-Z][\w'’\-]+,?\s+(?:[A-Z]\.|[A-Z]{1,3}\b|[A-Z][a-z])|[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z]|"
     r"(?:van|von|de|der|da|di|le|la|del)\s+[A-Z]|[A-Z]{2,})"
@@ -82,9 +82,11 @@ _IN_PREFIX = re.compile(r"^(?:in:?\s+)", re.IGNORECASE)
 # Where a venue's name ends: ", pages", "3(2)", ", 3:", " 3:1", ". 2019" (the white space before a
 # number is left out of the match, as the venue is stripped after the cut). The first character
 # is matched by a class and the alternatives tell by a look-behind which one it was: re searches
-# for a leading class quickly, whereas a leading look-ahead made it try every position.
+# for a leading class quickly, whereas a leading look-ahead made it try every position. The class
+# is ",", ".", ";", 0-9 or any character past ASCII (where the other digits are): a bitmap, not
+# the slower \d category, and the look-behinds turn away what is no digit.
 _VENUE_END = re.compile(
-    r"[,.;\d](?:(?<=,)\s*(?:pages|pp\.|vol\.|volume)\b|(?<=,)\s*\d+\s*[:(]|(?<=[,.;])\s*(?:19|20)\d{2}\b|"
+    r"[^\x00-\x2b\x2d\x2f\x3a\x3c-\x7f](?:(?<=,)\s*(?:pages|pp\.|vol\.|volume)\b|(?<=,)\s*\d+\s*[:(]|(?<=[,.;])\s*(?:19|20)\d{2}\b|"
     r"(?<=\d)\d*\s*\(\d+\)|(?<=\s\d)\d*:\d)"
 )
 _VENUE_YEAR = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
@@ -122,10 +124,6 @@ def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> 
     return out
 
 
-def _starts_entry(paragraph: str) -> bool:
-    return _ENTRY_START.match(paragraph) is not None or "\u4e00" <= paragraph[:1] <= "\u9fff"
-
-
 def _normalise(text: str) -> str:
     """``" ".join(text.split())``, without splitting text that already is so."""
     # Every white space character but " " is unprintable: printable text with no leading,
@@ -141,7 +139,10 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
     paras = [p for p in map(_normalise, paragraphs) if p]
     if not paras:
         return []
-    labelled = sum(1 for p in paras if _BRACKET_LABEL.match(p) or _DOT_LABEL.match(p))
+    # (A normalised paragraph starts with no white space: a label with "[" or a digit.)
+    labelled = sum(
+        1 for p in paras if (p[0] == "[" or p[0].isdecimal()) and (_BRACKET_LABEL.match(p) or _DOT_LABEL.match(p))
+    )
     if labelled and labelled >= len(paras) // 3:
         # A numbered list: cut wherever the next number is printed (entries the extractor
         # ran together, or an entry broken over a page, come out right either way).
@@ -157,7 +158,7 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
             return [e for _n, e in entries]
     out: list[str] = []
     for p in paras:
-        if out and not _starts_entry(p):
+        if out and not (_ENTRY_START.match(p) or "\u4e00" <= p[0] <= "\u9fff"):  # (a new entry's start)
             out[-1] = out[-1] + " " + p  # the rest of an entry (a column or page break inside it)
         else:
             out.append(p)
@@ -234,7 +235,9 @@ def _authors(block: str) -> list[str]:
                 i += 2
             else:
                 i += 1
-            name = _clean(name)
+            if name[-1] in _TRAILING_PUNCT or name[-1].isspace():  # (_clean, called only when it strips)
+                name = _strip_trailing(name)
+            name = name.strip(' "“”')
             if name and len(name) <= 80:
                 names.append(name)
     return names
@@ -242,14 +245,14 @@ def _authors(block: str) -> list[str]:
 
 def _first_sentence(text: str) -> tuple[str, str]:
     """Split at the first full stop that ends a sentence (not an initial, not "et al.")."""
-    for m in _STOP.finditer(text):
+    m = _STOP.search(text)  # (search by search: the first stop mostly ends it, no iterator needed)
+    while m:
         end = m.start()
         word = text[text.rfind(" ", 0, end) + 1 : end]  # the word before the stop
-        if len(word) <= 1 or word in _NOT_SENTENCE_END:
-            continue
-        if m.group(0) == "?":
-            return text[: m.end()], text[m.end() :].strip()
-        return text[:end], text[m.end() :].strip()
+        if len(word) > 1 and word not in _NOT_SENTENCE_END:
+            # The stop is one character: a "?" stays with the sentence.
+            return text[: end + 1 if text[end] == "?" else end], text[end + 1 :].strip()
+        m = _STOP.search(text, end + 1)
     return text, ""
 
 
@@ -311,7 +314,7 @@ def _parse_entry(text: str) -> Reference:
         plain = _ARXIV_IN_TEXT.sub(" ", plain)
     year = _YEAR.search(plain)  # (the first year: findall's first)
     ref.year = int(year.group(1)) if year else None
-    gbt = _GBT_TYPE.search(body)
+    gbt = _GBT_TYPE.search(body) if "[" in body else None
     if gbt:
         _parse_gbt(ref, body, gbt)
         year = _YEAR.search(body[gbt.end() :])

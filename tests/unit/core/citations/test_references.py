@@ -129,8 +129,12 @@ def test_the_venue_end_cuts_where_the_look_ahead_pattern_did() -> None:
     old = re.compile(
         r"(?=[,.;\s\d])(?:,\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b)"
     )
+    import sys
+
+    # Its first class holds every digit re's \d knows: 0-9 and characters past ASCII.
+    assert all(chr(c) in "0123456789" or c > 0x7F for c in range(sys.maxunicode + 1) if chr(c).isdecimal())
     tokens = [" ", "  ", "\t", "\xa0", ",", ", ", ";", ".", ":", "(", ")", "1", "19", "20", "2019", "3(2)", "12:3", "١٢",
-              "pages", "pp.", "vol.", "volume", "volumes", "Proc", "x"]  # fmt: skip
+              "pages", "pp.", "vol.", "volume", "volumes", "Proc", "x", "é", "–", "٢٠١٩"]  # fmt: skip
     for venue in _generated(tokens, 30000, 2):
         a, b = old.search(venue), _VENUE_END.search(venue)
         assert (a is None) == (b is None), venue
