@@ -182,11 +182,11 @@ def _clean(text: str) -> str:
     return _strip_trailing(text).strip(" \"“”")
 
 
-def _split_names(block: str) -> list[str]:
-    """``_NAME_SPLIT.split(block)``, the pattern tried only in front of a separator's literal."""
+def _split_names(block: str, literals: list[str]) -> list[str]:
+    """``_NAME_SPLIT.split(block)``, the pattern tried only in front of a separator's literal;
+    ``literals``: those of _NAME_SEPARATORS that are in ``block``."""
     # A match starts in the run of white space and commas before its literal: str.find reaches
     # the literals many times faster than the pattern's search goes through the names.
-    literals = [sep for sep in _NAME_SEPARATORS if sep in block]
     parts: list[str] = []
     last = pos = 0  # where the current part starts; where the next literal is looked for
     while True:
@@ -219,10 +219,8 @@ def _authors(block: str) -> list[str]:
         return []
     if has_char_from(block, "\u4e00") and _CJK().search(block):
         return [n.strip() for n in _CJK_NAME_SPLIT().split(block) if n.strip()]
-    if "and" in block or "&" in block or ";" in block or "，" in block or "、" in block:
-        parts = _split_names(block)
-    else:
-        parts = [block]
+    literals = [sep for sep in _NAME_SEPARATORS if sep in block]
+    parts = _split_names(block, literals) if literals else [block]
     names: list[str] = []
     for part in parts:
         pieces = [x for x in map(str.strip, part.split(",")) if x]
@@ -230,12 +228,13 @@ def _authors(block: str) -> list[str]:
         i, n = 0, len(pieces)
         while i < n:
             name = pieces[i]
-            if i + 1 < n and " " not in name and _GIVEN.fullmatch(pieces[i + 1]):
+            if " " not in name and i + 1 < n and _GIVEN.fullmatch(pieces[i + 1]):
                 name = f"{name}, {pieces[i + 1]}"
                 i += 2
             else:
                 i += 1
-            if name[-1] in _TRAILING_PUNCT or name[-1].isspace():  # (_clean, called only when it strips)
+            # (_clean, with its first strip only where it strips: a piece ends in no white space.)
+            if name[-1] in _TRAILING_PUNCT:
                 name = _strip_trailing(name)
             name = name.strip(' "“”')
             if name and len(name) <= 80:
@@ -248,8 +247,9 @@ def _first_sentence(text: str) -> tuple[str, str]:
     m = _STOP.search(text)  # (search by search: the first stop mostly ends it, no iterator needed)
     while m:
         end = m.start()
-        word = text[text.rfind(" ", 0, end) + 1 : end]  # the word before the stop
-        if len(word) > 1 and word not in _NOT_SENTENCE_END:
+        length = end - text.rfind(" ", 0, end) - 1  # of the word before the stop
+        # (No word in _NOT_SENTENCE_END is longer than three letters.)
+        if length > 3 or (length > 1 and text[end - length : end] not in _NOT_SENTENCE_END):
             # The stop is one character: a "?" stays with the sentence.
             return text[: end + 1 if text[end] == "?" else end], text[end + 1 :].strip()
         m = _STOP.search(text, end + 1)
@@ -259,7 +259,9 @@ def _first_sentence(text: str) -> tuple[str, str]:
 def _venue(rest: str) -> str:
     rest = rest.strip()
     if rest[:1] in "iIıİ":  # (the letters re.IGNORECASE matches with the "i" of _IN_PREFIX)
-        rest = _IN_PREFIX.sub("", rest)
+        prefix = _IN_PREFIX.match(rest)
+        if prefix:
+            rest = rest[prefix.end() :]
     venue, _ = _first_sentence(rest)
     end = _VENUE_END.search(venue)  # (what split(venue)[0] keeps: no match is empty)
     venue = (venue[: end.start()] if end else venue).strip()
@@ -297,6 +299,16 @@ def _parse_gbt(ref: Reference, body: str, m: re.Match[str]) -> None:
     ref.venue = _clean(tail[: end.start()] if end else tail)[:200]
 
 
+def _first_year(body: str, doi: bool, arxiv: bool) -> int | None:
+    """The first year in an entry, not the digits of an identifier it has ("arXiv:2004.05150" is
+    no year 2004)."""
+    plain = _DOI_IN_TEXT.sub(" ", body) if doi else body
+    if doi or arxiv:
+        plain = _ARXIV_IN_TEXT.sub(" ", plain)
+    year = _YEAR.search(plain)
+    return int(year.group(1)) if year else None
+
+
 def _parse_entry(text: str) -> Reference:
     label, body = _label(text)
     ref = Reference(text=text, label=label)
@@ -308,20 +320,16 @@ def _parse_entry(text: str) -> Reference:
     arx = _ARXIV_IN_TEXT.search(body) if "rX" in body or "rx" in body or "RX" in body or "Rx" in body else None
     if arx:
         ref.arxiv_id = normalize_arxiv(arx.group(1))
-    # Years, not the digits of an identifier ("arXiv:2004.05150" is no year 2004).
-    plain = _DOI_IN_TEXT.sub(" ", body) if doi else body
-    if doi or arx:
-        plain = _ARXIV_IN_TEXT.sub(" ", plain)
-    year = _YEAR.search(plain)  # (the first year: findall's first)
-    ref.year = int(year.group(1)) if year else None
+    ids = (doi is not None, arx is not None)  # (for _first_year, which the author-year style does without)
     gbt = _GBT_TYPE.search(body) if "[" in body else None
     if gbt:
         _parse_gbt(ref, body, gbt)
         year = _YEAR.search(body[gbt.end() :])
-        ref.year = int(year.group(1)) if year else ref.year
+        ref.year = int(year.group(1)) if year else _first_year(body, *ids)
         return ref
     quoted = _QUOTED_TITLE.search(body) if '"' in body or "“" in body or "”" in body else None
     if quoted:  # IEEE: authors, "Title," in Venue, year.
+        ref.year = _first_year(body, *ids)
         ref.authors = _authors(body[: quoted.start()])
         ref.title = _clean(quoted.group(1))
         ref.venue = _venue(body[quoted.end() :].lstrip(" ,."))
@@ -329,6 +337,7 @@ def _parse_entry(text: str) -> Reference:
     other = _NOT_IN_COLON_AUTHORS.search(body) if ":" in body else None
     colon = _COLON_AUTHORS().match(body) if other is not None and other.group() == ":" else None
     if colon:  # BioMed Central: "Smith J, Doe A: Title. Journal 2019, 3:1–10."
+        ref.year = _first_year(body, *ids)
         ref.authors = _authors(colon.group(1))
         ref.title, rest = _first_sentence(colon.group(2))
         ref.title = _clean(ref.title)
@@ -343,6 +352,7 @@ def _parse_entry(text: str) -> Reference:
         ref.venue = _venue(rest)
         return ref
     # Vancouver: "Smith J, Doe A. Title. Journal. 2019;3:1–10."
+    ref.year = _first_year(body, *ids)
     v = _VANCOUVER.match(body)
     authors, rest = (v.group(1), v.group(2)) if v else _first_sentence(body)
     ref.authors = _authors(authors)
