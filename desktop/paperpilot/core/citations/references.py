@@ -89,7 +89,9 @@ _VENUE_END = re.compile(
     r"[^\x00-\x2b\x2d\x2f\x3a\x3c-\x7f](?:(?<=,)\s*(?:pages|pp\.|vol\.|volume)\b|(?<=,)\s*\d+\s*[:(]|(?<=[,.;])\s*(?:19|20)\d{2}\b|"
     r"(?<=\d)\d*\s*\(\d+\)|(?<=\s\d)\d*:\d)"
 )
-_VENUE_YEAR = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
+# A year that ends a venue; what _venue cuts is it with the white space and comma before it (as
+# ",?\s*" in front: led by those, the pattern would be tried at every position).
+_VENUE_YEAR = re.compile(r"(?:19|20)\d{2}[a-z]?$")
 _GBT_VENUE_END = lazy_pattern(r"[,，]\s*(?:19|20)\d{2}|:\s*\d")
 _SENTENCE_IN_AUTHORS = re.compile(r"[.?!]\s+[A-Z][a-z]+\s+[a-z]")
 _NOT_SENTENCE_END = frozenset(("al", "vs", "pp", "Vol", "vol", "no", "No", "St", "Jr", "eds", "ed"))
@@ -256,6 +258,15 @@ def _first_sentence(text: str) -> tuple[str, str]:
     return text, ""
 
 
+def _without_year(venue: str) -> str:
+    """``venue`` without the year that ends it and the white space and comma before that year."""
+    year = _VENUE_YEAR.search(venue)
+    if year is None:
+        return venue
+    head = venue[: year.start()].rstrip()
+    return (head[:-1] if head.endswith(",") else head) + venue[year.end() :]
+
+
 def _venue(rest: str) -> str:
     rest = rest.strip()
     if rest[:1] in "iIıİ":  # (the letters re.IGNORECASE matches with the "i" of _IN_PREFIX)
@@ -266,7 +277,7 @@ def _venue(rest: str) -> str:
     end = _VENUE_END.search(venue)  # (what split(venue)[0] keeps: no match is empty)
     venue = (venue[: end.start()] if end else venue).strip()
     if venue[-1:].isdigit() or venue[-2:-1].isdigit():  # _VENUE_YEAR ends in a digit and perhaps a letter
-        venue = _VENUE_YEAR.sub("", venue)
+        venue = _without_year(venue)
     return _clean(venue)[:200]
 
 

@@ -173,3 +173,14 @@ def test_the_text_fast_paths_equal_the_slow_ones() -> None:
     for letter, folds in (("r", "rR"), ("x", "xX"), ("i", "iIıİ")):
         rx = re.compile(letter, re.IGNORECASE)
         assert "".join(chr(c) for c in range(sys.maxunicode + 1) if rx.match(chr(c))) == "".join(sorted(folds))
+
+
+def test_the_venue_year_is_cut_as_the_pattern_with_its_lead_did() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _without_year
+
+    old = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
+    tokens = [" ", "  ", "\t", "\n", ",", ", ", "1", "19", "20", "2019", "2019a", "a", "x", "٢٠١٩", "1999", "20201", "Proc"]
+    for venue in _generated(tokens, 30000, 4):
+        assert _without_year(venue) == old.sub("", venue), venue
