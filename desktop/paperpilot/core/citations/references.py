@@ -43,7 +43,7 @@ _GBT_TYPE = re.compile(r"\[(?:J|C|M|D|N|P|R|S|Z|A|EB/OL|DB/OL|CP/OL|J/OL|M/OL|C/
 _CJK = lazy_pattern(r"[\u4e00-\u9fff]")
 # An author block that starts an entry: "Smith, J.", "J. Smith", "Smith J", "van der Berg",
 # "Kyle Lo,", an organisation in capitals, or a Chinese name (a Han character first: tested in
-# Python, see _starts_entry; as a class it costs a millisecond to compile).
+# Python, see split_entries; as a class it costs a millisecond to compile).
 _ENTRY_START = re.compile(
     r"^(?:[A-Z][\w'’\-]+,?\s+(?:[A-Z]\.|[A-Z]{1,3}\b|[A-Z][a-z])|[A-Z]\.\s?(?:[A-Z]\.\s?)?[A-Z]|"
     r"(?:van|von|de|der|da|di|le|la|del)\s+[A-Z]|[A-Z]{2,})"
@@ -62,10 +62,10 @@ _QUOTED_TITLE = re.compile(r"[\"“”]([^\"“”]{8,}?)[,.]?[\"“”]")
 _AUTHOR_YEAR = lazy_pattern(r"^(?P<authors>.+?)[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
 _AFTER_AUTHORS = re.compile(r"[.,]?\s*\(?(?P<year>(?:19|20)\d{2})[a-z]?\)?[.,:]\s+(?P<rest>.+)$")
 _YEAR_MARK = re.compile(r"(?:19|20)\d{2}[a-z]?\)?[.,:]\s")
-# (The look-ahead holds every character a separator can start with: the others are passed over
-# without trying the alternatives.)
-_NAME_SPLIT = re.compile(r"(?=[\s,&;，、])\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
-# Every separator _NAME_SPLIT matches holds one of these.
+# Where names are split (by _split_names, which tries it only where it can match).
+_NAME_SPLIT = re.compile(r"\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*")
+# Every separator _NAME_SPLIT matches holds one of these, after the white space and commas it
+# starts with.
 _NAME_SEPARATORS = ("and", "&", ";", "，", "、")
 _ET_AL = re.compile(r",?\s*(?:et al\.?|等)\s*$")
 _VANCOUVER = re.compile(
@@ -79,22 +79,31 @@ _CJK_NAME_SPLIT = lazy_pattern(r"[,，、;；]")  # (for Chinese names only)
 _GIVEN = re.compile(r"(?:[A-Z]\.?\s?-?){1,4}|[A-Z][a-z]+(?:\s[A-Z]\.?)*")
 _STOP = re.compile(r"[.?!](?=\s+|$)")
 _IN_PREFIX = re.compile(r"^(?:in:?\s+)", re.IGNORECASE)
-# Where a venue's name ends; every match starts with a character of the look-ahead.
+# Where a venue's name ends: ", pages", "3(2)", ", 3:", " 3:1", ". 2019" (the white space before a
+# number is left out of the match, as the venue is stripped after the cut). The first character
+# is matched by a class and the alternatives tell by a look-behind which one it was: re searches
+# for a leading class quickly, whereas a leading look-ahead made it try every position. The class
+# is ",", ".", ";", 0-9 or any character past ASCII (where the other digits are): a bitmap, not
+# the slower \d category, and the look-behinds turn away what is no digit.
 _VENUE_END = re.compile(
-    r"(?=[,.;\s\d])(?:,\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b)"
+    r"[^\x00-\x2b\x2d\x2f\x3a\x3c-\x7f](?:(?<=,)\s*(?:pages|pp\.|vol\.|volume)\b|(?<=,)\s*\d+\s*[:(]|(?<=[,.;])\s*(?:19|20)\d{2}\b|"
+    r"(?<=\d)\d*\s*\(\d+\)|(?<=\s\d)\d*:\d)"
 )
-_VENUE_YEAR = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
+# A year that ends a venue; what _venue cuts is it with the white space and comma before it (as
+# ",?\s*" in front: led by those, the pattern would be tried at every position).
+_VENUE_YEAR = re.compile(r"(?:19|20)\d{2}[a-z]?$")
 _GBT_VENUE_END = lazy_pattern(r"[,，]\s*(?:19|20)\d{2}|:\s*\d")
 _SENTENCE_IN_AUTHORS = re.compile(r"[.?!]\s+[A-Z][a-z]+\s+[a-z]")
 _NOT_SENTENCE_END = frozenset(("al", "vs", "pp", "Vol", "vol", "no", "No", "St", "Jr", "eds", "ed"))
 
 
 def _label(text: str) -> tuple[str, str]:
-    for rx in (_BRACKET_LABEL, _DOT_LABEL):
-        m = rx.match(text)
-        if m:
-            return m.group(1), text[m.end() :]
-    return "", text
+    first = text[:1]
+    # A label pattern is tried only where its first character can start it (\d is isdecimal).
+    m = _BRACKET_LABEL.match(text) if first == "[" or first.isspace() else None
+    if m is None and (first.isdecimal() or first.isspace()):
+        m = _DOT_LABEL.match(text)
+    return (m.group(1), text[m.end() :]) if m else ("", text)
 
 
 def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> list[tuple[int, str]]:
@@ -117,16 +126,25 @@ def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> 
     return out
 
 
-def _starts_entry(paragraph: str) -> bool:
-    return _ENTRY_START.match(paragraph) is not None or "\u4e00" <= paragraph[:1] <= "\u9fff"
+def _normalise(text: str) -> str:
+    """``" ".join(text.split())``, without splitting text that already is so."""
+    # Every white space character but " " is unprintable: printable text with no leading,
+    # trailing or doubled space is what the join would give back.
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def split_entries(paragraphs: Sequence[str]) -> list[str]:
-    """The entries of a reference list, from its paragraphs in order."""
-    paras = [" ".join(p.split()) for p in paragraphs if p.strip()]
+    """The entries of a reference list, from its paragraphs in order; each is whitespace-normalised
+    (``" ".join(entry.split()) == entry``), which the readers of its fields rely on."""
+    paras = [p for p in map(_normalise, paragraphs) if p]
     if not paras:
         return []
-    labelled = sum(1 for p in paras if _BRACKET_LABEL.match(p) or _DOT_LABEL.match(p))
+    # (A normalised paragraph starts with no white space: a label with "[" or a digit.)
+    labelled = sum(
+        1 for p in paras if (p[0] == "[" or p[0].isdecimal()) and (_BRACKET_LABEL.match(p) or _DOT_LABEL.match(p))
+    )
     if labelled and labelled >= len(paras) // 3:
         # A numbered list: cut wherever the next number is printed (entries the extractor
         # ran together, or an entry broken over a page, come out right either way).
@@ -142,7 +160,7 @@ def split_entries(paragraphs: Sequence[str]) -> list[str]:
             return [e for _n, e in entries]
     out: list[str] = []
     for p in paras:
-        if out and not _starts_entry(p):
+        if out and not (_ENTRY_START.match(p) or "\u4e00" <= p[0] <= "\u9fff"):  # (a new entry's start)
             out[-1] = out[-1] + " " + p  # the rest of an entry (a column or page break inside it)
         else:
             out.append(p)
@@ -160,59 +178,106 @@ def _strip_trailing(text: str) -> str:
 
 
 def _clean(text: str) -> str:
-    return _strip_trailing(" ".join(text.split())).strip(" \"“”")
+    """``text`` (a piece of a whitespace-normalised entry) without trailing stops and quotes."""
+    # (The text's white space is single spaces: " ".join(text.split()) would only drop one at
+    # either end, which the two strips drop anyway.)
+    return _strip_trailing(text).strip(" \"“”")
+
+
+def _split_names(block: str, literals: list[str]) -> list[str]:
+    """``_NAME_SPLIT.split(block)``, the pattern tried only in front of a separator's literal;
+    ``literals``: those of _NAME_SEPARATORS that are in ``block``."""
+    # A match starts in the run of white space and commas before its literal: str.find reaches
+    # the literals many times faster than the pattern's search goes through the names.
+    parts: list[str] = []
+    last = pos = 0  # where the current part starts; where the next literal is looked for
+    while True:
+        if len(literals) == 1:
+            at = block.find(literals[0], pos)
+        else:
+            at = min((i for i in (block.find(sep, pos) for sep in literals) if i >= 0), default=-1)
+        if at < 0:
+            break
+        start = at
+        while start > last and (block[start - 1] == "," or block[start - 1].isspace()):
+            start -= 1
+        pos = at + 1
+        for p in range(start, pos):
+            m = _NAME_SPLIT.match(block, p)
+            if m:
+                parts.append(block[last:p])
+                last = pos = m.end()
+                break
+    parts.append(block[last:])
+    return parts
 
 
 def _authors(block: str) -> list[str]:
+    """The names in an author block (whitespace-normalised, as every piece of an entry)."""
     block = _strip_trailing(block.strip())
     if "et al" in block or "等" in block:  # (what _ET_AL needs, checked first: it is slow to miss)
-        block = _ET_AL.sub("", block)
-    block = _strip_trailing(block)
+        block = _strip_trailing(_ET_AL.sub("", block))
     if not block:
         return []
     if has_char_from(block, "\u4e00") and _CJK().search(block):
         return [n.strip() for n in _CJK_NAME_SPLIT().split(block) if n.strip()]
-    if any(sep in block for sep in _NAME_SEPARATORS):
-        parts = [p for p in _NAME_SPLIT.split(block) if p.strip()]
-    else:
-        parts = [block]
+    literals = [sep for sep in _NAME_SEPARATORS if sep in block]
+    parts = _split_names(block, literals) if literals else [block]
     names: list[str] = []
     for part in parts:
-        pieces = [x.strip() for x in part.split(",") if x.strip()]
+        pieces = [x for x in map(str.strip, part.split(",")) if x]
         # "Smith, J., Doe, A." (family, initials pairs) vs "Kyle Lo, Lucy Wang" (whole names).
-        i = 0
-        while i < len(pieces):
-            cur = pieces[i]
-            nxt = pieces[i + 1] if i + 1 < len(pieces) else ""
-            if nxt and " " not in cur and _GIVEN.fullmatch(nxt):
-                names.append(f"{cur}, {nxt}")
+        i, n = 0, len(pieces)
+        while i < n:
+            name = pieces[i]
+            if " " not in name and i + 1 < n and _GIVEN.fullmatch(pieces[i + 1]):
+                name = f"{name}, {pieces[i + 1]}"
                 i += 2
             else:
-                names.append(cur)
                 i += 1
-    return [n for n in (_clean(x) for x in names) if n and len(n) <= 80]
+            # (_clean, with its first strip only where it strips: a piece ends in no white space.)
+            if name[-1] in _TRAILING_PUNCT:
+                name = _strip_trailing(name)
+            name = name.strip(' "“”')
+            if name and len(name) <= 80:
+                names.append(name)
+    return names
 
 
 def _first_sentence(text: str) -> tuple[str, str]:
     """Split at the first full stop that ends a sentence (not an initial, not "et al.")."""
-    for m in _STOP.finditer(text):
+    m = _STOP.search(text)  # (search by search: the first stop mostly ends it, no iterator needed)
+    while m:
         end = m.start()
-        word = text[text.rfind(" ", 0, end) + 1 : end]  # the word before the stop
-        if len(word) <= 1 or word in _NOT_SENTENCE_END:
-            continue
-        if m.group(0) == "?":
-            return text[: m.end()], text[m.end() :].strip()
-        return text[:end], text[m.end() :].strip()
+        length = end - text.rfind(" ", 0, end) - 1  # of the word before the stop
+        # (No word in _NOT_SENTENCE_END is longer than three letters.)
+        if length > 3 or (length > 1 and text[end - length : end] not in _NOT_SENTENCE_END):
+            # The stop is one character: a "?" stays with the sentence.
+            return text[: end + 1 if text[end] == "?" else end], text[end + 1 :].strip()
+        m = _STOP.search(text, end + 1)
     return text, ""
 
 
+def _without_year(venue: str) -> str:
+    """``venue`` without the year that ends it and the white space and comma before that year."""
+    year = _VENUE_YEAR.search(venue)
+    if year is None:
+        return venue
+    head = venue[: year.start()].rstrip()
+    return (head[:-1] if head.endswith(",") else head) + venue[year.end() :]
+
+
 def _venue(rest: str) -> str:
-    rest = _IN_PREFIX.sub("", rest.strip())
+    rest = rest.strip()
+    if rest[:1] in "iIıİ":  # (the letters re.IGNORECASE matches with the "i" of _IN_PREFIX)
+        prefix = _IN_PREFIX.match(rest)
+        if prefix:
+            rest = rest[prefix.end() :]
     venue, _ = _first_sentence(rest)
     end = _VENUE_END.search(venue)  # (what split(venue)[0] keeps: no match is empty)
     venue = (venue[: end.start()] if end else venue).strip()
-    if any(c.isdigit() for c in venue[-2:]):  # _VENUE_YEAR ends in a digit and perhaps a letter
-        venue = _VENUE_YEAR.sub("", venue)
+    if venue[-1:].isdigit() or venue[-2:-1].isdigit():  # _VENUE_YEAR ends in a digit and perhaps a letter
+        venue = _without_year(venue)
     return _clean(venue)[:200]
 
 
@@ -233,9 +298,7 @@ def _author_year(body: str) -> tuple[str, str, str] | None:
     return (body[: m.start()], m.group("year"), m.group("rest")) if m else None
 
 
-def _parse_gbt(ref: Reference, body: str) -> None:
-    m = _GBT_TYPE.search(body)
-    assert m is not None
+def _parse_gbt(ref: Reference, body: str, m: re.Match[str]) -> None:
     head = body[: m.start()]
     authors, _, title = head.partition(". ") if ". " in head else head.partition("．")
     if not title:
@@ -247,6 +310,16 @@ def _parse_gbt(ref: Reference, body: str) -> None:
     ref.venue = _clean(tail[: end.start()] if end else tail)[:200]
 
 
+def _first_year(body: str, doi: bool, arxiv: bool) -> int | None:
+    """The first year in an entry, not the digits of an identifier it has ("arXiv:2004.05150" is
+    no year 2004)."""
+    plain = _DOI_IN_TEXT.sub(" ", body) if doi else body
+    if doi or arxiv:
+        plain = _ARXIV_IN_TEXT.sub(" ", plain)
+    year = _YEAR.search(plain)
+    return int(year.group(1)) if year else None
+
+
 def _parse_entry(text: str) -> Reference:
     label, body = _label(text)
     ref = Reference(text=text, label=label)
@@ -254,30 +327,28 @@ def _parse_entry(text: str) -> Reference:
     doi = _DOI_IN_TEXT.search(body) if "10." in body else None
     if doi:
         ref.doi = doi_or_empty(doi.group(1).rstrip(".,;)]"))
-    arx = _ARXIV_IN_TEXT.search(body) if "rx" in body.lower() else None
+    # (re.IGNORECASE folds only R and X onto r and x: no lower() of the whole entry.)
+    arx = _ARXIV_IN_TEXT.search(body) if "rX" in body or "rx" in body or "RX" in body or "Rx" in body else None
     if arx:
         ref.arxiv_id = normalize_arxiv(arx.group(1))
-    # Years, not the digits of an identifier ("arXiv:2004.05150" is no year 2004).
-    plain = _DOI_IN_TEXT.sub(" ", body) if doi else body
-    if doi or arx:
-        plain = _ARXIV_IN_TEXT.sub(" ", plain)
-    years = [int(y) for y in _YEAR.findall(plain)]
-    ref.year = years[0] if years else None
-    gbt = _GBT_TYPE.search(body)
+    ids = (doi is not None, arx is not None)  # (for _first_year, which the author-year style does without)
+    gbt = _GBT_TYPE.search(body) if "[" in body else None
     if gbt:
-        _parse_gbt(ref, body)
-        gyears = [int(y) for y in _YEAR.findall(body[gbt.end() :])]
-        ref.year = gyears[0] if gyears else ref.year
+        _parse_gbt(ref, body, gbt)
+        year = _YEAR.search(body[gbt.end() :])
+        ref.year = int(year.group(1)) if year else _first_year(body, *ids)
         return ref
-    quoted = _QUOTED_TITLE.search(body)
+    quoted = _QUOTED_TITLE.search(body) if '"' in body or "“" in body or "”" in body else None
     if quoted:  # IEEE: authors, "Title," in Venue, year.
+        ref.year = _first_year(body, *ids)
         ref.authors = _authors(body[: quoted.start()])
         ref.title = _clean(quoted.group(1))
         ref.venue = _venue(body[quoted.end() :].lstrip(" ,."))
         return ref
-    other = _NOT_IN_COLON_AUTHORS.search(body)
+    other = _NOT_IN_COLON_AUTHORS.search(body) if ":" in body else None
     colon = _COLON_AUTHORS().match(body) if other is not None and other.group() == ":" else None
     if colon:  # BioMed Central: "Smith J, Doe A: Title. Journal 2019, 3:1–10."
+        ref.year = _first_year(body, *ids)
         ref.authors = _authors(colon.group(1))
         ref.title, rest = _first_sentence(colon.group(2))
         ref.title = _clean(ref.title)
@@ -292,6 +363,7 @@ def _parse_entry(text: str) -> Reference:
         ref.venue = _venue(rest)
         return ref
     # Vancouver: "Smith J, Doe A. Title. Journal. 2019;3:1–10."
+    ref.year = _first_year(body, *ids)
     v = _VANCOUVER.match(body)
     authors, rest = (v.group(1), v.group(2)) if v else _first_sentence(body)
     ref.authors = _authors(authors)

@@ -100,3 +100,87 @@ def test_the_fast_paths_read_what_the_patterns_say() -> None:
     assert refs[1].arxiv_id == "2004.05150" and refs[1].year == 2020
     assert refs[2].doi == "" and refs[2].arxiv_id == "" and refs[2].year == 1998
     assert refs[2].venue == "Tests of Reading"
+
+
+def _generated(tokens: list[str], n: int, seed: int) -> list[str]:
+    import random
+
+    rnd = random.Random(seed)
+    return ["".join(rnd.choice(tokens) for _ in range(rnd.randint(0, 14))) for _ in range(n)]
+
+
+def test_the_name_split_equals_the_pattern_split() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _NAME_SEPARATORS, _split_names
+
+    # The pattern as it splits a whole block, tried at every position (what _split_names avoids).
+    split = re.compile(r"(?=[\s,&;，、])\s*(?:,\s*(?:and|&)\s+|\s+and\s+|\s*&\s*|;\s*|，|、)\s*").split
+    tokens = [" ", "  ", "\t", "\n", "\xa0", ",", ", ", "&", ";", "，", "、", "and", "And", "a", "nd", "Smith", "J.", "Ferdinand"]
+    for block in _generated(tokens, 30000, 1):
+        assert _split_names(block, [s for s in _NAME_SEPARATORS if s in block]) == split(block), block
+
+
+def test_the_venue_end_cuts_where_the_look_ahead_pattern_did() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _VENUE_END
+
+    old = re.compile(
+        r"(?=[,.;\s\d])(?:,\s*(?:pages|pp\.|vol\.|volume)\b|\s*\d+\s*\(\d+\)|,\s*\d+\s*[:(]|\s+\d+:\d|[,.;]\s*(?:19|20)\d{2}\b)"
+    )
+    import sys
+
+    # Its first class holds every digit re's \d knows: 0-9 and characters past ASCII.
+    assert all(chr(c) in "0123456789" or c > 0x7F for c in range(sys.maxunicode + 1) if chr(c).isdecimal())
+    tokens = [" ", "  ", "\t", "\xa0", ",", ", ", ";", ".", ":", "(", ")", "1", "19", "20", "2019", "3(2)", "12:3", "١٢",
+              "pages", "pp.", "vol.", "volume", "volumes", "Proc", "x", "é", "–", "٢٠١٩"]  # fmt: skip
+    for venue in _generated(tokens, 30000, 2):
+        a, b = old.search(venue), _VENUE_END.search(venue)
+        assert (a is None) == (b is None), venue
+        if a and b:  # the venue is stripped after the cut
+            assert venue[: a.start()].strip() == venue[: b.start()].strip(), venue
+
+
+def test_the_text_fast_paths_equal_the_slow_ones() -> None:
+    import re
+    import sys
+
+    from paperpilot.core.citations.references import (
+        _NOT_SENTENCE_END,
+        _clean,
+        _label,
+        _normalise,
+        _strip_trailing,
+    )
+
+    assert max(map(len, _NOT_SENTENCE_END)) <= 3  # _first_sentence looks up no longer word
+
+    tokens = [" ", "  ", "\t", "\n", "\xa0", "\u3000", "\x00", "\xad", ".", ",", ";", ":", '"', "“", "”", "a", "Smith", "[1]", "1.", "٣."]
+    for text in _generated(tokens, 20000, 3):
+        norm = " ".join(text.split())
+        assert _normalise(text) == norm, text
+        # _clean is given pieces of normalised text: single spaces, perhaps one at either end.
+        for piece in (norm, f" {norm}", f"{norm} ", f" {norm} ") if norm else ("", " "):
+            assert _clean(piece) == _strip_trailing(" ".join(piece.split())).strip(' "“”'), piece
+        labels = [re.match(r"^\s*\[(\d{1,4})\]\s*", text), re.match(r"^\s*(\d{1,4})\.\s+(?=\S)", text)]
+        m = labels[0] or labels[1]
+        assert _label(text) == ((m.group(1), text[m.end() :]) if m else ("", text)), text
+    # The gates' character sets: re's \d is str.isdecimal; re.IGNORECASE matches "r", "x" and the
+    # "i" of "in" with these letters only.
+    digit = re.compile(r"\d")
+    assert all(bool(digit.match(chr(c))) == chr(c).isdecimal() for c in range(sys.maxunicode + 1))
+    for letter, folds in (("r", "rR"), ("x", "xX"), ("i", "iIıİ")):
+        rx = re.compile(letter, re.IGNORECASE)
+        assert "".join(chr(c) for c in range(sys.maxunicode + 1) if rx.match(chr(c))) == "".join(sorted(folds))
+
+
+def test_the_venue_year_is_cut_as_the_pattern_with_its_lead_did() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _without_year
+
+    old = re.compile(r",?\s*(?:19|20)\d{2}[a-z]?$")
+    tokens = [" ", "  ", "\t", "\n", ",", ", ", "1", "19", "20", "2019", "2019a", "a", "x", "٢٠١٩", "1999", "20201", "Proc"]
+    for venue in _generated(tokens, 30000, 4):
+        assert _without_year(venue) == old.sub("", venue), venue
