@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from enum import StrEnum
 from functools import cache
-from itertools import filterfalse, repeat
+from itertools import chain, filterfalse, product, repeat
 
 from .language import cjk_ratio, has_cjk, split_sentences
 from .lazy import has_char_from, has_char_from_3000, lazy_pattern
@@ -216,7 +216,9 @@ _CODE_KEYWORDS = _starting_with(
 # (A match never ends inside a word, so one that starts with a word starts with all of it: "\b"
 # spares trying "\w+" again from each of a word's characters.)
 _CODE_TOKENS = re.compile(r"[=!<>]=|->|=>|::|\+\+|&&|\|\||[{};]|\b\w+\([^()]*\)|\b\w+\.\w+\(|\s=\s")
-_CODE_CHARS = re.compile(r"[{}()\[\];=<>_#`$|\\]")
+# The characters of code syntax. They are ASCII, and an ASCII byte of UTF-8 is an ASCII character:
+# deleting them from the encoded text counts them in C, where the class's findall builds a list.
+_CODE_BYTES = b"{}()[];=<>_#`$|\\"
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,]\d+)*%?", re.UNICODE)
 # A token of _WORD is a number (``\d+(?:[.,]\d+)*%?``, all of it) exactly when it starts with a
 # digit, as a word token starts with a letter: its first character is what is tested.
@@ -290,6 +292,13 @@ _FUNCTION = frozenset(
         "while",
     ]
 )
+# Every spelling of the function words in upper and lower case: ``t in _FUNCTION_CASED`` is
+# ``t.lower() in _FUNCTION`` for any str, without making a lowercased copy of every token. (The
+# only character beyond ASCII that lowercases to an ASCII letter is the Kelvin sign, to "k",
+# which no function word has; a test keeps it so.)
+_FUNCTION_CASED = frozenset(
+    chain.from_iterable(map("".join, product(*((c, c.upper()) for c in w))) for w in _FUNCTION)
+)
 # (Asked only of text with Han characters: compiled when first needed, see core.text.lazy.)
 _ZH_FUNCTION = lazy_pattern(r"[的了是在和与及或就也都而被把对从向于将使让这那其该]")
 
@@ -297,6 +306,7 @@ _ZH_FUNCTION = lazy_pattern(r"[的了是在和与及或就也都而被把对从�
 # Never part of a token and never joining two (as "'", "’", "-" and a number's "." do between
 # characters): stripped from a whitespace-separated word's ends before it is tokenised.
 _EDGE_PUNCT = ".,;:()[]\"“”!?"
+_ASCII_DIGITS = "0123456789"
 
 
 def _tokens(text: str) -> list[str]:
@@ -306,17 +316,22 @@ def _tokens(text: str) -> list[str]:
     No token spans white space, and a word of letters only (most words, once a comma or a
     bracket is stripped) is one token as it is: those are sorted out in C, and the pattern
     runs once over the few other words."""
-    cores = list(map(str.strip, text.split(), repeat(_EDGE_PUNCT)))
-    out = list(filter(str.isalpha, cores))  # every letter is in [^\W\d_]
-    if len(out) < len(cores):
-        out += _WORD.findall(" ".join(filterfalse(str.isalpha, cores)))
+    words = text.split()
+    out = list(filter(str.isalpha, words))  # every letter is in [^\W\d_]
+    if len(out) < len(words):
+        # A word of letters has no _EDGE_PUNCT to strip: only the others are stripped.
+        cores = list(map(str.strip, filterfalse(str.isalpha, words), repeat(_EDGE_PUNCT)))
+        letters = len(out)
+        out += filter(str.isalpha, cores)
+        if len(out) - letters < len(cores):
+            out += _WORD.findall(" ".join(filterfalse(str.isalpha, cores)))
     return out
 
 
 def _function_share(tokens: list[str]) -> float:
     if not tokens:
         return 0.0
-    return sum(map(_FUNCTION.__contains__, map(str.lower, tokens))) / len(tokens)
+    return sum(map(_FUNCTION_CASED.__contains__, tokens)) / len(tokens)
 
 
 # In-text citations ("(Lo et al., 2020; Wang et al., 2020)", "Smith (2019)", "[12, 14]") are
@@ -329,7 +344,13 @@ _IN_TEXT = _starting_with(
 
 
 def strip_in_text_citations(text: str) -> str:
-    return _IN_TEXT.sub(" ", text)
+    # Each form needs its brackets, and a bracketed name-and-year one its "et al" or a year's
+    # "19" or "20": a few scans in C spare the pattern's slow scan of most text without one.
+    if ("(" in text and ")" in text and ("et al" in text or "19" in text or "20" in text)) or (
+        "[" in text and "]" in text
+    ):
+        return _IN_TEXT.sub(" ", text)
+    return text
 
 
 def reference_marks(text: str) -> float:
@@ -339,7 +360,24 @@ def reference_marks(text: str) -> float:
 
 
 def _marks(stripped: str) -> float:
-    return len(_REF_STRONG.findall(stripped)) + 0.5 * len(_REF_WEAK.findall(stripped))
+    weak = len(_REF_WEAK.findall(stripped)) if _weak_possible(stripped) else 0
+    return len(_REF_STRONG.findall(stripped)) + 0.5 * weak
+
+
+def _weak_possible(text: str) -> bool:
+    """False when ``_REF_WEAK`` cannot match: each of its alternatives needs one of these words,
+    or a dash after a digit (a page range); a few scans in C spare the pattern most short lines."""
+    return (
+        "et al." in text
+        or ")." in text
+        or any(map(text.__contains__, _WEAK_WORDS))
+        or (("-" in text or "–" in text) and (not text.isascii() or any(map(text.__contains__, _ASCII_DIGITS))))
+    )
+
+
+# A word every other alternative of _REF_WEAK needs ("\d" is any digit, hence the non-ASCII case).
+_WEAK_WORDS = ("Association for Computational Linguistics", "Conference on", "Workshop on", "Journal of",
+               "Transactions on")  # fmt: skip
 
 
 class _Signals:
@@ -400,7 +438,8 @@ class _Signals:
 def _is_code(text: str, tokens: list[str]) -> bool:
     if not text.strip():
         return False
-    symbol_share = len(_CODE_CHARS.findall(text)) / max(1, len(text))
+    encoded = text.encode("utf-8", "surrogatepass")
+    symbol_share = (len(encoded) - len(encoded.translate(None, _CODE_BYTES))) / max(1, len(text))
     if symbol_share < 0.03:
         return False  # both tests below need this much syntax; the keyword scan is the slow part
     keywords = len(_CODE_KEYWORDS.findall(text))
@@ -515,7 +554,6 @@ def _has_suspect_word(low: str, cjk: bool) -> bool:
 
 
 _SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
-_DIGIT = re.compile(r"\d")
 _SUSPECT_YEAR = re.compile(r"[12][09]\d\d[a-z]?\. [A-Z]")
 
 
@@ -530,7 +568,9 @@ def plainly_prose(text: str) -> bool:
 def _plainly_prose(text: str, low: str, cjk: bool) -> bool:
     """``plainly_prose`` once the lowercased ``low`` is known to hold none of the suspect words;
     ``cjk``: ``has_cjk(text)``."""
-    digit = _DIGIT.search(text) is not None
+    # An ASCII digit, found by memchr: what it gates below needs one ("[12]" and the digits
+    # counted are ASCII), and a text with only other digits takes the same path as one without.
+    digit = any(map(text.__contains__, _ASCII_DIGITS))
     if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
         return False
     if cjk:
@@ -541,7 +581,7 @@ def _plainly_prose(text: str, low: str, cjk: bool) -> bool:
         return False
     head = words[:60]
     return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and (
-        not digit or sum(map(low.count, "0123456789")) < 0.1 * len(low)
+        not digit or sum(map(low.count, _ASCII_DIGITS)) < 0.1 * len(low)
     )
 
 
@@ -677,7 +717,7 @@ def is_equation(text: str) -> bool:
         return True
     letters = [t for t in tokens if not t[0].isdecimal()]  # not a number (see _first)
     short = sum(len(t) <= 2 for t in letters)
-    long_words = sum(len(t) >= 4 and t.lower() not in _FUNCTION for t in letters)
+    long_words = sum(len(t) >= 4 and t not in _FUNCTION_CASED for t in letters)
     return (
         _function_share(tokens) < 0.15
         and short >= max(2, 0.4 * len(letters))

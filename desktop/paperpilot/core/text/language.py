@@ -361,6 +361,7 @@ _EN_BOUNDARY_FORM = r"(?<=[.!?])([\"'”’)\]]*)\s+(?=[\"'“‘(\[]?[A-Z0-9%s]
 _EN_BOUNDARY = re.compile(_EN_BOUNDARY_FORM % "")
 _en_boundary_han = lazy_pattern(_EN_BOUNDARY_FORM % r"\u4e00-\u9fff")
 _ZH_BOUNDARY = re.compile(r"(?<=[。！？；!?])[”’」』）)]*")
+_ZH_MARKS = "。！？；!?"  # what _ZH_BOUNDARY's look-behind needs
 
 
 def split_sentences(text: str) -> list[str]:
@@ -369,8 +370,15 @@ def split_sentences(text: str) -> list[str]:
     if not text:
         return []
     pieces: list[str] = []
+    # Every boundary follows one of these marks: text without them (a table row, a heading, a
+    # line of a figure) is split no further, which a few scans in C tell.
+    parts: Iterable[str] = [text]
+    if any(map(text.__contains__, _ZH_MARKS)):
+        parts = _split_zh(text)
+    elif "." not in text:
+        return [text]
     boundary = _en_boundary_han() if has_char_from_3000(text) else _EN_BOUNDARY
-    for part in _split_zh(text):
+    for part in parts:
         pieces.extend(_split_en(part, boundary))
     return [p.strip() for p in pieces if p.strip()]
 
