@@ -16,7 +16,7 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
-from ..pdfium_calls import without_argtypes
+from ..pdfium_calls import address_arg, without_argtypes
 
 
 @dataclass(slots=True)
@@ -66,6 +66,7 @@ _UNICODE = without_argtypes(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint)
 _RECT = struct.Struct("4f").unpack_from
 # Characters that are no glyph (PDFium's line breaks, hyphen marks, NUL).
 _SKIP = frozenset("\n\r\x00\x02\ufffe")
+_NAN = float("nan")
 
 
 def _span_chars(
@@ -99,7 +100,7 @@ def read_lines(textpage: Any, spans: list[tuple[int, int]], text: str | None = N
     box = pdfium_c.FS_RECTF()
     ref = ctypes.byref(box)
     if _BOX is not None and _UNICODE is not None:
-        tp: Any = ctypes.c_void_p(ctypes.cast(textpage.raw, ctypes.c_void_p).value)
+        tp: Any = address_arg(textpage.raw)  # (converted once, not on every call)
         get_box, get_code = _BOX, _UNICODE
     else:  # pragma: no cover - only when ctypes refuses the cast
         tp = textpage.raw
@@ -123,6 +124,10 @@ def read_lines(textpage: Any, spans: list[tuple[int, int]], text: str | None = N
         spaced = False  # a space since the previous glyph
         # The previous glyph's box.
         ly0 = ly1 = lx1 = lh = 0.0
+        # The previous glyph's row (NaN: none, or none the shortcut below may take), and the
+        # bounds a next glyph of that row and height has to keep its gap within.
+        ry0 = ry1 = lo = hi = _NAN
+        bad = False
         for i, ch in chars:
             if ch in skip:
                 continue
@@ -133,6 +138,22 @@ def read_lines(textpage: Any, spans: list[tuple[int, int]], text: str | None = N
                 continue
             b = rect(box)
             gx0, gy1, gx1, gy0 = b
+            if gy1 == ry1 and gy0 == ry0:
+                # The previous glyph's top and bottom (the common case): the tests below with
+                # gh == lh and a full overlap, whose bounds were worked out for that glyph.
+                gap = gx0 - lx1
+                if bad or gap < lo or gap > hi:
+                    heights[lh] = heights.get(lh, 0) + run
+                    lines.append(_close(out, boxes, heights, rounded))
+                    out, boxes, heights, run = [], [], {}, 0
+                elif spaced:
+                    out.append(" ")
+                out.append(ch)
+                boxes.append(b)
+                run += 1
+                spaced = False
+                lx1 = gx1
+                continue
             gh = gy1 - gy0
             if out:
                 # h = max(lh, gh, 0.1); overlap of the two rows; the gap after the previous glyph.
@@ -156,6 +177,15 @@ def read_lines(textpage: Any, spans: list[tuple[int, int]], text: str | None = N
             run += 1
             spaced = False
             ly0, ly1, lx1, lh = gy0, gy1, gx1, gh
+            if gh == gh:
+                # What the tests above give a next glyph with this top and bottom: h = max(gh, 0.1),
+                # overlap == gh (the same subtraction).
+                h = gh
+                if h < 0.1:
+                    h = 0.1
+                ry0, ry1, lo, hi, bad = gy0, gy1, -h, 1.1 * h, gh < 0.2 * gh
+            else:  # (a NaN height: its glyphs keep to the tests above)
+                ry0 = ry1 = _NAN
         if out:
             heights[lh] = heights.get(lh, 0) + run
             lines.append(_close(out, boxes, heights, rounded))

@@ -102,8 +102,11 @@ _PUBLISHED = re.compile(
     r"(?:(?:\d{1,2}[ \t]+)?[A-Z][a-z]+\.?[ \t]+(?:\d{1,2},?[ \t]+)?)?(?P<y>" + _Y + r")"
 )
 # Where a _PUBLISHED match can start. Its leading \b makes the regex engine try it at every
-# character of a paper's text; these are found with str.find (none overlaps another).
-_PUBLISHED_AT = ("Publi", "Date of publication", "出版日期", "发表日期")
+# character of a paper's text; these are found with str.find (none overlaps another), the
+# Chinese ones by their last character (one character is found by memchr, a phrase of them by
+# a far slower scan).
+_PUBLISHED_AT = ("Publi", "Date of publication")
+_PUBLISHED_AT_ZH = ("出版日期", "发表日期")
 
 
 def _search_published(text: str) -> re.Match[str] | None:
@@ -114,6 +117,11 @@ def _search_published(text: str) -> re.Match[str] | None:
         while at >= 0:
             starts.append(at)
             at = text.find(phrase, at + len(phrase))
+    at = text.find("期")
+    while at >= 0:
+        if at >= 3 and text.startswith(_PUBLISHED_AT_ZH, at - 3):
+            starts.append(at - 3)
+        at = text.find("期", at + 1)
     for at in sorted(starts):
         m = _PUBLISHED.match(text, at)
         if m:
@@ -309,8 +317,9 @@ def read_mastheads(edge_lines: list[str], page_text: str, later_text: str = "", 
         _set(out, "to_appear", m.group("j"))
         if out.year is None:
             out.year, out.year_how = int(m.group("y")), "proceedings"
-    _identifiers(out, page_text, later_text)
-    _published_year(out, page_text, later_text)
+    lines = page_text.splitlines()  # (once, for both)
+    _identifiers(out, page_text, later_text, lines)
+    _published_year(out, page_text, later_text, lines)
     return out
 
 
@@ -349,9 +358,9 @@ def _chinese(out: Masthead, edge_lines: list[str]) -> None:
             break
 
 
-def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
+def _identifiers(out: Masthead, page_text: str, later_text: str, lines: list[str]) -> None:
     if "10." in page_text:
-        for line in page_text.splitlines():
+        for line in lines:
             if "10." not in line:
                 continue
             doi = doi_from_text(line)
@@ -362,22 +371,45 @@ def _identifiers(out: Masthead, page_text: str, later_text: str) -> None:
         m = _CITE_AS_DOI().search(later_text)
         if m:
             out.doi = doi_from_text(m.group(1))
-    low = page_text.lower()
-    m = _ARXIV_NEW.search(page_text) if "arxiv" in low else None
-    if m:
-        out.arxiv_id = m.group(1)
+    # Every arXiv test needs "arx" in some case (the only strings that lower to "arx", the only
+    # ones the case-blind patterns' "arx" matches): the page is neither lowered nor scanned by
+    # the patterns (slow, being case-blind), only tried where one starts.
+    arx = _arx_starts(page_text)
+    # ("arxiv" in page_text.lower(): "arx", then two characters that lower to "iv")
+    if any(page_text[k + 3 : k + 5].lower() == "iv" for k in arx):
+        m = next(filter(None, (_ARXIV_NEW.match(page_text, k) for k in arx)), None)
+        if m:
+            out.arxiv_id = m.group(1)
+            return
     # ("arx": what the case-blind "arxiv" needs; the pattern also takes a dotless i)
-    elif "arx" in low and re.search(r"arxiv", page_text, re.IGNORECASE) and _SEVEN_DIGITS.search(page_text):
+    if any(page_text[k + 3 : k + 4] in _CASE_BLIND_I and page_text[k + 4 : k + 5] in ("v", "V") for k in arx) and (
+        _SEVEN_DIGITS.search(page_text)
+    ):
         m2 = _ARXIV_OLD().search(page_text)
         if m2:
             out.arxiv_id = m2.group(1)
 
 
-def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
-    # One scan of each text (the later pages are long): the pattern stays within a line.
+_ARX = tuple(a + r + x for a in "aA" for r in "rR" for x in "xX")
+# What a case-blind "i" matches (the dotless and the dotted i too).
+_CASE_BLIND_I = frozenset("iIıİ")
+
+
+def _arx_starts(text: str) -> list[int]:
+    """Where "arx" starts in ``text``, in any case, in order."""
+    out: list[int] = []
+    for form in _ARX:
+        k = text.find(form)
+        while k >= 0:
+            out.append(k)
+            k = text.find(form, k + 3)
+    return sorted(out)
+
+
+def _published_year(out: Masthead, page_text: str, later_text: str, lines: list[str]) -> None:
+    # One scan of each text (the later pages are long): the pattern stays within a line, and
+    # _search_published only tries it where one of its phrases starts.
     for text in (page_text, later_text):
-        if not any(g in text for g in ("Published", "ublication", "出版日期", "发表日期")):
-            continue
         m = _search_published(text)
         if m:
             out.year, out.year_how = int(m.group("y")), "published"
@@ -395,13 +427,19 @@ def _published_year(out: Masthead, page_text: str, later_text: str) -> None:
         if not _NOT_PUBLISHED().search(ctx):
             out.year, out.year_how = int(m.group("y")), "cover"
             return
-    for line in page_text.splitlines()[:40]:
-        m = _DATE_LINE().match(line.strip())
+    for line in lines[:40]:
+        s = line.strip()
+        # (what _DATE_LINE needs: a digit or a month's capital first, the year's digit last)
+        if not s or not s[-1].isdecimal() or not (s[0] in "JFMASOND" or s[0].isdecimal()):
+            continue
+        m = _DATE_LINE().match(s)
         if m:
             out.year, out.year_how = int(m.group("y")), "cover"
             return
-    for line in page_text.splitlines():
-        if "©" not in line and "opyright" not in line and "(c)" not in line and "(C)" not in line:
+    # (a line is only read for a mark the page prints at all; most print one at most)
+    marks = [g for g in ("©", "opyright", "(c)", "(C)") if g in page_text]
+    for line in lines if marks else ():
+        if not any(g in line for g in marks):
             continue
         m = _COPYRIGHT().search(line)
         if m and not _NOT_PUBLISHED().search(line):
