@@ -321,6 +321,7 @@ def _first_year(body: str, doi: bool, arxiv: bool) -> int | None:
 
 
 def _parse_entry(text: str) -> Reference:
+    """One entry as split_entries gives it: whitespace-normalised, as _clean and _authors need."""
     label, body = _label(text)
     ref = Reference(text=text, label=label)
     # The literal each pattern needs is looked for first: most entries have neither identifier.
