@@ -29,7 +29,9 @@ __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
 
 _BRACKET_LABEL = re.compile(r"^\s*\[(\d{1,4})\]\s*")
 _DOT_LABEL = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
-_BRACKETS_INSIDE = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+")
+# A "[n]" at the start or after white space: led by its "[" (the look-behind after it turns away one
+# after anything else), re goes from "[" to "[" instead of trying every position of the list.
+_BRACKETS_INSIDE = re.compile(r"\[(?<!\S\[)(\d{1,4})\]\s+")
 # Compiled when first needed (core.text.lazy): a Han class costs milliseconds to compile.
 _DOTS_INSIDE = lazy_pattern(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
 # A year not inside a longer number. The lookbehind follows the century (it checks the

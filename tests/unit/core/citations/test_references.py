@@ -184,3 +184,15 @@ def test_the_venue_year_is_cut_as_the_pattern_with_its_lead_did() -> None:
     tokens = [" ", "  ", "\t", "\n", ",", ", ", "1", "19", "20", "2019", "2019a", "a", "x", "٢٠١٩", "1999", "20201", "Proc"]
     for venue in _generated(tokens, 30000, 4):
         assert _without_year(venue) == old.sub("", venue), venue
+
+
+def test_the_bracket_labels_inside_a_list_are_those_of_the_look_behind_pattern() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _BRACKETS_INSIDE
+
+    old = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+")
+    tokens = [" ", "\t", "\n", "\xa0", "[", "]", "1", "12", "12345", "x", "[1]", "[1] ", "a[2] ", "٣"]
+    for text in _generated(tokens, 30000, 5):
+        found = [(m.span(), m.group(1)) for m in _BRACKETS_INSIDE.finditer(text)]
+        assert found == [(m.span(), m.group(1)) for m in old.finditer(text)], text
