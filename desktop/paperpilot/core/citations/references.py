@@ -33,7 +33,9 @@ _DOT_LABEL = re.compile(r"^\s*(\d{1,4})\.\s+(?=\S)")
 # after anything else), re goes from "[" to "[" instead of trying every position of the list.
 _BRACKETS_INSIDE = re.compile(r"\[(?<!\S\[)(\d{1,4})\]\s+")
 # Compiled when first needed (core.text.lazy): a Han class costs milliseconds to compile.
-_DOTS_INSIDE = lazy_pattern(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
+# (Led by the white space, with the test of the character before it as a look-behind after it: a
+# leading look-behind had re try every position of the list.)
+_DOTS_INSIDE = lazy_pattern(r"\s(?<=[.\s]\s)(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
 # A year not inside a longer number. The lookbehind follows the century (it checks the
 # character before it) so that the pattern starts with a literal and is searched for quickly.
 _YEAR = re.compile(r"((?:19|20)(?<![\d/.]..)\d{2})[a-z]?(?![\d])")

@@ -186,13 +186,14 @@ def test_the_venue_year_is_cut_as_the_pattern_with_its_lead_did() -> None:
         assert _without_year(venue) == old.sub("", venue), venue
 
 
-def test_the_bracket_labels_inside_a_list_are_those_of_the_look_behind_pattern() -> None:
+def test_the_labels_inside_a_list_are_those_of_the_leading_look_behind_patterns() -> None:
     import re
 
-    from paperpilot.core.citations.references import _BRACKETS_INSIDE
+    from paperpilot.core.citations.references import _BRACKETS_INSIDE, _DOTS_INSIDE
 
-    old = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+")
-    tokens = [" ", "\t", "\n", "\xa0", "[", "]", "1", "12", "12345", "x", "[1]", "[1] ", "a[2] ", "٣"]
+    brackets, dots = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+"), re.compile(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
+    tokens = [" ", "\t", "\n", "\xa0", "[", "]", ".", ". ", "1", "12", "12345", "x", "A", "中", "[1]", "[1] ", "a[2] ", "1. A", "٣"]
     for text in _generated(tokens, 30000, 5):
-        found = [(m.span(), m.group(1)) for m in _BRACKETS_INSIDE.finditer(text)]
-        assert found == [(m.span(), m.group(1)) for m in old.finditer(text)], text
+        for new, old in ((_BRACKETS_INSIDE, brackets), (_DOTS_INSIDE(), dots)):
+            found = [(m.span(), m.group(1)) for m in new.finditer(text)]
+            assert found == [(m.span(), m.group(1)) for m in old.finditer(text)], text
