@@ -39,7 +39,9 @@ _DOTS_INSIDE = lazy_pattern(r"\s(?<=[.\s]\s)(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])
 # A year not inside a longer number. The lookbehind follows the century (it checks the
 # character before it) so that the pattern starts with a literal and is searched for quickly.
 _YEAR = re.compile(r"((?:19|20)(?<![\d/.]..)\d{2})[a-z]?(?![\d])")
-_DOI_IN_TEXT = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
+# A DOI not inside a word: led by its "1" (the \b before it as a look-behind after it), re goes
+# from "1" to "1" instead of trying every position.
+_DOI_IN_TEXT = re.compile(r"(1(?<!\w1)0\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_IN_TEXT = re.compile(
     rf"(?:arxiv\s*(?:preprint\s*)?(?:arxiv\s*)?:?\s*|arxiv\.org/(?:abs|pdf)/)({ARXIV_ID_PATTERN})", re.IGNORECASE
 )
