@@ -184,3 +184,29 @@ def test_the_venue_year_is_cut_as_the_pattern_with_its_lead_did() -> None:
     tokens = [" ", "  ", "\t", "\n", ",", ", ", "1", "19", "20", "2019", "2019a", "a", "x", "٢٠١٩", "1999", "20201", "Proc"]
     for venue in _generated(tokens, 30000, 4):
         assert _without_year(venue) == old.sub("", venue), venue
+
+
+def test_the_labels_inside_a_list_are_those_of_the_leading_look_behind_patterns() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _BRACKETS_INSIDE, _DOTS_INSIDE
+
+    brackets, dots = re.compile(r"(?:(?<=\s)|^)\[(\d{1,4})\]\s+"), re.compile(r"(?<=[.\s])\s(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])")
+    tokens = [" ", "\t", "\n", "\xa0", "[", "]", ".", ". ", "1", "12", "12345", "x", "A", "中", "[1]", "[1] ", "a[2] ", "1. A", "٣"]
+    for text in _generated(tokens, 30000, 5):
+        for new, old in ((_BRACKETS_INSIDE, brackets), (_DOTS_INSIDE(), dots)):
+            found = [(m.span(), m.group(1)) for m in new.finditer(text)]
+            assert found == [(m.span(), m.group(1)) for m in old.finditer(text)], text
+
+
+def test_a_doi_is_found_where_the_word_boundary_pattern_found_it() -> None:
+    import re
+
+    from paperpilot.core.citations.references import _DOI_IN_TEXT
+
+    old = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
+    tokens = [" ", "x", "_", "é", "1", "10.", "10.1234/", "10.12345/ab", "/", '"', "a10.1234/x", "٣", "-", "110.1234/y"]
+    for text in _generated(tokens, 30000, 6):
+        assert [(m.span(), m.group(1)) for m in _DOI_IN_TEXT.finditer(text)] == [
+            (m.span(), m.group(1)) for m in old.finditer(text)
+        ], text
