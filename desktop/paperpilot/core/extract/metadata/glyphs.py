@@ -79,7 +79,9 @@ def _keeping_gil(func: Any, restype: Any) -> Any | None:
 _BOX = _keeping_gil(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int) or without_argtypes(
     pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int
 )
-_UNICODE = without_argtypes(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint)
+_UNICODE = _keeping_gil(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint) or without_argtypes(
+    pdfium_c.FPDFText_GetUnicode, ctypes.c_uint
+)
 # An FS_RECTF's fields in their order: left, top, right, bottom.
 _RECT = struct.Struct("4f").unpack_from
 # Characters that are no glyph (PDFium's line breaks, hyphen marks, NUL).
