@@ -119,3 +119,7 @@ def test_read_lines_equals_plain_reader(make: Any, tmp_path: Path) -> None:
             page.close()
     finally:
         doc.close()
+
+
+def test_spaces_are_what_isspace_holds_for() -> None:
+    assert "".join(c for c in map(chr, range(0x110000)) if c.isspace()) == G.SPACES

@@ -60,12 +60,39 @@ class GlyphLine:
         return " ".join("".join(out).split())
 
 
-_BOX = without_argtypes(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)
-_UNICODE = without_argtypes(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint)
+def _keeping_gil(func: Any, restype: Any) -> Any | None:
+    """``without_argtypes``, and called without letting go of the GIL (as ``ctypes.PyDLL``'s
+    functions are): PDFium gives a glyph's box in less time than releasing and taking back the
+    GIL costs, and it calls no Python. None on any surprise (then the caller takes
+    ``without_argtypes``)."""
+    try:
+        base = type(func)
+        lean_type = type("_KeepingGil", (base,), {"_flags_": base._flags_ | ctypes.PYFUNCTYPE(restype)._flags_,
+                                                  "_restype_": restype})  # fmt: skip
+        lean = lean_type(ctypes.cast(func, ctypes.c_void_p).value)
+        return lean if lean.argtypes is None and lean.restype is restype else None
+    except Exception:
+        return None
+
+
+# (called for every glyph read)
+_BOX = _keeping_gil(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int) or without_argtypes(
+    pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int
+)
+_UNICODE = _keeping_gil(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint) or without_argtypes(
+    pdfium_c.FPDFText_GetUnicode, ctypes.c_uint
+)
 # An FS_RECTF's fields in their order: left, top, right, bottom.
 _RECT = struct.Struct("4f").unpack_from
 # Characters that are no glyph (PDFium's line breaks, hyphen marks, NUL).
 _SKIP = frozenset("\n\r\x00\x02\ufffe")
+# Every character str.isspace() holds for (a unit test checks the list).
+SPACES = (
+    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# What is no glyph: a skipped character or a space (one set test for a glyph, the common case).
+_NO_GLYPH = _SKIP | frozenset(SPACES)
 _NAN = float("nan")
 
 
@@ -107,6 +134,7 @@ def read_lines(textpage: Any, spans: list[tuple[int, int]], text: str | None = N
         get_box, get_code = pdfium_c.FPDFText_GetLooseCharBox, pdfium_c.FPDFText_GetUnicode
     rect = _RECT
     skip = _SKIP
+    no_glyph = _NO_GLYPH
     n_text = len(text) if text is not None else 0
     rounded: dict[float, float] = {}
     lines: list[GlyphLine] = []
@@ -129,10 +157,9 @@ def read_lines(textpage: Any, spans: list[tuple[int, int]], text: str | None = N
         ry0 = ry1 = lo = hi = _NAN
         bad = False
         for i, ch in chars:
-            if ch in skip:
-                continue
-            if ch.isspace():
-                spaced = True
+            if ch in no_glyph:
+                if ch not in skip:
+                    spaced = True
                 continue
             if not get_box(tp, i, ref):
                 continue
