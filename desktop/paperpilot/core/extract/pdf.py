@@ -50,7 +50,7 @@ from paperpilot.core.text.lazy import lazy_pattern
 
 from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
-from .pdfium_calls import address_arg, without_argtypes
+from .pdfium_calls import address_arg, keeping_gil, without_argtypes
 from .structure_reader import read_structure
 
 __all__ = [
@@ -191,8 +191,9 @@ class _RawPage:
 
 
 def _lean(func: Any, restype: Any) -> Any:
-    """``func`` without ctypes' per-call argument checks (see ``pdfium_calls``), else ``func``."""
-    return without_argtypes(func, restype) or func
+    """``func`` without ctypes' per-call argument checks and keeping the GIL (see
+    ``pdfium_calls``), else without the checks only, else ``func``."""
+    return keeping_gil(func, restype) or without_argtypes(func, restype) or func
 
 
 _LOOSE_BOX = _lean(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int)

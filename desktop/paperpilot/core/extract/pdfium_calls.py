@@ -28,6 +28,23 @@ def without_argtypes(func: Any, restype: Any) -> Any | None:
         return None
 
 
+def keeping_gil(func: Any, restype: Any) -> Any | None:
+    """``without_argtypes``, and called without letting go of the GIL (as ``ctypes.PyDLL``'s
+    functions are), or None on any surprise (then the caller takes ``without_argtypes``).
+
+    For the calls made per line or per glyph: PDFium answers them in less time than releasing
+    and taking back the GIL costs, and calls no Python. Callers hold ``PDFIUM_LOCK`` anyway.
+    """
+    try:
+        base = type(func)
+        lean_type = type("_KeepingGil", (base,), {"_flags_": base._flags_ | ctypes.PYFUNCTYPE(restype)._flags_,
+                                                  "_restype_": restype})  # fmt: skip
+        lean = lean_type(ctypes.cast(func, ctypes.c_void_p).value)
+        return lean if lean.argtypes is None and lean.restype is restype else None
+    except Exception:
+        return None
+
+
 def address_arg(ptr: Any) -> Any:
     """The address ``ptr`` holds as a ready-made argument for these functions.
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
-from ..pdfium_calls import address_arg, without_argtypes
+from ..pdfium_calls import address_arg, keeping_gil, without_argtypes
 
 
 @dataclass(slots=True)
@@ -60,26 +60,11 @@ class GlyphLine:
         return " ".join("".join(out).split())
 
 
-def _keeping_gil(func: Any, restype: Any) -> Any | None:
-    """``without_argtypes``, and called without letting go of the GIL (as ``ctypes.PyDLL``'s
-    functions are): PDFium gives a glyph's box in less time than releasing and taking back the
-    GIL costs, and it calls no Python. None on any surprise (then the caller takes
-    ``without_argtypes``)."""
-    try:
-        base = type(func)
-        lean_type = type("_KeepingGil", (base,), {"_flags_": base._flags_ | ctypes.PYFUNCTYPE(restype)._flags_,
-                                                  "_restype_": restype})  # fmt: skip
-        lean = lean_type(ctypes.cast(func, ctypes.c_void_p).value)
-        return lean if lean.argtypes is None and lean.restype is restype else None
-    except Exception:
-        return None
-
-
 # (called for every glyph read)
-_BOX = _keeping_gil(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int) or without_argtypes(
+_BOX = keeping_gil(pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int) or without_argtypes(
     pdfium_c.FPDFText_GetLooseCharBox, ctypes.c_int
 )
-_UNICODE = _keeping_gil(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint) or without_argtypes(
+_UNICODE = keeping_gil(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint) or without_argtypes(
     pdfium_c.FPDFText_GetUnicode, ctypes.c_uint
 )
 # An FS_RECTF's fields in their order: left, top, right, bottom.
