@@ -59,7 +59,9 @@ def is_arxiv_id(text: str) -> bool:
 
 
 # A DOI inside running text: up to the first space or quote; what follows is cleaned below.
-_DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+")
+# Led by its "1" (re then looks for that character alone) with the word boundary before it
+# as a look-behind: led by \b, the pattern was tried at every position of a page's text.
+_DOI_IN_TEXT = re.compile(r"1(?<!\w1)0\.\d{4,9}/[^\s\"<>]+")
 
 
 def doi_from_text(text: str) -> str:
