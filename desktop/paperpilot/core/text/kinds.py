@@ -204,6 +204,8 @@ _BOILER = _starting_with(
     r"|(?:data|names|people|persons|places|events|characters)\b[^.]{0,60}\b(?:are|is|were) (?:all )?(?:entirely |purely |wholly )?(?:fictional|fictitious)\b)",
     re.IGNORECASE,
 )
+# (Both forms are anchored at the start: ``match`` finds what ``search`` would, without trying
+# every other position.)
 _CAPTION = re.compile(r"^\s*(?:figure|fig\.|table|tab\.)\s*\d+[a-z]?\s*[:.|]|^\s*[图表]\s*\d+", re.IGNORECASE)
 # Code keywords next to code syntax ("def f(", "import x", "return self.y"): a keyword alone is
 # an English word ("class", "return", "import").
@@ -219,6 +221,15 @@ _CODE_TOKENS = re.compile(r"[=!<>]=|->|=>|::|\+\+|&&|\|\||[{};]|\b\w+\([^()]*\)|
 # The characters of code syntax. They are ASCII, and an ASCII byte of UTF-8 is an ASCII character:
 # deleting them from the encoded text counts them in C, where the class's findall builds a list.
 _CODE_BYTES = b"{}()[];=<>_#`$|\\"
+_DIGIT_BYTES = b"0123456789"
+
+
+def _ascii_bytes_in(text: str, chars: bytes) -> int:
+    """How many of ``text``'s characters are among the ASCII ``chars``: each is one byte of the
+    UTF-8, and no other character's bytes are ASCII. One deletion in C, where a class's findall
+    builds a list and ``str.count`` takes a pass per character."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(encoded) - len(encoded.translate(None, chars))
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,]\d+)*%?", re.UNICODE)
 # A token of _WORD is a number (``\d+(?:[.,]\d+)*%?``, all of it) exactly when it starts with a
 # digit, as a word token starts with a letter: its first character is what is tested.
@@ -360,8 +371,21 @@ def reference_marks(text: str) -> float:
 
 
 def _marks(stripped: str) -> float:
+    strong = len(_REF_STRONG.findall(stripped)) if _strong_possible(stripped) else 0
     weak = len(_REF_WEAK.findall(stripped)) if _weak_possible(stripped) else 0
-    return len(_REF_STRONG.findall(stripped)) + 0.5 * weak
+    return strong + 0.5 * weak
+
+
+def _strong_possible(text: str) -> bool:
+    """False when ``_REF_STRONG`` cannot match: an alternative needs one of these words, or a
+    full stop with a comma (an initial by a name) or a year's "19" or "20" (a year ending a
+    sentence, "et al. 2019"); short lines without them are spared the pattern."""
+    return any(map(text.__contains__, _STRONG_WORDS)) or (
+        "." in text and ("," in text or "19" in text or "20" in text)
+    )
+
+
+_STRONG_WORDS = ("Proc", "arXiv", "doi", "pp.", "vol.", "URL", "http", "ISBN", "In:", "[")
 
 
 def _weak_possible(text: str) -> bool:
@@ -438,8 +462,7 @@ class _Signals:
 def _is_code(text: str, tokens: list[str]) -> bool:
     if not text.strip():
         return False
-    encoded = text.encode("utf-8", "surrogatepass")
-    symbol_share = (len(encoded) - len(encoded.translate(None, _CODE_BYTES))) / max(1, len(text))
+    symbol_share = _ascii_bytes_in(text, _CODE_BYTES) / max(1, len(text))
     if symbol_share < 0.03:
         return False  # both tests below need this much syntax; the keyword scan is the slow part
     keywords = len(_CODE_KEYWORDS.findall(text))
@@ -497,7 +520,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     # A bibliography entry: several marks, dense for its length, few function words.
     if (marks >= 3 and fshare < 0.15) or (marks >= 2 and fshare < 0.1):
         return Kind.REFERENCES
-    if _CAPTION.search(s):
+    if _CAPTION.match(s):
         return Kind.CAPTION
     # "Kyle Lo, Lucy Lu Wang, Mark Neumann, and Daniel S. Weld.": a list of names and nothing else.
     tokens = sig.tokens
@@ -571,17 +594,21 @@ def _plainly_prose(text: str, low: str, cjk: bool) -> bool:
     # An ASCII digit, found by memchr: what it gates below needs one ("[12]" and the digits
     # counted are ASCII), and a text with only other digits takes the same path as one without.
     digit = any(map(text.__contains__, _ASCII_DIGITS))
-    if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
-        return False
     if cjk:
+        if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
+            return False
         return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION().findall(text)) * 25 >= len(text)
     # The first 60 words (and the rest in one piece, which only counts towards "at least 8").
+    # The tests are all required: the cheap ones come first, the patterns last.
     words = low.split(maxsplit=60)
     if len(words) < 8:
         return False
     head = words[:60]
-    return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and (
-        not digit or sum(map(low.count, _ASCII_DIGITS)) < 0.1 * len(low)
+    return (
+        sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head)
+        and (not digit or _ascii_bytes_in(low, _DIGIT_BYTES) < 0.1 * len(low))
+        and not _SUSPECT_INITIAL.search(text)
+        and not (digit and _SUSPECT_YEAR.search(text))
     )
 
 
@@ -611,7 +638,7 @@ def paragraph_kind(text: str) -> Kind:
     if cjk:
         return classify_passage(text)
     others = _OTHER_LATIN if suspect else _OTHER_LATIN_UNSUSPECTED
-    if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
+    if any(map(low.__contains__, others)) or _CAPTION.match(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)

@@ -21,7 +21,8 @@ _PIECES = [*_ALPHABET.split(" "), " ", " ", " "]
 # The pieces of citations and bibliography marks, for text that the patterns match now and then.
 _MARK_PIECES = [
     *"()[]", "Smith", "Lo", "et al.", "et al", "2019", "1999", "2020a", "12", "3", "–", "-", ", ", "; ", " ", " ",
-    " ", "pages ", "Journal of ", "Workshop on", ").", ".", " and ", "see ", "e.g., ", "a", "١", "Proc. of ",
+    " ", "pages ", "Journal of ", "Workshop on", ").", ".", " and ", "see ", "e.g., ", "a", "١", "Proc. of ", "A.",
+    "J. ", "pp. ", "vol. 3", "arXiv:", "doi:", "https://x", "In: ", "ISBN", "[J]", "Proceedings of ",
 ]  # fmt: skip
 
 
@@ -62,16 +63,19 @@ def test_gated_marks_and_citations_are_the_patterns() -> None:
     for text in _CORPUS:
         if not kinds._weak_possible(text):
             assert kinds._REF_WEAK.findall(text) == [], text
+        if not kinds._strong_possible(text):
+            assert kinds._REF_STRONG.findall(text) == [], text
         assert kinds.strip_in_text_citations(text) == kinds._IN_TEXT.sub(" ", text), text
         found += len(kinds._REF_WEAK.findall(text)) + len(kinds._IN_TEXT.findall(text))
+        found += len(kinds._REF_STRONG.findall(text))
     assert found > 100  # the texts exercise the patterns
 
 
-def test_code_symbols_are_counted_as_the_class_finds_them() -> None:
+def test_code_symbols_and_digits_are_counted_as_the_class_and_count_find_them() -> None:
     symbols = re.compile(r"[{}()\[\];=<>_#`$|\\]")
     for text in [*_CORPUS, "\ud800{x}"]:  # a lone surrogate too
-        encoded = text.encode("utf-8", "surrogatepass")
-        assert len(encoded) - len(encoded.translate(None, kinds._CODE_BYTES)) == len(symbols.findall(text)), text
+        assert kinds._ascii_bytes_in(text, kinds._CODE_BYTES) == len(symbols.findall(text)), text
+        assert kinds._ascii_bytes_in(text, kinds._DIGIT_BYTES) == sum(map(text.count, "0123456789")), text
 
 
 def _plainly_prose_with_any_digit(text: str, low: str, cjk: bool) -> bool:
