@@ -122,3 +122,4 @@ def _split_sentences_in_full(text: str) -> list[str]:
 def test_sentences_without_marks_are_split_as_in_full() -> None:
     for text in _CORPUS:
         assert language.split_sentences(text) == _split_sentences_in_full(text), text
+
