@@ -498,8 +498,9 @@ def classify_sentence(sentence: str) -> Kind:
 
 
 def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
-    """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII, where
-    lowercasing and the patterns' case-insensitive matching agree), so that the
+    """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII or
+    without ``_ODD_LETTERS``, where lowercasing and the patterns' case-insensitive matching
+    agree: those four are the only characters beyond ASCII that match an ASCII letter), so that the
     acknowledgement, boilerplate and e-mail patterns cannot match and are not tried. A text
     not known to be is tested for those words here, which is cheaper than the patterns."""
     s = sig.text
@@ -531,7 +532,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     if sig.table():
         return Kind.TABLE
     cjk = cjk_ratio(s) > 0.3
-    if not cjk and len(_AFFIL.findall(s)) >= 2 and sig.share() < 0.12:
+    if not cjk and sig.share() < 0.12 and len(_AFFIL.findall(s)) >= 2:  # the share is known already, mostly
         return Kind.AUTHORS
     if cjk:
         if len(_AFFIL.findall(s)) >= 2 and not _ZH_FUNCTION().search(s):
@@ -659,8 +660,10 @@ def paragraph_kind(text: str) -> Kind:
     if fshare >= 0.2 and marks * 120 < len(text) and not sig.table():
         return Kind.BODY
     # classify_passage without a section heading: the content decides. None of the words the
-    # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above).
-    return _content_kind(text, sig, unmarked=text.isascii())
+    # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above), and
+    # no Han character of theirs (it has no CJK).
+    unmarked = text.isascii() or not any(map(text.__contains__, _ODD_LETTERS))
+    return _content_kind(text, sig, unmarked=unmarked)
 
 
 def classify_passage(text: str, section: str = "") -> Kind:
@@ -702,7 +705,7 @@ def _content_kind(text: str, sig: _Signals | None = None, unmarked: bool = False
             prose += len(sent)
             if prose * 2 >= total:
                 return Kind.PROSE  # half of it is prose already: the rest cannot change that
-    return max(weight, key=lambda k: weight[k])
+    return max(weight, key=weight.__getitem__)
 
 
 def stored_kind(kind: str) -> Kind | None:

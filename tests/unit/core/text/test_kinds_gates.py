@@ -123,3 +123,27 @@ def test_sentences_without_marks_are_split_as_in_full() -> None:
     for text in _CORPUS:
         assert language.split_sentences(text) == _split_sentences_in_full(text), text
 
+
+
+def test_the_odd_letters_are_the_only_ones_beyond_ascii_that_match_an_ascii_letter() -> None:
+    beyond = "".join(map(chr, range(0x80, 0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    matching = {c for letter in "abcdefghijklmnopqrstuvwxyz" for c in re.findall(letter, beyond, re.IGNORECASE)}
+    assert matching == set(kinds._ODD_LETTERS)
+
+
+def test_text_beyond_ascii_without_the_words_or_odd_letters_skips_the_patterns_rightly() -> None:
+    pieces = ["We ", "thank ", "Thanks ", "the ", "reviewers", " are ", "grateful", "supported ", "by ", "–", "“", "”",
+              "é", "©", "all ", "rights ", "resérved", "licensed ", "under ", "CC BY 4.0", "Creative Commons", "fictional",
+              "data ", "is ", "ſupported", "x = f(y); ", "Smith, J. 2019. ", "0.5 0.7 ", "a b ", "Figure 2: ", ". ", ", "]  # fmt: skip
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))).strip()
+        low = text.lower()
+        if not text or text.isascii() or any(w in low for w in kinds._OTHER_KIND_WORDS):
+            continue
+        if any(c in text for c in kinds._ODD_LETTERS) or language.has_cjk(text):
+            continue
+        assert kinds._content_kind(text, unmarked=True) == kinds._content_kind(text), text
+        checked += 1
+    assert checked > 300
