@@ -204,6 +204,8 @@ _BOILER = _starting_with(
     r"|(?:data|names|people|persons|places|events|characters)\b[^.]{0,60}\b(?:are|is|were) (?:all )?(?:entirely |purely |wholly )?(?:fictional|fictitious)\b)",
     re.IGNORECASE,
 )
+# (Both forms are anchored at the start: ``match`` finds what ``search`` would, without trying
+# every other position.)
 _CAPTION = re.compile(r"^\s*(?:figure|fig\.|table|tab\.)\s*\d+[a-z]?\s*[:.|]|^\s*[图表]\s*\d+", re.IGNORECASE)
 # Code keywords next to code syntax ("def f(", "import x", "return self.y"): a keyword alone is
 # an English word ("class", "return", "import").
@@ -219,6 +221,15 @@ _CODE_TOKENS = re.compile(r"[=!<>]=|->|=>|::|\+\+|&&|\|\||[{};]|\b\w+\([^()]*\)|
 # The characters of code syntax. They are ASCII, and an ASCII byte of UTF-8 is an ASCII character:
 # deleting them from the encoded text counts them in C, where the class's findall builds a list.
 _CODE_BYTES = b"{}()[];=<>_#`$|\\"
+_DIGIT_BYTES = b"0123456789"
+
+
+def _ascii_bytes_in(text: str, chars: bytes) -> int:
+    """How many of ``text``'s characters are among the ASCII ``chars``: each is one byte of the
+    UTF-8, and no other character's bytes are ASCII. One deletion in C, where a class's findall
+    builds a list and ``str.count`` takes a pass per character."""
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(encoded) - len(encoded.translate(None, chars))
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|\d+(?:[.,]\d+)*%?", re.UNICODE)
 # A token of _WORD is a number (``\d+(?:[.,]\d+)*%?``, all of it) exactly when it starts with a
 # digit, as a word token starts with a letter: its first character is what is tested.
@@ -309,6 +320,15 @@ _EDGE_PUNCT = ".,;:()[]\"“”!?"
 _ASCII_DIGITS = "0123456789"
 
 
+def _holds_any(text: str, words: str | tuple[str, ...]) -> bool:
+    """``any(map(text.__contains__, words))``: the loop's ``in`` spares a call of the method
+    wrapper per word, a fifth of the cost of these scans over a paragraph."""
+    for w in words:  # noqa: SIM110 (a generator costs what the wrapper does)
+        if w in text:
+            return True
+    return False
+
+
 def _tokens(text: str) -> list[str]:
     """The tokens of ``_WORD.findall(text)``, not in their order: what is asked of them (how
     many, how many are function words, numbers, short) does not depend on it.
@@ -360,8 +380,21 @@ def reference_marks(text: str) -> float:
 
 
 def _marks(stripped: str) -> float:
+    strong = len(_REF_STRONG.findall(stripped)) if _strong_possible(stripped) else 0
     weak = len(_REF_WEAK.findall(stripped)) if _weak_possible(stripped) else 0
-    return len(_REF_STRONG.findall(stripped)) + 0.5 * weak
+    return strong + 0.5 * weak
+
+
+def _strong_possible(text: str) -> bool:
+    """False when ``_REF_STRONG`` cannot match: an alternative needs one of these words, or a
+    full stop with a comma (an initial by a name) or a year's "19" or "20" (a year ending a
+    sentence, "et al. 2019"); short lines without them are spared the pattern."""
+    return _holds_any(text, _STRONG_WORDS) or (
+        "." in text and ("," in text or "19" in text or "20" in text)
+    )
+
+
+_STRONG_WORDS = ("Proc", "arXiv", "doi", "pp.", "vol.", "URL", "http", "ISBN", "In:", "[")
 
 
 def _weak_possible(text: str) -> bool:
@@ -370,8 +403,8 @@ def _weak_possible(text: str) -> bool:
     return (
         "et al." in text
         or ")." in text
-        or any(map(text.__contains__, _WEAK_WORDS))
-        or (("-" in text or "–" in text) and (not text.isascii() or any(map(text.__contains__, _ASCII_DIGITS))))
+        or _holds_any(text, _WEAK_WORDS)
+        or (("-" in text or "–" in text) and (not text.isascii() or _holds_any(text, _ASCII_DIGITS)))
     )
 
 
@@ -438,8 +471,7 @@ class _Signals:
 def _is_code(text: str, tokens: list[str]) -> bool:
     if not text.strip():
         return False
-    encoded = text.encode("utf-8", "surrogatepass")
-    symbol_share = (len(encoded) - len(encoded.translate(None, _CODE_BYTES))) / max(1, len(text))
+    symbol_share = _ascii_bytes_in(text, _CODE_BYTES) / max(1, len(text))
     if symbol_share < 0.03:
         return False  # both tests below need this much syntax; the keyword scan is the slow part
     keywords = len(_CODE_KEYWORDS.findall(text))
@@ -475,14 +507,15 @@ def classify_sentence(sentence: str) -> Kind:
 
 
 def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
-    """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII, where
-    lowercasing and the patterns' case-insensitive matching agree), so that the
+    """``unmarked``: the text is known to hold none of ``_OTHER_KIND_WORDS`` (and is ASCII or
+    without ``_ODD_LETTERS``, where lowercasing and the patterns' case-insensitive matching
+    agree: those four are the only characters beyond ASCII that match an ASCII letter), so that the
     acknowledgement, boilerplate and e-mail patterns cannot match and are not tried. A text
     not known to be is tested for those words here, which is cheaper than the patterns."""
     s = sig.text
     if not s:
         return Kind.FIGURE
-    if not unmarked and s.isascii() and not any(map(s.lower().__contains__, _OTHER_LATIN)):
+    if not unmarked and s.isascii() and not _holds_any(s.lower(), _OTHER_LATIN):
         unmarked = True  # a few substring tests in C, where the three patterns scan the text
     if not unmarked:
         if _ACK.search(s):
@@ -497,7 +530,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     # A bibliography entry: several marks, dense for its length, few function words.
     if (marks >= 3 and fshare < 0.15) or (marks >= 2 and fshare < 0.1):
         return Kind.REFERENCES
-    if _CAPTION.search(s):
+    if _CAPTION.match(s):
         return Kind.CAPTION
     # "Kyle Lo, Lucy Lu Wang, Mark Neumann, and Daniel S. Weld.": a list of names and nothing else.
     tokens = sig.tokens
@@ -508,7 +541,7 @@ def _sentence_kind(sig: _Signals, unmarked: bool = False) -> Kind:
     if sig.table():
         return Kind.TABLE
     cjk = cjk_ratio(s) > 0.3
-    if not cjk and len(_AFFIL.findall(s)) >= 2 and sig.share() < 0.12:
+    if not cjk and sig.share() < 0.12 and len(_AFFIL.findall(s)) >= 2:  # the share is known already, mostly
         return Kind.AUTHORS
     if cjk:
         if len(_AFFIL.findall(s)) >= 2 and not _ZH_FUNCTION().search(s):
@@ -546,11 +579,12 @@ _SUSPECT_OTHERS = tuple(
 
 def _has_suspect_word(low: str, cjk: bool) -> bool:
     """``any(map(low.__contains__, _SUSPECT_WORDS))``; ``cjk``: ``has_cjk(low)``."""
-    return (
-        any(map(low.__contains__, _SUSPECT_OTHERS))
-        or any(c in low and any(map(low.__contains__, words)) for c, words in _SUSPECT_GATED)
-        or (cjk and any(map(low.__contains__, _SUSPECT_HAN)))
-    )
+    if _holds_any(low, _SUSPECT_OTHERS):
+        return True
+    for c, words in _SUSPECT_GATED:
+        if c in low and _holds_any(low, words):
+            return True
+    return cjk and _holds_any(low, _SUSPECT_HAN)
 
 
 _SUSPECT_INITIAL = re.compile(r", [A-Z]\.")
@@ -570,18 +604,22 @@ def _plainly_prose(text: str, low: str, cjk: bool) -> bool:
     ``cjk``: ``has_cjk(text)``."""
     # An ASCII digit, found by memchr: what it gates below needs one ("[12]" and the digits
     # counted are ASCII), and a text with only other digits takes the same path as one without.
-    digit = any(map(text.__contains__, _ASCII_DIGITS))
-    if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
-        return False
+    digit = _holds_any(text, _ASCII_DIGITS)
     if cjk:
+        if _SUSPECT_INITIAL.search(text) or (digit and _SUSPECT_YEAR.search(text)):
+            return False
         return cjk_ratio(text) > 0.5 and len(_ZH_FUNCTION().findall(text)) * 25 >= len(text)
     # The first 60 words (and the rest in one piece, which only counts towards "at least 8").
+    # The tests are all required: the cheap ones come first, the patterns last.
     words = low.split(maxsplit=60)
     if len(words) < 8:
         return False
     head = words[:60]
-    return sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head) and (
-        not digit or sum(map(low.count, _ASCII_DIGITS)) < 0.1 * len(low)
+    return (
+        sum(map(_FUNCTION.__contains__, head)) >= 0.15 * len(head)
+        and (not digit or _ascii_bytes_in(low, _DIGIT_BYTES) < 0.1 * len(low))
+        and not _SUSPECT_INITIAL.search(text)
+        and not (digit and _SUSPECT_YEAR.search(text))
     )
 
 
@@ -611,7 +649,7 @@ def paragraph_kind(text: str) -> Kind:
     if cjk:
         return classify_passage(text)
     others = _OTHER_LATIN if suspect else _OTHER_LATIN_UNSUSPECTED
-    if any(map(low.__contains__, others)) or _CAPTION.search(text[:12]):
+    if _holds_any(low, others) or _CAPTION.match(text[:12]):
         return classify_passage(text)
     code_like = "def " in text or "import " in text or "#include" in text or (
         "(" in text and ("=" in text or "{" in text or ";" in text)
@@ -632,8 +670,10 @@ def paragraph_kind(text: str) -> Kind:
     if fshare >= 0.2 and marks * 120 < len(text) and not sig.table():
         return Kind.BODY
     # classify_passage without a section heading: the content decides. None of the words the
-    # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above).
-    return _content_kind(text, sig, unmarked=text.isascii())
+    # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above), and
+    # no Han character of theirs (it has no CJK).
+    unmarked = text.isascii() or not any(map(text.__contains__, _ODD_LETTERS))
+    return _content_kind(text, sig, unmarked=unmarked)
 
 
 def classify_passage(text: str, section: str = "") -> Kind:
@@ -675,7 +715,7 @@ def _content_kind(text: str, sig: _Signals | None = None, unmarked: bool = False
             prose += len(sent)
             if prose * 2 >= total:
                 return Kind.PROSE  # half of it is prose already: the rest cannot change that
-    return max(weight, key=lambda k: weight[k])
+    return max(weight, key=weight.__getitem__)
 
 
 def stored_kind(kind: str) -> Kind | None:

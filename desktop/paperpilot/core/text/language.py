@@ -404,7 +404,8 @@ def _split_en(text: str, boundary: re.Pattern[str]) -> list[str]:
     start = 0
     for m in boundary.finditer(text):
         before = text[start : m.start()]
-        last = before.rsplit(None, 1)[-1] if before.split() else ""
+        # (Not all white space: what "before.split()" is not empty says, without splitting it.)
+        last = before.rsplit(None, 1)[-1] if before and not before.isspace() else ""
         token = last.rstrip(".!?").lower()
         if last.endswith(".") and (
             token in _ABBREV or (len(token) == 1 and token.isalpha()) or ("." in token and len(token) <= 6)

@@ -42,14 +42,15 @@ def has_char_from(text: str, lowest: str) -> bool:
 # The UTF-8 bytes that start a character from U+3000 up: three-byte forms of U+3000-U+FFFF start
 # with E3-EF (0xE0 | code point >> 12), four-byte forms with F0-F4. Every other byte is lower
 # (ASCII, two-byte leads C2-DF, the leads E0-E2 of U+0800-U+2FFF, continuation bytes 80-BF), so
-# the class finds exactly the characters from U+3000 up (lone surrogates too, encoded with
-# "surrogatepass" as ED xx xx); a bytes class compiles at once.
-_FROM_3000_UTF8 = re.compile(rb"[\xe3-\xf4]")
+# deleting every byte below E3 leaves something exactly when the text has a character from U+3000
+# up (lone surrogates too, encoded with "surrogatepass" as ED xx xx).
+_BELOW_E3 = bytes(range(0xE3))
 
 
 def has_char_from_3000(text: str) -> bool:
     """``has_char_from(text, "\\u3000")`` for text of any length: every CJK character (Han, kana,
-    hangul, CJK punctuation, full-width forms) is from U+3000 up. The search runs over the text's
+    hangul, CJK punctuation, full-width forms) is from U+3000 up. The test runs over the text's
     UTF-8 bytes because a str class reaching U+FFFF takes re milliseconds to compile (it visits
-    every code point of the range), and it is several times faster than ``max``."""
-    return not text.isascii() and _FROM_3000_UTF8.search(text.encode("utf-8", "surrogatepass")) is not None
+    every code point of the range), and it is several times faster than ``max``; the deletion in
+    C is twice as fast as a bytes class's search."""
+    return not text.isascii() and bool(text.encode("utf-8", "surrogatepass").translate(None, _BELOW_E3))

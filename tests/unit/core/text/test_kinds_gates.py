@@ -21,7 +21,8 @@ _PIECES = [*_ALPHABET.split(" "), " ", " ", " "]
 # The pieces of citations and bibliography marks, for text that the patterns match now and then.
 _MARK_PIECES = [
     *"()[]", "Smith", "Lo", "et al.", "et al", "2019", "1999", "2020a", "12", "3", "–", "-", ", ", "; ", " ", " ",
-    " ", "pages ", "Journal of ", "Workshop on", ").", ".", " and ", "see ", "e.g., ", "a", "١", "Proc. of ",
+    " ", "pages ", "Journal of ", "Workshop on", ").", ".", " and ", "see ", "e.g., ", "a", "١", "Proc. of ", "A.",
+    "J. ", "pp. ", "vol. 3", "arXiv:", "doi:", "https://x", "In: ", "ISBN", "[J]", "Proceedings of ",
 ]  # fmt: skip
 
 
@@ -62,16 +63,19 @@ def test_gated_marks_and_citations_are_the_patterns() -> None:
     for text in _CORPUS:
         if not kinds._weak_possible(text):
             assert kinds._REF_WEAK.findall(text) == [], text
+        if not kinds._strong_possible(text):
+            assert kinds._REF_STRONG.findall(text) == [], text
         assert kinds.strip_in_text_citations(text) == kinds._IN_TEXT.sub(" ", text), text
         found += len(kinds._REF_WEAK.findall(text)) + len(kinds._IN_TEXT.findall(text))
+        found += len(kinds._REF_STRONG.findall(text))
     assert found > 100  # the texts exercise the patterns
 
 
-def test_code_symbols_are_counted_as_the_class_finds_them() -> None:
+def test_code_symbols_and_digits_are_counted_as_the_class_and_count_find_them() -> None:
     symbols = re.compile(r"[{}()\[\];=<>_#`$|\\]")
     for text in [*_CORPUS, "\ud800{x}"]:  # a lone surrogate too
-        encoded = text.encode("utf-8", "surrogatepass")
-        assert len(encoded) - len(encoded.translate(None, kinds._CODE_BYTES)) == len(symbols.findall(text)), text
+        assert kinds._ascii_bytes_in(text, kinds._CODE_BYTES) == len(symbols.findall(text)), text
+        assert kinds._ascii_bytes_in(text, kinds._DIGIT_BYTES) == sum(map(text.count, "0123456789")), text
 
 
 def _plainly_prose_with_any_digit(text: str, low: str, cjk: bool) -> bool:
@@ -118,3 +122,28 @@ def _split_sentences_in_full(text: str) -> list[str]:
 def test_sentences_without_marks_are_split_as_in_full() -> None:
     for text in _CORPUS:
         assert language.split_sentences(text) == _split_sentences_in_full(text), text
+
+
+
+def test_the_odd_letters_are_the_only_ones_beyond_ascii_that_match_an_ascii_letter() -> None:
+    beyond = "".join(map(chr, range(0x80, 0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    matching = {c for letter in "abcdefghijklmnopqrstuvwxyz" for c in re.findall(letter, beyond, re.IGNORECASE)}
+    assert matching == set(kinds._ODD_LETTERS)
+
+
+def test_text_beyond_ascii_without_the_words_or_odd_letters_skips_the_patterns_rightly() -> None:
+    pieces = ["We ", "thank ", "Thanks ", "the ", "reviewers", " are ", "grateful", "supported ", "by ", "–", "“", "”",
+              "é", "©", "all ", "rights ", "resérved", "licensed ", "under ", "CC BY 4.0", "Creative Commons", "fictional",
+              "data ", "is ", "ſupported", "x = f(y); ", "Smith, J. 2019. ", "0.5 0.7 ", "a b ", "Figure 2: ", ". ", ", "]  # fmt: skip
+    rng = random.Random(5)
+    checked = 0
+    for _ in range(6000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))).strip()
+        low = text.lower()
+        if not text or text.isascii() or any(w in low for w in kinds._OTHER_KIND_WORDS):
+            continue
+        if any(c in text for c in kinds._ODD_LETTERS) or language.has_cjk(text):
+            continue
+        assert kinds._content_kind(text, unmarked=True) == kinds._content_kind(text), text
+        checked += 1
+    assert checked > 300

@@ -46,3 +46,12 @@ def test_cjk_text_is_found_whatever_else_is_above_the_class_start() -> None:
         assert has_cjk(f"x{cjk}") and cjk_ratio(f"ab{cjk}") > 0
     for other in ("plain", "naïve ≤", "\u303f", "\ue000 bullet", "ﬁ", "\ufffd", "\U0001f600"):
         assert not has_cjk(other) and cjk_ratio(other) == 0.0
+
+
+def test_the_test_for_characters_from_u3000_is_has_char_from() -> None:
+    from paperpilot.core.text.lazy import has_char_from_3000
+
+    for c in range(0x110000):  # every code point, lone surrogates too
+        ch = chr(c)
+        assert has_char_from_3000(f"é{ch}") == (ch >= "\u3000"), hex(c)
+    assert not has_char_from_3000("") and not has_char_from_3000("ASCII only")
