@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 from ..models import Reference
 from ..text.lazy import has_char_from, lazy_pattern
+from ..text.whitespace import collapse_whitespace
 from .identifiers import ARXIV_ID_PATTERN, doi_or_empty, normalize_arxiv
 
 __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
@@ -132,19 +133,10 @@ def _split_numbered(text: str, rx: re.Pattern[str], start: int, every: bool) -> 
     return out
 
 
-def _normalise(text: str) -> str:
-    """``" ".join(text.split())``, without splitting text that already is so."""
-    # Every white space character but " " is unprintable: printable text with no leading,
-    # trailing or doubled space is what the join would give back.
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text
-    return " ".join(text.split())
-
-
 def split_entries(paragraphs: Sequence[str]) -> list[str]:
     """The entries of a reference list, from its paragraphs in order; each is whitespace-normalised
     (``" ".join(entry.split()) == entry``), which the readers of its fields rely on."""
-    paras = [p for p in map(_normalise, paragraphs) if p]
+    paras = [p for p in map(collapse_whitespace, paragraphs) if p]
     if not paras:
         return []
     # (A normalised paragraph starts with no white space: a label with "[" or a digit.)

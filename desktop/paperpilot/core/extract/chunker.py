@@ -17,6 +17,7 @@ from paperpilot.core.models import Block, Chunk, Page
 from paperpilot.core.text.kinds import Kind
 from paperpilot.core.text.language import split_sentences
 from paperpilot.core.text.lazy import has_char_from_3000, lazy_pattern
+from paperpilot.core.text.whitespace import collapse_whitespace
 
 from .structure import Outline, block_kind, looks_like_entry, mark_above_title, mark_unheaded_abstract
 
@@ -34,26 +35,9 @@ _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")
 _CLAUSE_MARKS = frozenset(",，、;；:：")
 
 
-# White space that str.split() splits at besides " " and "\n" (every str.isspace character).
-_ODD_SPACE = "\t\x0b\x0c\r\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-
-
-def _collapse_whitespace(text: str) -> str:
-    """``" ".join(text.split())``. Most paragraphs are lines joined by single line breaks, with
-    no other white space to collapse: for those, replacing the breaks gives the same text, and
-    a few scans in C are cheaper than making a str of every word."""
-    flat = text.replace("\n", " ")
-    # " " is the one white space character that is printable: one pass in C over a printable
-    # text rules out all of _ODD_SPACE, cheaper than a scan for each (even by memchr in ASCII).
-    plain = flat.isprintable() or not any(map(text.__contains__, _ODD_SPACE))
-    if plain and "  " not in flat and flat[:1] != " " and flat[-1:] != " ":
-        return flat
-    return " ".join(text.split())  # C speed; a regex substitution per space is 5x slower
-
-
 def normalise_whitespace(text: str) -> str:
     """Collapse whitespace to single spaces, and drop spaces between CJK characters."""
-    text = _collapse_whitespace(text)
+    text = collapse_whitespace(text)
     if has_char_from_3000(text) and _cjkish().search(text):
         # Hard-wrapped Chinese gains spaces where lines were joined; they are not in the text.
         text = _cjk_gap().sub("", text)

@@ -150,16 +150,16 @@ def test_the_text_fast_paths_equal_the_slow_ones() -> None:
         _NOT_SENTENCE_END,
         _clean,
         _label,
-        _normalise,
         _strip_trailing,
     )
+    from paperpilot.core.text.whitespace import collapse_whitespace
 
     assert max(map(len, _NOT_SENTENCE_END)) <= 3  # _first_sentence looks up no longer word
 
     tokens = [" ", "  ", "\t", "\n", "\xa0", "\u3000", "\x00", "\xad", ".", ",", ";", ":", '"', "“", "”", "a", "Smith", "[1]", "1.", "٣."]
     for text in _generated(tokens, 20000, 3):
         norm = " ".join(text.split())
-        assert _normalise(text) == norm, text
+        assert collapse_whitespace(text) == norm, text
         # _clean is given pieces of normalised text: single spaces, perhaps one at either end.
         for piece in (norm, f" {norm}", f"{norm} ", f" {norm} ") if norm else ("", " "):
             assert _clean(piece) == _strip_trailing(" ".join(piece.split())).strip(' "“”'), piece

@@ -298,12 +298,12 @@ def test_many_paragraphs_are_fast() -> None:
 
 
 def test_collapsed_white_space_is_the_split_words_joined() -> None:
-    from paperpilot.core.extract import chunker
+    from paperpilot.core.text import whitespace
 
     # Only " " is both white space and printable: a printable text has no other white space.
     assert [c for c in map(chr, range(0x110000)) if c.isspace() and c.isprintable()] == [" "]
     rng = random.Random(7)
-    pieces = ["a", "Wort", "“x”", "–", "©", "\u00ad", "\u200b", "\ue000", "好", " ", " ", "\n", "\n", *chunker._ODD_SPACE]
+    pieces = ["a", "Wort", "“x”", "–", "©", "\u00ad", "\u200b", "\ue000", "好", " ", " ", "\n", "\n", *whitespace._ODD_SPACE]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
-        assert chunker._collapse_whitespace(text) == " ".join(text.split()), repr(text)
+        assert whitespace.collapse_whitespace(text) == " ".join(text.split()), repr(text)

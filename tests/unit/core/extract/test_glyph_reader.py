@@ -15,6 +15,7 @@ import pytest
 
 from paperpilot.core.extract.metadata import glyphs as G
 from paperpilot.core.extract.pdf import _PageReader
+from paperpilot.core.text.whitespace import SPACES
 from tests.fixtures import pdfs
 
 
@@ -122,4 +123,4 @@ def test_read_lines_equals_plain_reader(make: Any, tmp_path: Path) -> None:
 
 
 def test_spaces_are_what_isspace_holds_for() -> None:
-    assert "".join(c for c in map(chr, range(0x110000)) if c.isspace()) == G.SPACES
+    assert "".join(c for c in map(chr, range(0x110000)) if c.isspace()) == SPACES

@@ -16,6 +16,7 @@ from typing import Any
 
 import pypdfium2.raw as pdfium_c
 
+from ...text.whitespace import SPACES
 from ..pdfium_calls import address_arg, keeping_gil, without_argtypes
 
 
@@ -71,11 +72,6 @@ _UNICODE = keeping_gil(pdfium_c.FPDFText_GetUnicode, ctypes.c_uint) or without_a
 _RECT = struct.Struct("4f").unpack_from
 # Characters that are no glyph (PDFium's line breaks, hyphen marks, NUL).
 _SKIP = frozenset("\n\r\x00\x02\ufffe")
-# Every character str.isspace() holds for (a unit test checks the list).
-SPACES = (
-    "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
-    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
 # What is no glyph: a skipped character or a space (one set test for a glyph, the common case).
 _NO_GLYPH = _SKIP | frozenset(SPACES)
 _NAN = float("nan")
