@@ -58,10 +58,11 @@ def is_arxiv_id(text: str) -> bool:
     return ARXIV_ID.match(text) is not None
 
 
-# A DOI inside running text: up to the first space or quote; what follows is cleaned below.
-# Led by its "1" (re then looks for that character alone) with the word boundary before it
-# as a look-behind: led by \b, the pattern was tried at every position of a page's text.
-_DOI_IN_TEXT = re.compile(r"1(?<!\w1)0\.\d{4,9}/[^\s\"<>]+")
+# A DOI inside running text (group 1, all of the match): up to the first space or quote; what
+# follows is cleaned by the callers. Led by its "1" (re then looks for that character alone)
+# with the word boundary before it as a look-behind: led by \b, the pattern was tried at every
+# position of a page's text. (The reference parser finds and blanks out DOIs with it too.)
+DOI_IN_TEXT = re.compile(r"(1(?<!\w1)0\.\d{4,9}/[^\s\"<>]+)")
 
 
 def doi_from_text(text: str) -> str:
@@ -71,7 +72,7 @@ def doi_from_text(text: str) -> str:
     Trailing full stops, commas, semicolons and quotes are never part of a printed DOI; a closing
     bracket is, only when the DOI opened one (10.1002/(SICI)…).
     """
-    m = _DOI_IN_TEXT.search(text)
+    m = DOI_IN_TEXT.search(text)
     if not m:
         return ""
     doi = m.group(0).rstrip(".,;:'\"]}’”")

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from ..models import Reference
 from ..text.lazy import has_char_from, lazy_pattern
 from ..text.whitespace import collapse_whitespace
-from .identifiers import ARXIV_ID_PATTERN, doi_or_empty, normalize_arxiv
+from .identifiers import ARXIV_ID_PATTERN, DOI_IN_TEXT, doi_or_empty, normalize_arxiv
 
 __all__ = ["Reference", "parse_references", "split_entries", "title_key"]
 
@@ -40,9 +40,6 @@ _DOTS_INSIDE = lazy_pattern(r"\s(?<=[.\s]\s)(\d{1,4})\.\s+(?=[A-Z\u4e00-\u9fff])
 # A year not inside a longer number. The lookbehind follows the century (it checks the
 # character before it) so that the pattern starts with a literal and is searched for quickly.
 _YEAR = re.compile(r"((?:19|20)(?<![\d/.]..)\d{2})[a-z]?(?![\d])")
-# A DOI not inside a word: led by its "1" (the \b before it as a look-behind after it), re goes
-# from "1" to "1" instead of trying every position.
-_DOI_IN_TEXT = re.compile(r"(1(?<!\w1)0\.\d{4,9}/[^\s\"<>]+)")
 _ARXIV_IN_TEXT = re.compile(
     rf"(?:arxiv\s*(?:preprint\s*)?(?:arxiv\s*)?:?\s*|arxiv\.org/(?:abs|pdf)/)({ARXIV_ID_PATTERN})", re.IGNORECASE
 )
@@ -311,7 +308,7 @@ def _parse_gbt(ref: Reference, body: str, m: re.Match[str]) -> None:
 def _first_year(body: str, doi: bool, arxiv: bool) -> int | None:
     """The first year in an entry, not the digits of an identifier it has ("arXiv:2004.05150" is
     no year 2004)."""
-    plain = _DOI_IN_TEXT.sub(" ", body) if doi else body
+    plain = DOI_IN_TEXT.sub(" ", body) if doi else body
     if doi or arxiv:
         plain = _ARXIV_IN_TEXT.sub(" ", plain)
     year = _YEAR.search(plain)
@@ -323,7 +320,7 @@ def _parse_entry(text: str) -> Reference:
     label, body = _label(text)
     ref = Reference(text=text, label=label)
     # The literal each pattern needs is looked for first: most entries have neither identifier.
-    doi = _DOI_IN_TEXT.search(body) if "10." in body else None
+    doi = DOI_IN_TEXT.search(body) if "10." in body else None
     if doi:
         ref.doi = doi_or_empty(doi.group(1).rstrip(".,;)]"))
     # (re.IGNORECASE folds only R and X onto r and x: no lower() of the whole entry.)

@@ -202,13 +202,12 @@ def test_the_labels_inside_a_list_are_those_of_the_leading_look_behind_patterns(
 def test_a_doi_is_found_where_the_word_boundary_pattern_found_it() -> None:
     import re
 
-    from paperpilot.core.citations import identifiers
-    from paperpilot.core.citations.references import _DOI_IN_TEXT
+    from paperpilot.core.citations.identifiers import DOI_IN_TEXT
 
     old = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)")
     tokens = [" ", "x", "_", "é", "1", "10.", "10.1234/", "10.12345/ab", "/", '"', "a10.1234/x", "٣", "-", "110.1234/y"]
     for text in _generated(tokens, 30000, 6):
         expected = [(m.span(), m.group(1)) for m in old.finditer(text)]
-        assert [(m.span(), m.group(1)) for m in _DOI_IN_TEXT.finditer(text)] == expected, text
-        # The identifiers module's own copy (doi_from_text, for metadata) has no group.
-        assert [(m.span(), m.group(0)) for m in identifiers._DOI_IN_TEXT.finditer(text)] == expected, text
+        # (one pattern, for doi_from_text and the reference parser: the group is the whole match)
+        assert [(m.span(), m.group(1)) for m in DOI_IN_TEXT.finditer(text)] == expected, text
+        assert [(m.span(), m.group(0)) for m in DOI_IN_TEXT.finditer(text)] == expected, text
