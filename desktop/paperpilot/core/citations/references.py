@@ -230,10 +230,7 @@ def _authors(block: str) -> list[str]:
                 i += 2
             else:
                 i += 1
-            # (_clean, with its first strip only where it strips: a piece ends in no white space.)
-            if name[-1] in _TRAILING_PUNCT:
-                name = _strip_trailing(name)
-            name = name.strip(' "“”')
+            name = _clean(name)
             if name and len(name) <= 80:
                 names.append(name)
     return names

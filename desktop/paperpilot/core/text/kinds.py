@@ -143,7 +143,7 @@ def heading_names(path: str) -> list[str]:
 def section_kind(section: str) -> Kind | None:
     """The kind a section heading implies ("References" → references, "附录" → appendix), or None
     for an ordinary section of the body."""
-    full = has_char_from(section, "\u4e00") or (not section.isascii() and any(map(section.__contains__, _ODD_LETTERS)))
+    full = has_char_from(section, "\u4e00") or (not section.isascii() and _holds_any(section, _ODD_LETTERS))
     for kind, rx in _sections_full() if full else _SECTIONS_LATIN:
         if rx.search(section):
             return kind
@@ -672,7 +672,7 @@ def paragraph_kind(text: str) -> Kind:
     # classify_passage without a section heading: the content decides. None of the words the
     # acknowledgement, boilerplate and e-mail patterns need is in the text (tested above), and
     # no Han character of theirs (it has no CJK).
-    unmarked = text.isascii() or not any(map(text.__contains__, _ODD_LETTERS))
+    unmarked = text.isascii() or not _holds_any(text, _ODD_LETTERS)
     return _content_kind(text, sig, unmarked=unmarked)
 
 
