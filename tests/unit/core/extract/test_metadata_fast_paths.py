@@ -109,3 +109,15 @@ def test_published_year_equals_plain(seed: int) -> None:
         mh._published_year(fast, text, later, text.splitlines())
         _published_year_plain(plain, text, later)
         assert (fast.year, fast.year_how) == (plain.year, plain.year_how), (text, later)
+
+
+def test_an_object_header_is_found_where_the_look_behind_led_pattern_found_it() -> None:
+    from paperpilot.core.extract.metadata.xmp import _object_header
+
+    rng = random.Random(3)
+    tokens = [b"1", b"12", b"7", b" ", b"\n", b"0", b" 0 obj", b"obj", b"x", b"R", b"9 0 obj", b"\r\n"]
+    for num in (b"1", b"7", b"12", b"120"):
+        old = re.compile(rb"(?<![0-9])" + num + rb"\s+0\s+obj")
+        for _ in range(20000):
+            data = b"".join(rng.choice(tokens) for _ in range(rng.randint(0, 10)))
+            assert [m.span() for m in _object_header(num).finditer(data)] == [m.span() for m in old.finditer(data)], data

@@ -70,6 +70,13 @@ _METADATA_STREAM = re.compile(rb"/Type\s*/Metadata\b")
 _CATALOG_METADATA = re.compile(rb"/Metadata\s+(\d+)\s+\d+\s+R")
 
 
+def _object_header(num: bytes) -> re.Pattern[bytes]:
+    """``num 0 obj`` not preceded by a digit. Led by the number, with that test as a look-behind
+    after it: led by the look-behind, re tried the pattern at every byte of the file (26 ms in a
+    1.8 MB paper, more than the rest of its extraction)."""
+    return re.compile(num + rb"(?<![0-9][0-9]{%d})\s+0\s+obj" % len(num))
+
+
 def _catalog_packet(data: Any) -> bytes | None:
     """The packet the document catalog points to, when the catalog is stored uncompressed:
     embedded figures (a PDF inside a PDF) carry their own packets, so the first is not always ours.
@@ -81,8 +88,7 @@ def _catalog_packet(data: Any) -> bytes | None:
         ref = _CATALOG_METADATA.search(window)
         if not ref:
             continue
-        num = ref.group(1)
-        objs = list(re.finditer(rb"(?<![0-9])" + num + rb"\s+0\s+obj", data))
+        objs = list(_object_header(ref.group(1)).finditer(data))
         if not objs:
             continue
         start = objs[-1].end()  # an incremental update appends the newer version
