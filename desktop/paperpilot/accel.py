@@ -14,6 +14,7 @@ Kept cheap: it runs at every start of the app and of each extraction worker (abo
 
 from __future__ import annotations
 
+import importlib
 import importlib.machinery
 import importlib.util
 import os
@@ -89,11 +90,21 @@ class _Finder:
     def __init__(self, build: Path, modules: Sequence[str]) -> None:
         self.paths = {m: str(extension_path(build, m)) for m in (*modules, GROUP + "__mypyc")}
         self.packages = {m: [str(source_path(m).parent)] for m in modules if source_path(m).name == "__init__.py"}
+        self.loaded_group = False
 
     def find_spec(self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None) -> ModuleSpec | None:  # fmt: skip
         so = self.paths.get(fullname)
         if so is None:
             return None
+        if not self.loaded_group and fullname != GROUP + "__mypyc":
+            # Every compiled module needs the group's library: should it not load (a damaged
+            # file), nothing has been compiled-imported yet and pure Python takes over whole.
+            try:
+                importlib.import_module(GROUP + "__mypyc")
+            except Exception:
+                sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
+                return None
+            self.loaded_group = True
         # A compiled package still finds its other submodules in its source folder.
         return importlib.util.spec_from_file_location(
             fullname, so, loader=importlib.machinery.ExtensionFileLoader(fullname, so),
@@ -118,6 +129,11 @@ def verified_modules(build: Path = BUILD_DIR, root: Path = PACKAGE_ROOT) -> tupl
         except OSError:
             return ()
         modules.append(module)
+    try:  # a build folder that lost files is no build
+        if not all(extension_path(build, m, root).stat().st_size for m in (*modules, GROUP + "__mypyc")):
+            return ()
+    except OSError:
+        return ()
     return tuple(modules)
 
 

@@ -72,6 +72,17 @@ def test_a_build_is_used_only_while_it_matches_its_sources_and_python(tmp_path: 
     manifest.write_text(good, encoding="utf-8")
     assert _run(root, _WHERE).splitlines()[0].endswith(".so")
 
+    # A damaged build (the group's library unreadable, or a file gone) runs pure Python.
+    group = accel.extension_path(build, accel.GROUP + "__mypyc", root)
+    intact = group.read_bytes()
+    group.write_bytes(b"not an ELF file")
+    where, value = _run(root, _WHERE).splitlines()
+    assert where.endswith("whitespace.py") and value == repr("a b c")
+    group.unlink()
+    assert accel.verified_modules(build, root) == ()
+    group.write_bytes(intact)
+    assert _run(root, _WHERE).splitlines()[0].endswith(".so")
+
     # An edited source: the stale build is left alone and the edit is what runs.
     source = accel.source_path(module, root)
     source.write_text(
