@@ -11,6 +11,7 @@ import io
 import logging
 import mmap
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,6 +132,9 @@ def _packet_of(data: Any) -> bytes:
     # A metadata stream is never inside an object stream, so its dictionary is always readable.
     if _METADATA_STREAM.search(data) is None:
         return b""  # no metadata stream anywhere
+    found = _packet_via_object_streams(data)
+    if found is not None:
+        return found
     try:
         from pypdf import PdfReader
     except ImportError:  # pragma: no cover - pypdf is a dependency; a broken install loses only XMP
@@ -145,6 +149,77 @@ def _packet_of(data: Any) -> bytes:
         return bytes(meta.get_object().get_data())
     except Exception:  # any damage in the file: XMP is optional
         return b""
+
+
+_OBJECT_STREAM = re.compile(rb"/Type\s*/ObjStm\b")
+_FIRST = re.compile(rb"/First\s+(\d+)")
+_LENGTH = re.compile(rb"/Length\s+(\d+)\b(?!\s+\d+\s+R)")  # a direct length, not a reference
+_FILTER = re.compile(rb"/Filter\s*(?:\[\s*/(\w+)\s*\]|/(\w+))")  # one filter, bare or in an array
+_CATALOG = re.compile(rb"/Type\s*/Catalog\b")
+_INFLATED_MAX = 64 << 20  # an object stream inflating beyond this is no catalog's
+
+
+def _stream(data: Any, inside: int) -> tuple[bytes, bytes] | None:
+    """The dictionary and decoded data of the stream object whose dictionary holds ``inside``;
+    None unless it is plain or FlateDecode alone, without parameters, of a direct length."""
+    head = data.rfind(b" obj", max(0, inside - 4096), inside)
+    keyword = data.find(b"stream", inside, inside + 4096)
+    if head < 0 or keyword < 0:
+        return None
+    info = bytes(data[head:keyword])
+    length = _LENGTH.search(info)
+    filt = _FILTER.search(info)
+    if length is None or b"/DecodeParms" in info or info.count(b"/Filter") != (filt is not None):
+        return None
+    if filt is not None and (filt.group(1) or filt.group(2)) != b"FlateDecode":
+        return None
+    start = keyword + 6
+    start += 2 if data[start : start + 2] == b"\r\n" else 1 if data[start : start + 1] in (b"\n", b"\r") else 0
+    raw = bytes(data[start : start + int(length.group(1))])
+    if filt is None:
+        return info, raw
+    try:
+        inflater = zlib.decompressobj()
+        body = inflater.decompress(raw, _INFLATED_MAX)
+    except zlib.error:
+        return None
+    return (info, body) if inflater.eof and not inflater.unconsumed_tail else None
+
+
+def _packet_via_object_streams(data: Any) -> bytes | None:
+    """The catalog's metadata stream when the catalog is stored in a compressed object stream
+    (PDF 1.5 files from Acrobat, Word and many typesetters), read without parsing the file:
+    b"" when that catalog has no /Metadata, None when this cannot tell (then pypdf reads it).
+    pypdf's cross-reference parse costs tens of milliseconds in such a file, often to find that
+    the /Metadata streams it has are its images' (4 MB Acta Automatica Sinica paper: 18 ms)."""
+    catalog: bytes | None = None
+    for found in _OBJECT_STREAM.finditer(data):
+        stream = _stream(data, found.start())
+        if stream is None:
+            return None
+        info, body = stream
+        first = _FIRST.search(info)
+        if first is None:
+            return None
+        table = body[: int(first.group(1))].split()
+        offsets = [int(table[i]) for i in range(1, len(table), 2) if table[i].isdigit()]
+        if len(offsets) * 2 != len(table):
+            return None
+        base = int(first.group(1))
+        for k, off in enumerate(offsets):
+            obj = body[base + off : base + offsets[k + 1] if k + 1 < len(offsets) else len(body)]
+            if _CATALOG.search(obj):
+                catalog = obj  # an incremental update appends the newer version
+    if catalog is None:
+        return None
+    ref = _CATALOG_METADATA.search(catalog)
+    if ref is None:
+        return b""
+    objs = list(_object_header(ref.group(1)).finditer(data))
+    if not objs:
+        return None
+    stream = _stream(data, objs[-1].end())
+    return None if stream is None else stream[1]
 
 
 def _texts(el: ET.Element) -> list[str]:
