@@ -29,11 +29,11 @@ def test_check_library_reports_in_a_worker_and_repairs(window: Any, library: Lib
     dialog = window.check_dialog
     assert dialog is not None and dialog.isVisible()
     # The check runs in its own thread; the window stays responsive meanwhile.
-    qtbot.waitUntil(lambda: dialog.thread is None, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: dialog.worker_thread is None, timeout=TIMEOUT_MS)
     assert "a stored file no document refers to" in dialog.text.toPlainText()
     assert dialog.repair_button.isEnabled()
     dialog.repair_button.click()
-    qtbot.waitUntil(lambda: dialog.thread is None, timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: dialog.worker_thread is None, timeout=TIMEOUT_MS)
     text = dialog.text.toPlainText()
     assert "No problems found." in text and "re-imported" in text
     assert not dialog.repair_button.isEnabled()
@@ -88,7 +88,7 @@ def test_the_start_up_repair_rebuilds_a_library_whose_database_is_gone(qapp: Any
     try:
         assert "3 stored files are kept" in damaged.damaged
         dialog = CheckDialog(damaged, None, repair_now=True)
-        qtbot.waitUntil(lambda: dialog.thread is None, timeout=TIMEOUT_MS)
+        qtbot.waitUntil(lambda: dialog.worker_thread is None, timeout=TIMEOUT_MS)
         assert damaged.damaged == "" and len(damaged.list_documents()) == 3
         assert "No problems found." in dialog.text.toPlainText()
         dialog.reject()

@@ -493,11 +493,11 @@ def test_the_library_check_reports_in_chinese(chinese: None, home: Path, tmp_pat
         dlg = CheckDialog(lib)
         qtbot.addWidget(dlg)
         dlg.show()
-        qtbot.waitUntil(lambda: dlg.thread is None, timeout=30_000)
+        qtbot.waitUntil(lambda: dlg.worker_thread is None, timeout=30_000)
         data = [str(lib.paths.library_dir), *(d.title for d in lib.all_documents()), gone.title]
         checked = dlg.text.toPlainText()
         dlg.repair_button.click()
-        qtbot.waitUntil(lambda: dlg.thread is None, timeout=30_000)
+        qtbot.waitUntil(lambda: dlg.worker_thread is None, timeout=30_000)
         left = []
         for text in (checked, dlg.text.toPlainText(), dlg.status.text()):
             for line in text.splitlines():

@@ -67,7 +67,7 @@ class CheckDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.buttons)
-        self.thread: WorkerThread | None = None
+        self.worker_thread: WorkerThread | None = None
         self.report: IntegrityReport | None = None
         self._repairing = False
         self._start(repair_now)
@@ -79,16 +79,16 @@ class CheckDialog(QDialog):
         worker.progress.connect(self.on_worker_progress)
         worker.finished.connect(self.on_worker_finished)
         worker.failed.connect(self.on_worker_failed)
-        self.thread = WorkerThread(worker, self)
+        self.worker_thread = WorkerThread(worker, self)
         self._repairing = repair
         self.repair_button.setEnabled(False)
         self.status.setText(tr("Repairing the library…") if repair else tr("Checking the library…"))
-        self.thread.start()
+        self.worker_thread.start()
 
     def _thread_done(self) -> None:
-        if self.thread is not None:
-            self.thread.finish()
-            self.thread = None
+        if self.worker_thread is not None:
+            self.worker_thread.finish()
+            self.worker_thread = None
 
     @Slot(object)
     def on_worker_progress(self, message: str) -> None:
@@ -119,13 +119,13 @@ class CheckDialog(QDialog):
 
     @Slot()
     def on_repair_button_clicked(self) -> None:
-        if self.thread is None:
+        if self.worker_thread is None:
             self._start(True)
 
     def stop(self) -> None:
         """Stop a running check (a repair stops between files) and wait for its thread."""
-        if self.thread is not None:
-            self.thread.stop(30_000)
+        if self.worker_thread is not None:
+            self.worker_thread.stop(30_000)
             self._thread_done()
 
     def reject(self) -> None:

@@ -123,7 +123,10 @@ class SpanPdfView(QPdfView):
     """
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        if parent is None:  # PySide6's stubs let QPdfView take a widget or no argument, not None
+            super().__init__()
+        else:
+            super().__init__(parent)
         screen = QGuiApplication.primaryScreen()
         self._resolution = (screen.logicalDotsPerInch() if screen is not None else 72.0) / 72.0
         self._span: tuple[PageRects, ...] = ()

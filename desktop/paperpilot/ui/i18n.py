@@ -7,9 +7,14 @@ they are built, so a change applies after a restart.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .i18n_library import LIBRARY_ZH
 from .i18n_screens import SCREENS_ZH
 from .i18n_workflows import WORKFLOWS_ZH
+
+if TYPE_CHECKING:  # for the annotations only: Qt is imported where it is used, as below
+    from PySide6.QtCore import QTranslator
 
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "中文"}
 
@@ -551,7 +556,7 @@ def language() -> str:
 # Qt's own words (Cancel, Close Tab, the file dialog's buttons and columns), shipped with
 # PySide6-Essentials as qtbase_<locale>.qm under PySide6/Qt/translations.
 QT_CATALOGUES: dict[str, str] = {"zh": "zh_CN"}
-_qt_translators: list[object] = []
+_qt_translators: list[QTranslator] = []
 
 
 def install_qt_translations() -> bool:
@@ -563,7 +568,7 @@ def install_qt_translations() -> bool:
     if app is None:
         return False
     for old in _qt_translators:
-        QCoreApplication.removeTranslator(old)  # type: ignore[arg-type]
+        QCoreApplication.removeTranslator(old)
     _qt_translators.clear()
     locale = QT_CATALOGUES.get(_language)
     if locale is None:
@@ -592,12 +597,12 @@ _QT_GAPS: dict[str, dict[tuple[str, str], str]] = {
 }
 
 
-def _make_gap_translator(gaps: dict[tuple[str, str], str], parent: object) -> object:
+def _make_gap_translator(gaps: dict[tuple[str, str], str], parent: object) -> QTranslator:
     from PySide6.QtCore import QObject, QTranslator
 
     class GapTranslator(QTranslator):
         def translate(self, context: str, source: str, disambiguation: str | None = None, n: int = -1) -> str | None:
-            return gaps.get((context, source))  # type: ignore[return-value]  # None: not ours, ask the next
+            return gaps.get((context, source))  # None: not ours, ask the next
 
         def isEmpty(self) -> bool:
             return False

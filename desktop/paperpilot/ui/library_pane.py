@@ -4,6 +4,7 @@ citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
 
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 from collections.abc import Callable, Sequence
@@ -298,6 +299,9 @@ class LibraryPane(QWidget):
         self._showing_trash = False
         self.proxy = DocumentFilterProxy(self)
         self.proxy.setSourceModel(self.model)
+        self._sources_folded: list[int] | None = None  # the sizes before a narrow pane folded the tree
+        self._fit_deferred = False
+        self.table_min_width = 0  # what the table needs (set by the window, see fit_sources)
 
         self.stack = QStackedWidget(self)
         self.stack.addWidget(self._build_welcome())
@@ -518,9 +522,6 @@ class LibraryPane(QWidget):
         self.table_splitter.setStretchFactor(1, 1)
         self.table_splitter.setSizes([150, 450])
         self.table_splitter.setCollapsible(0, True)
-        self._sources_folded: list[int] | None = None  # the sizes before a narrow pane folded the tree
-        self._fit_deferred = False
-        self.table_min_width = 0  # what the table needs (set by the window, see fit_sources)
 
         lay = QVBoxLayout(page)
         lay.setContentsMargins(6, 6, 0, 6)
@@ -963,10 +964,12 @@ class LibraryPane(QWidget):
             if tags:
                 sub = menu.addMenu(tr("Remove Tag"))
                 for t in tags:
-                    sub.addAction(t, lambda t=t: self.remove_tag_from_selected(t))
+                    sub.addAction(t, functools.partial(self.remove_tag_from_selected, t))
             coll = menu.addMenu(tr("Add to Collection"))
             for c in self._tree.walk():
-                coll.addAction("    " * c.path.count("/") + c.name, lambda p=c.path: self.add_selected_to_collection(p))
+                coll.addAction(
+                    "    " * c.path.count("/") + c.name, functools.partial(self.add_selected_to_collection, c.path)
+                )
             coll.addAction(tr("New Collection…"), self.add_selected_to_new_collection)
             kind, value = self.sources.current()
             if kind == COLLECTION:

@@ -908,7 +908,8 @@ class MainWindow(QMainWindow):
 
     def toggle_pane(self, index: int) -> None:
         w = self.splitter.widget(index)
-        w.setVisible(not w.isVisible())
+        if w is not None:
+            w.setVisible(not w.isVisible())
 
     @Slot()
     def on_settings_triggered(self) -> None:
@@ -961,7 +962,9 @@ class MainWindow(QMainWindow):
         """Frame the window while files are dragged over it: a drop here imports them."""
         self.drop_highlight.setVisible(on)
         if on:
-            self.drop_highlight.setGeometry(self.centralWidget().geometry())
+            central = self.centralWidget()
+            if central is not None:
+                self.drop_highlight.setGeometry(central.geometry())
             self.drop_highlight.raise_()
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:

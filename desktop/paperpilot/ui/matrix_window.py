@@ -335,7 +335,9 @@ class ColumnsDialog(QDialog):
     def on_add_clicked(self) -> None:
         self._append("", "")
         self.table.setCurrentCell(self.table.rowCount() - 1, 0)
-        self.table.editItem(self.table.item(self.table.rowCount() - 1, 0))
+        item = self.table.item(self.table.rowCount() - 1, 0)
+        if item is not None:
+            self.table.editItem(item)
 
     @Slot()
     def on_remove_clicked(self) -> None:

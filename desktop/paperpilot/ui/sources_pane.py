@@ -6,6 +6,7 @@ It only shows and reports: the library pane makes the changes (in workers) and r
 
 from __future__ import annotations
 
+import functools
 import json
 
 from PySide6.QtCore import QPoint, Qt, Signal, Slot
@@ -121,7 +122,9 @@ class SourcesPane(QTreeWidget):
     def _items(self) -> list[QTreeWidgetItem]:
         out: list[QTreeWidgetItem] = []
 
-        def walk(it: QTreeWidgetItem) -> None:
+        def walk(it: QTreeWidgetItem | None) -> None:
+            if it is None:
+                return
             out.append(it)
             for i in range(it.childCount()):
                 walk(it.child(i))
@@ -216,7 +219,7 @@ class SourcesPane(QTreeWidget):
             from ..core.library.organize import TAG_COLORS
 
             for name in TAG_COLORS:
-                colours.addAction(tr(name), lambda n=name: self.tag_color_requested.emit(value, n))
+                colours.addAction(tr(name), functools.partial(self.tag_color_requested.emit, value, name))
             colours.addAction(tr("None"), lambda: self.tag_color_requested.emit(value, ""))
         else:
             menu.addAction(tr("New Collection…"), lambda: self.new_collection_requested.emit(""))

@@ -194,26 +194,26 @@ class BackgroundTask(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.thread: WorkerThread | None = None
+        self.worker_thread: WorkerThread | None = None
         self._item: Callable[[Any], None] | None = None
         self._done: Callable[[Any], None] | None = None
         self._failed: Callable[[str], None] | None = None
 
     @property
     def busy(self) -> bool:
-        return self.thread is not None
+        return self.worker_thread is not None
 
     def _start(self, worker: FunctionWorker | GeneratorWorker, item: Callable[[Any], None] | None,
                done: Callable[[Any], None] | None, failed: Callable[[str], None] | None) -> bool:  # fmt: skip
-        if self.thread is not None:
+        if self.worker_thread is not None:
             return False
         self._item, self._done, self._failed = item, done, failed
         if isinstance(worker, GeneratorWorker):
             worker.item.connect(self.on_worker_item)
         worker.finished.connect(self.on_worker_finished)
         worker.failed.connect(self.on_worker_failed)
-        self.thread = WorkerThread(worker, self)
-        self.thread.start()
+        self.worker_thread = WorkerThread(worker, self)
+        self.worker_thread.start()
         return True
 
     def call(self, fn: Callable[..., Any], *args: Any, done: Callable[[Any], None] | None = None,
@@ -229,19 +229,19 @@ class BackgroundTask(QObject):
 
     def stop(self) -> None:
         """Ask the running job to end (a generator checks its cancel event between steps)."""
-        if self.thread is not None:
-            cancel = getattr(self.thread.worker, "cancel", None)
+        if self.worker_thread is not None:
+            cancel = getattr(self.worker_thread.worker, "cancel", None)
             if isinstance(cancel, threading.Event):
                 cancel.set()
 
     def shutdown(self, wait_ms: int = 3000) -> None:
         self._item = self._done = self._failed = None
-        thread, self.thread = self.thread, None
+        thread, self.worker_thread = self.worker_thread, None
         if thread is not None and not thread.stop(wait_ms):
             adopt_lingering_thread(thread)
 
     def _end(self) -> None:
-        thread, self.thread = self.thread, None
+        thread, self.worker_thread = self.worker_thread, None
         if thread is not None:
             thread.finish()
 
