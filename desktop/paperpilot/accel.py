@@ -10,6 +10,14 @@ different Python leaves the whole set unused (pure Python; the modules are compi
 and call each other natively, so it is all or nothing). ``PAPERPILOT_PURE_PYTHON=1`` turns it off.
 
 Kept cheap: it runs at every start of the app and of each extraction worker (about 1 ms).
+
+The build also records the regular expressions that starting an extraction worker compiles (its
+modules' patterns, the lazy ones included, and the standard library's it imports): Python compiles
+a pattern in Python code, about 25 ms of every worker's start. ``prime_patterns`` builds them from
+the recorded code and puts them in ``re``'s own cache, where ``re.compile`` finds them, so the
+modules compile nothing. The record holds the exact interpreter version and the regular-expression
+engine's magic number and code size: any other interpreter ignores it, and a pattern not in it
+(edited, or made at run time) is compiled as usual.
 """
 
 from __future__ import annotations
@@ -17,13 +25,16 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import marshal
 import os
+import re
 import sys
 import zlib
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 # The modules compiled, in the import pipeline's hot path (the worker's CPU per page).
 MODULES: tuple[str, ...] = (
@@ -50,7 +61,10 @@ GROUP = "paperpilot_accel"  # the shared library every compiled module's shim lo
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds ``paperpilot``
 BUILD_DIR = Path(__file__).resolve().parent / "_accel"
 MANIFEST = "manifest.txt"
+PATTERNS = "patterns.marshal"
 _FORMAT = "paperpilot-accel 1"
+# What an extraction worker imports, whose patterns the build records (with the lazy ones).
+PATTERN_MODULES: tuple[str, ...] = ("paperpilot.core.extract.workers", "paperpilot.core.extract.pdf")
 
 
 def source_path(module: str, root: Path = PACKAGE_ROOT) -> Path:
@@ -138,11 +152,15 @@ def verified_modules(build: Path = BUILD_DIR, root: Path = PACKAGE_ROOT) -> tupl
 
 
 def install(build: Path = BUILD_DIR) -> bool:
-    """Put the finder for a verified build first on ``sys.meta_path``; False when there is none
-    (not built, stale, another Python, or ``PAPERPILOT_PURE_PYTHON`` set)."""
+    """Put the finder for a verified build first on ``sys.meta_path``, and its recorded patterns
+    in ``re``'s cache; False when there is none (not built, stale, another Python, or
+    ``PAPERPILOT_PURE_PYTHON`` set)."""
     if active():
         return True
-    return not os.environ.get("PAPERPILOT_PURE_PYTHON") and use_build(build)
+    if os.environ.get("PAPERPILOT_PURE_PYTHON") or not use_build(build):
+        return False
+    prime_patterns(build)
+    return True
 
 
 def use_build(build: Path) -> bool:
@@ -151,6 +169,88 @@ def use_build(build: Path) -> bool:
     if modules:
         sys.meta_path.insert(0, _Finder(build, modules))
     return bool(modules)
+
+
+# --- the recorded regular expressions ----------------------------------------------------------
+
+
+def pattern_stamp() -> str:
+    """What a recorded pattern's code is valid for: this interpreter and its regex engine."""
+    sre: Any = importlib.import_module("_sre")
+    return f"{sys.version} | {sre.MAGIC} {sre.CODESIZE}"
+
+
+def prime_patterns(build: Path = BUILD_DIR) -> int:
+    """Put the patterns recorded in ``build`` into ``re``'s cache (those not there yet, while it
+    has room); how many. A record for another interpreter, a damaged one or a ``re`` without that
+    cache primes nothing: the patterns are then compiled as usual."""
+    try:
+        record = marshal.loads((build / PATTERNS).read_bytes())
+        cache = getattr(re, "_cache", None)
+        room = int(getattr(re, "_MAXCACHE", 0)) - len(cache) if isinstance(cache, dict) else 0
+        if not (isinstance(record, tuple) and len(record) == 2 and record[0] == pattern_stamp()):
+            return 0
+        sre: Any = importlib.import_module("_sre")
+        made = 0
+        for pattern, flags, engine_flags, code, groups, groupindex, indexgroup in record[1]:
+            key = (type(pattern), pattern, flags)
+            if made >= room or key in cache:  # type: ignore[operator]
+                continue
+            cache[key] = sre.compile(pattern, engine_flags, code, groups, groupindex, indexgroup)  # type: ignore[index]
+            made += 1
+        return made
+    except Exception:  # no record (an older build), or one this code cannot read
+        return 0
+
+
+_RECORD = """
+import marshal, re, sys
+from re import _compiler
+engine = _compiler._sre
+made = []
+
+class _Recorder:
+    def __getattr__(self, name):
+        return getattr(engine, name)
+
+    def compile(self, pattern, flags, code, groups, groupindex, indexgroup):
+        made.append((flags, [int(c) for c in code], groups, dict(groupindex), tuple(indexgroup)))
+        return engine.compile(pattern, flags, code, groups, groupindex, indexgroup)
+
+_compiler._sre = _Recorder()
+compile_pattern = _compiler.compile
+seen = {}
+
+def recording(pattern, flags=0):
+    del made[:]
+    out = compile_pattern(pattern, flags)
+    if isinstance(pattern, (str, bytes)) and len(made) == 1:
+        seen[(pattern, int(flags))] = made[0]
+    return out
+
+_compiler.compile = recording
+import importlib
+from paperpilot import accel
+for name in sys.argv[2:]:
+    importlib.import_module(name)
+from paperpilot.core.text.lazy import registered_patterns
+for pattern, flags in registered_patterns():
+    re.compile(pattern, flags)
+entries = [(p, f, *v) for (p, f), v in seen.items()]
+with open(sys.argv[1], "wb") as out:
+    out.write(marshal.dumps((accel.pattern_stamp(), entries)))
+"""
+
+
+def record_patterns(out: Path, root: Path = PACKAGE_ROOT, modules: Sequence[str] = PATTERN_MODULES) -> None:
+    """Write the record of the patterns that importing ``modules`` (from the sources under
+    ``root``) compiles, and of every lazy pattern, to ``out`` (a fresh interpreter does it)."""
+    import subprocess
+
+    env = {**os.environ, "PAPERPILOT_PURE_PYTHON": "1", "PYTHONPATH": str(root)}  # no priming while recording
+    done = subprocess.run([sys.executable, "-c", _RECORD, str(out), *modules], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError((done.stderr.strip().splitlines() or ["the patterns could not be recorded"])[-1])
 
 
 def active() -> bool:

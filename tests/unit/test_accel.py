@@ -151,3 +151,77 @@ def test_compiled_extraction_equals_pure_python(compiled_root: Path, tmp_path: P
         assert ex_fast == ex_slow
         assert chunks_fast == chunks_slow and chunks_fast
         assert kinds_fast == kinds_slow
+
+
+_PRIMED = """
+import re
+from re import _compiler
+import paperpilot
+from paperpilot import accel
+primed = dict(re._cache)
+fresh = _compiler.compile
+unequal = [k for k, p in primed.items() if p != fresh(k[1], k[2])]
+compiled = []
+
+def counting(pattern, flags=0):
+    compiled.append(pattern)
+    return fresh(pattern, flags)
+
+_compiler.compile = counting
+import importlib
+for name in accel.PATTERN_MODULES:
+    importlib.import_module(name)
+from paperpilot.core.text.lazy import registered_patterns
+lazy = [re.compile(p, f) for p, f in registered_patterns()]
+print(accel.active(), len(primed), len(lazy), len(unequal), len(compiled))
+"""
+
+
+def test_a_worker_start_compiles_no_regular_expression(compiled_root: Path) -> None:
+    # The record's code builds each pattern exactly as re compiles it (a Pattern compares its
+    # code too), and with it in re's cache importing the extraction modules and making every
+    # lazy pattern compiles nothing.
+    active, primed, lazy, unequal, compiled = _run(compiled_root, _PRIMED).split()
+    assert active == "True"
+    assert int(primed) > 100 and int(lazy) > 20
+    assert unequal == "0"
+    assert compiled == "0"
+    # Without the build nothing is primed, and the same start compiles a hundred patterns and more.
+    active, _primed, _lazy, _unequal, compiled = _run(compiled_root, _PRIMED, pure=True).split()
+    assert active == "False" and int(compiled) > 100
+
+
+_PRIME_RECORD = """
+import marshal, re, sys
+from pathlib import Path
+from paperpilot import accel
+build = Path(sys.argv[1])
+stamp = accel.pattern_stamp()
+pattern = "pp-test(?P<n>[0-9]+)"
+entry = (pattern, 0, re.UNICODE.value, [int(c) for c in re._compiler._code(re._parser.parse(pattern), 0)], 1, {"n": 1}, (None, "n"))
+out = []
+for name, data in [
+    ("missing", None),
+    ("damaged", b"not marshal"),
+    ("other python", marshal.dumps(("CPython 2.7 | 1 4", [entry]))),
+    ("not a record", marshal.dumps([entry])),
+    ("this python", marshal.dumps((stamp, [entry]))),
+]:
+    re.purge()
+    (build / accel.PATTERNS).unlink(missing_ok=True)
+    if data is not None:
+        (build / accel.PATTERNS).write_bytes(data)
+    n = accel.prime_patterns(build)
+    out.append(f"{name}={n}")
+m = re.compile(pattern).fullmatch("pp-test42")
+out.append(f"match={m.group('n') if m else None}")
+print("|".join(out))
+"""
+
+
+def test_a_pattern_record_is_used_only_by_the_interpreter_that_made_it(tmp_path: Path) -> None:
+    build = tmp_path / "build"
+    build.mkdir()
+    code = f"import sys; sys.argv[1:] = [{str(build)!r}]\n{_PRIME_RECORD}"
+    got = _run(SOURCE_ROOT, code, pure=True).split("|")
+    assert got == ["missing=0", "damaged=0", "other python=0", "not a record=0", "this python=1", "match=42"]
