@@ -12,7 +12,8 @@ and call each other natively, so it is all or nothing). ``PAPERPILOT_PURE_PYTHON
 Kept cheap: it runs at every start of the app and of each extraction worker (about 1 ms).
 
 The build also records the regular expressions that starting an extraction worker compiles (its
-modules' patterns, the lazy ones included, and the standard library's it imports): Python compiles
+modules' patterns, the lazy ones and those written inline in functions included, and the standard
+library's it imports): Python compiles
 a pattern in Python code, about 25 ms of every worker's start. ``prime_patterns`` builds them from
 the recorded code and puts them in ``re``'s own cache, where ``re.compile`` finds them, so the
 modules compile nothing. The record holds the exact interpreter version and the regular-expression
@@ -236,6 +237,43 @@ for name in sys.argv[2:]:
 from paperpilot.core.text.lazy import registered_patterns
 for pattern, flags in registered_patterns():
     re.compile(pattern, flags)
+
+# The patterns written inline in those modules' functions (re.search(r"...", text) ...), found
+# in their sources: literal patterns with literal flags, as re will be asked for them.
+import ast
+FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2, "finditer": 2, "split": 3, "sub": 4, "subn": 4}
+
+def flag_value(node):
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "re":
+        value = getattr(re, node.attr, None)
+        return int(value) if isinstance(value, re.RegexFlag) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = flag_value(node.left), flag_value(node.right)
+        return None if left is None or right is None else left | right
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
+
+for name, module in sorted(sys.modules.items()):
+    path = getattr(module, "__file__", None) or ""
+    if not name.startswith("paperpilot.") or not path.endswith(".py"):
+        continue
+    with open(path, encoding="utf-8") as source:
+        tree = ast.parse(source.read())
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == "re"
+                and call.func.attr in FLAGS_AT and call.args and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, (str, bytes))):
+            continue
+        at = FLAGS_AT[call.func.attr]
+        given = call.args[at] if len(call.args) > at else next((k.value for k in call.keywords if k.arg == "flags"), None)
+        flags = 0 if given is None else flag_value(given)
+        if flags is not None:
+            try:
+                re.compile(call.args[0].value, flags)
+            except re.error:
+                pass
 entries = [(p, f, *v) for (p, f), v in seen.items()]
 with open(sys.argv[1], "wb") as out:
     out.write(marshal.dumps((accel.pattern_stamp(), entries)))
