@@ -23,6 +23,7 @@ engine's magic number and code size: any other interpreter ignores it, and a pat
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
@@ -204,91 +205,99 @@ def prime_patterns(build: Path = BUILD_DIR) -> int:
         return 0
 
 
-_RECORD = """
-import marshal, re, sys
-from re import _compiler
-engine = _compiler._sre
-made = []
+def record_patterns(out: Path, root: Path = PACKAGE_ROOT, modules: Sequence[str] = PATTERN_MODULES) -> None:
+    """Write the record of the patterns that importing ``modules`` (from the sources under
+    ``root``) compiles, of every lazy pattern and of the literal ones written inline in their
+    functions, to ``out``. A fresh interpreter does it, on pure Python (nothing primed)."""
+    import subprocess
 
-class _Recorder:
-    def __getattr__(self, name):
-        return getattr(engine, name)
+    env = {**os.environ, "PAPERPILOT_PURE_PYTHON": "1", "PYTHONPATH": str(root)}
+    code = "import sys; from paperpilot import accel; accel._record(sys.argv[1], sys.argv[2:])"
+    done = subprocess.run([sys.executable, "-c", code, str(out), *modules], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError((done.stderr.strip().splitlines() or ["the patterns could not be recorded"])[-1])
 
-    def compile(self, pattern, flags, code, groups, groupindex, indexgroup):
-        made.append((flags, [int(c) for c in code], groups, dict(groupindex), tuple(indexgroup)))
-        return engine.compile(pattern, flags, code, groups, groupindex, indexgroup)
 
-_compiler._sre = _Recorder()
-compile_pattern = _compiler.compile
-seen = {}
+# Where each re function takes its flags (the pattern comes first).
+_FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2, "finditer": 2, "split": 3, "sub": 4,
+             "subn": 4}  # fmt: skip
 
-def recording(pattern, flags=0):
-    del made[:]
-    out = compile_pattern(pattern, flags)
-    if isinstance(pattern, (str, bytes)) and len(made) == 1:
-        seen[(pattern, int(flags))] = made[0]
-    return out
 
-_compiler.compile = recording
-import importlib
-from paperpilot import accel
-for name in sys.argv[2:]:
-    importlib.import_module(name)
-from paperpilot.core.text.lazy import registered_patterns
-for pattern, flags in registered_patterns():
-    re.compile(pattern, flags)
+def _record(out: str, modules: Sequence[str]) -> None:
+    """``record_patterns`` in the fresh interpreter: re's compiler is watched while the modules
+    are imported and the other patterns compiled, and what it hands the engine is written down."""
+    compiler: Any = importlib.import_module("re._compiler")
+    engine = compiler._sre
+    made: list[tuple[Any, ...]] = []
+    seen: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 
-# The patterns written inline in those modules' functions (re.search(r"...", text) ...), found
-# in their sources: literal patterns with literal flags, as re will be asked for them.
-import ast
-FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2, "finditer": 2, "split": 3, "sub": 4, "subn": 4}
+    class Recorder:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(engine, name)
 
-def flag_value(node):
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "re":
-        value = getattr(re, node.attr, None)
-        return int(value) if isinstance(value, re.RegexFlag) else None
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        left, right = flag_value(node.left), flag_value(node.right)
-        return None if left is None or right is None else left | right
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
+        def compile(self, pattern: Any, flags: int, code: Any, groups: int, groupindex: Any, indexgroup: Any) -> Any:
+            made.append((int(flags), [int(c) for c in code], int(groups), dict(groupindex), tuple(indexgroup)))
+            return engine.compile(pattern, flags, code, groups, groupindex, indexgroup)
 
-for name, module in sorted(sys.modules.items()):
-    path = getattr(module, "__file__", None) or ""
-    if not name.startswith("paperpilot.") or not path.endswith(".py"):
-        continue
-    with open(path, encoding="utf-8") as source:
-        tree = ast.parse(source.read())
-    for call in ast.walk(tree):
+    compile_pattern = compiler.compile
+
+    def recording(pattern: Any, flags: int = 0) -> Any:
+        made.clear()
+        compiled = compile_pattern(pattern, flags)
+        if isinstance(pattern, str | bytes) and len(made) == 1:
+            seen[(pattern, int(flags))] = made[0]
+        return compiled
+
+    compiler._sre = Recorder()
+    compiler.compile = recording
+    try:
+        for name in modules:
+            importlib.import_module(name)
+        from .core.text.lazy import registered_patterns
+
+        for pattern, flags in registered_patterns():
+            re.compile(pattern, flags)
+        for name, module in sorted(sys.modules.items()):
+            path = getattr(module, "__file__", None) or ""
+            if name.startswith("paperpilot.") and path.endswith(".py"):
+                for inline, inline_flags in _inline_patterns(Path(path).read_text(encoding="utf-8")):
+                    with contextlib.suppress(re.error):
+                        re.compile(inline, inline_flags)
+    finally:
+        compiler._sre, compiler.compile = engine, compile_pattern
+    entries = [(p, f, *v) for (p, f), v in seen.items()]
+    Path(out).write_bytes(marshal.dumps((pattern_stamp(), entries)))
+
+
+def _inline_patterns(source: str) -> list[tuple[str | bytes, int]]:
+    """The literal patterns of ``re.search(r"...", text)`` and the like in ``source``, with
+    their flags when those are literal too (as re will be asked for them)."""
+    import ast
+
+    def flag_value(node: ast.expr) -> int | None:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "re":
+            value = getattr(re, node.attr, None)
+            return int(value) if isinstance(value, re.RegexFlag) else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left, right = flag_value(node.left), flag_value(node.right)
+            return None if left is None or right is None else left | right
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        return None
+
+    found: list[tuple[str | bytes, int]] = []
+    for call in ast.walk(ast.parse(source)):
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                 and isinstance(call.func.value, ast.Name) and call.func.value.id == "re"
-                and call.func.attr in FLAGS_AT and call.args and isinstance(call.args[0], ast.Constant)
-                and isinstance(call.args[0].value, (str, bytes))):
+                and call.func.attr in _FLAGS_AT and call.args and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, str | bytes)):  # fmt: skip
             continue
-        at = FLAGS_AT[call.func.attr]
+        at = _FLAGS_AT[call.func.attr]
         given = call.args[at] if len(call.args) > at else next((k.value for k in call.keywords if k.arg == "flags"), None)
         flags = 0 if given is None else flag_value(given)
         if flags is not None:
-            try:
-                re.compile(call.args[0].value, flags)
-            except re.error:
-                pass
-entries = [(p, f, *v) for (p, f), v in seen.items()]
-with open(sys.argv[1], "wb") as out:
-    out.write(marshal.dumps((accel.pattern_stamp(), entries)))
-"""
-
-
-def record_patterns(out: Path, root: Path = PACKAGE_ROOT, modules: Sequence[str] = PATTERN_MODULES) -> None:
-    """Write the record of the patterns that importing ``modules`` (from the sources under
-    ``root``) compiles, and of every lazy pattern, to ``out`` (a fresh interpreter does it)."""
-    import subprocess
-
-    env = {**os.environ, "PAPERPILOT_PURE_PYTHON": "1", "PYTHONPATH": str(root)}  # no priming while recording
-    done = subprocess.run([sys.executable, "-c", _RECORD, str(out), *modules], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError((done.stderr.strip().splitlines() or ["the patterns could not be recorded"])[-1])
+            found.append((call.args[0].value, flags))
+    return found
 
 
 def active() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -74,19 +75,30 @@ def test_word_lists_split_chinese_as_has_cjk_does() -> None:
         assert any(has_cjk(w) for w in words)
 
 
-def test_importing_the_extractor_compiles_no_cjk_class() -> None:
-    # Asked of re's cache of compiled patterns, so it holds for the mypyc build (paperpilot.accel)
-    # as for pure Python; the second line is the control: a CJK test does compile it.
+@pytest.mark.parametrize("pure", [True, False])
+def test_importing_the_extractor_compiles_no_cjk_class(pure: bool) -> None:
+    # re's compiler is watched, so this holds for the mypyc build (paperpilot.accel, whose
+    # recorded patterns are primed and compile nothing) as for pure Python; the second line is
+    # the control: in pure Python a CJK test does compile the class.
     code = (
         "import re\n"
+        "from re import _compiler\n"
+        "seen = []\n"
+        "real = _compiler.compile\n"
+        "_compiler.compile = lambda p, f=0: (seen.append(p), real(p, f))[1]\n"
         "import paperpilot.core.extract.pdf, paperpilot.core.extract.workers\n"
         "from paperpilot.core.text import language\n"
         "def compiled():\n"
-        "    keys = [*getattr(re, '_cache', {}), *getattr(re, '_cache2', {})]\n"
-        "    return any(language._CJK_CLASS in str(k[1]) for k in keys)\n"
+        "    return any(language._CJK_CLASS in str(p) for p in seen)\n"
         "print(compiled())\n"
         "language.has_cjk('中文')\n"
         "print(compiled())"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == ["False", "True"]
+    env = {k: v for k, v in os.environ.items() if k != "PAPERPILOT_PURE_PYTHON"}
+    if pure:
+        env["PAPERPILOT_PURE_PYTHON"] = "1"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    at_import, after_cjk_text = out.split()
+    assert at_import == "False"
+    if pure:
+        assert after_cjk_text == "True"
