@@ -118,9 +118,14 @@ def read_packet(path: Path) -> bytes:
 def _packet_of(data: Any) -> bytes:
     """The document's packet in the file's bytes (an mmap: nothing is copied for the scans).
 
-    Every way to the packet starts at a /Metadata key, so a file without one (most LaTeX papers)
-    costs one scan of its bytes instead of one per tag looked for.
+    First through the cross-reference data, which leads to the catalog in a few small reads;
+    when that cannot be followed (a damaged or unusual file), by scanning: every way to the
+    packet starts at a /Metadata key, so a file without one costs one scan of its bytes instead
+    of one per tag looked for.
     """
+    found = _packet_via_xref(data)
+    if found is not None:
+        return found
     if data.find(b"/Metadata") < 0:
         return b""
     found = _catalog_packet(data)
@@ -151,6 +156,242 @@ def _packet_of(data: Any) -> bytes:
         return b""
 
 
+# --- the catalog through the cross-reference data ------------------------------------------------
+
+_STARTXREF = re.compile(rb"startxref\s+(\d+)")
+_XREF_ROW = re.compile(rb"(\d{10})[ ](\d{5})[ ]([nf])")
+_SUBSECTION = re.compile(rb"[ \t\r\n]*(\d+)[ \t]+(\d+)[ \t]*\r?\n?")
+_ROOT = re.compile(rb"/Root\s+(\d+)\s+\d+\s+R")
+_METADATA_REF = re.compile(rb"/Metadata\s+(\d+)\s+\d+\s+R")
+_PREV = re.compile(rb"/Prev\s+(\d+)\b(?!\s+\d+\s+R)")
+_XREFSTM = re.compile(rb"/XRefStm\s+(\d+)\b(?!\s+\d+\s+R)")
+_SIZE = re.compile(rb"/Size\s+(\d+)\b")
+_W = re.compile(rb"/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]")
+_INDEX = re.compile(rb"/Index\s*\[([\d\s]*)\]")
+_PREDICTOR = re.compile(rb"/Predictor\s+(\d+)")
+_COLUMNS = re.compile(rb"/Columns\s+(\d+)")
+_OBJ_HEAD = re.compile(rb"\s*(\d+)\s+(\d+)\s+obj\b")
+_MAX_SECTIONS = 64
+# An entry: (1, offset, 0) for an object stored in the file, (2, object stream, index) for one
+# compressed into an object stream, (0, 0, 0) for a free one.
+_Entry = tuple[int, int, int]
+
+
+class _Table:
+    """One classic cross-reference section: its subsections, rows read only when asked for."""
+
+    def __init__(self, data: Any, pos: int) -> None:
+        end = data.find(b"trailer", pos)
+        if end < 0:
+            raise ValueError("no trailer")
+        self.rows = bytes(data[pos + 4 : end])
+        self.parts: list[tuple[int, int, int]] = []  # (first number, count, where its rows start)
+        at = 0
+        while self.rows[at:].strip():
+            head = _SUBSECTION.match(self.rows, at)
+            if head is None:
+                raise ValueError("not a cross-reference subsection")
+            first, count = int(head.group(1)), int(head.group(2))
+            self.parts.append((first, count, head.end()))
+            at = head.end() + 20 * count  # rows are 20 bytes each (checked when one is read)
+        open_ = data.find(b"<<", end, end + 64)
+        if open_ < 0:
+            raise ValueError("no trailer dictionary")
+        self.info = bytes(data[open_ : _dict_end(data, open_)])
+
+    def find(self, num: int) -> _Entry | None:
+        for first, count, start in self.parts:
+            if first <= num < first + count:
+                row = _XREF_ROW.match(self.rows, start + 20 * (num - first))
+                if row is None:
+                    raise ValueError("a cross-reference row out of place")
+                return (1, int(row.group(1)), 0) if row.group(3) == b"n" else (0, 0, 0)
+        return None
+
+
+class _XrefStream:
+    """One cross-reference stream: decoded once, its entries read only when asked for."""
+
+    def __init__(self, data: Any, pos: int) -> None:
+        head = _OBJ_HEAD.match(bytes(data[pos : pos + 64]))
+        open_ = data.find(b"<<", pos + head.end(), pos + head.end() + 64) if head else -1
+        if open_ < 0:
+            raise ValueError("not an object")
+        self.info = bytes(data[open_ : _dict_end(data, open_)])
+        w, size = _W.search(self.info), _SIZE.search(self.info)
+        if b"/XRef" not in self.info or w is None or size is None:
+            raise ValueError("not a cross-reference stream")
+        self.widths = [int(w.group(i)) for i in (1, 2, 3)]
+        self.row = sum(self.widths)
+        stream = _stream(data, open_ + 2, predictor_ok=True)
+        if stream is None or not self.row:
+            raise ValueError("a stream this reader cannot decode")
+        self.body = stream[1]
+        predictor = _PREDICTOR.search(self.info)
+        self.png = predictor is not None and int(predictor.group(1)) >= 10
+        if predictor is not None and not self.png and int(predictor.group(1)) != 1:
+            raise ValueError("a TIFF predictor")
+        if self.png:
+            columns = _COLUMNS.search(self.info)
+            if columns is None or int(columns.group(1)) != self.row:
+                raise ValueError("predictor columns unlike the rows")
+            filters = self.body[:: self.row + 1]
+            # Every row "Up" (what writers use) lets a field be summed down its column in C.
+            if filters.count(2) != len(filters):
+                raise ValueError("PNG filters other than Up")
+        index = _INDEX.search(self.info)
+        numbers = [int(x) for x in index.group(1).split()] if index else [0, int(size.group(1))]
+        if len(numbers) % 2:
+            raise ValueError("an odd /Index")
+        self.parts = list(zip(numbers[::2], numbers[1::2], strict=True))
+
+    def find(self, num: int) -> _Entry | None:
+        k = 0  # the entry's row among all the stream's rows
+        for first, count in self.parts:
+            if first <= num < first + count:
+                k += num - first
+                break
+            k += count
+        else:
+            return None
+        fields = []
+        at = 0
+        for width in self.widths:
+            value = 0
+            for b in range(at, at + width):
+                value = (value << 8) | self._byte(k, b)
+            fields.append(value if width else -1)
+            at += width
+        kind = fields[0] if self.widths[0] else 1  # no type field: every entry is type 1
+        return (kind, fields[1], max(fields[2], 0))
+
+    def _byte(self, k: int, column: int) -> int:
+        if not self.png:
+            at = k * self.row + column
+            if at >= len(self.body):
+                raise ValueError("a row past the stream's end")
+            return self.body[at]
+        stride = self.row + 1
+        if (k + 1) * stride > len(self.body):
+            raise ValueError("a row past the stream's end")
+        return sum(self.body[1 + column : (k + 1) * stride : stride]) & 0xFF
+
+
+def _dict_end(data: Any, start: int) -> int:
+    """The end of the dictionary that opens at ``start`` (nested ones included)."""
+    depth = 0
+    at = start
+    limit = min(len(data), start + (1 << 16))
+    while at < limit:
+        opens: int = data.find(b"<<", at, limit)
+        closes: int = data.find(b">>", at, limit)
+        if closes < 0:
+            break
+        if 0 <= opens < closes:
+            depth += 1
+            at = opens + 2
+        else:
+            depth -= 1
+            at = closes + 2
+            if depth == 0:
+                return at
+    raise ValueError("unterminated dictionary")
+
+
+def _packet_via_xref(data: Any) -> bytes | None:
+    """The packet the catalog's /Metadata names, found by following the file's cross-reference
+    tables or streams from ``startxref``: b"" when the catalog has no /Metadata, None when the
+    way there cannot be followed (then the scan decides)."""
+    try:
+        tail = bytes(data[max(0, len(data) - 4096) :])
+        starts = list(_STARTXREF.finditer(tail))
+        if not starts:
+            return None
+        sections: list[_Table | _XrefStream] = []
+        pending = [int(starts[-1].group(1))]
+        while pending:
+            pos = pending.pop(0)
+            if len(sections) >= _MAX_SECTIONS or not 0 <= pos < len(data):
+                return None
+            section = _Table(data, pos) if bytes(data[pos : pos + 4]) == b"xref" else _XrefStream(data, pos)
+            sections.append(section)
+            # A hybrid file's stream lists what its table leaves out (compressed objects): it is
+            # read after that table and before the older sections.
+            hybrid, prev = _XREFSTM.search(section.info), _PREV.search(section.info)
+            if hybrid:
+                pending.insert(0, int(hybrid.group(1)))
+            if prev:
+                pending.append(int(prev.group(1)))
+        root = _ROOT.search(sections[0].info)
+        if root is None:
+            return None
+
+        def entry(num: int) -> _Entry | None:
+            for section in sections:  # newest first: the first that has it is current
+                found = section.find(num)
+                if found is not None:
+                    return found
+            return None
+
+        catalog = _object_body(data, int(root.group(1)), entry)
+        if catalog is None or b"/Catalog" not in catalog:
+            return None
+        meta = _METADATA_REF.search(catalog)
+        if meta is None:
+            return b""
+        where = entry(int(meta.group(1)))
+        if where is None or where[0] != 1:
+            return None  # a metadata stream is never compressed into an object stream
+        head = _OBJ_HEAD.match(bytes(data[where[1] : where[1] + 64]))
+        if head is None or int(head.group(1)) != int(meta.group(1)):
+            return None
+        start = where[1] + head.end()
+        m = _PACKET_START.search(data, start, start + 4096)
+        if m:
+            end = data.find(_PACKET_END[m.group(0)], m.end())
+            return bytes(data[m.start() : end + len(_PACKET_END[m.group(0)])]) if end > 0 else None
+        stream = _stream(data, start)
+        return None if stream is None else stream[1]
+    except (ValueError, IndexError, OverflowError, zlib.error):
+        return None
+
+
+def _object_body(data: Any, num: int, entry: Any) -> bytes | None:
+    """The text of object ``num`` (its dictionary and what follows it up to endobj), in the
+    file or in its object stream; None when it cannot be found. ``entry``: its place."""
+    where = entry(num)
+    if where is None:
+        return None
+    if where[0] == 1:
+        head = _OBJ_HEAD.match(bytes(data[where[1] : where[1] + 64]))
+        if head is None or int(head.group(1)) != num:
+            return None
+        start = where[1] + head.end()
+        end = data.find(b"endobj", start, start + (1 << 16))
+        return bytes(data[start:end]) if end > 0 else None
+    holder = entry(where[1]) if where[0] == 2 else None
+    if holder is None or holder[0] != 1:
+        return None
+    head = _OBJ_HEAD.match(bytes(data[holder[1] : holder[1] + 64]))
+    if head is None or int(head.group(1)) != where[1]:
+        return None
+    stream = _stream(data, holder[1] + head.end())
+    if stream is None:
+        return None
+    info, body = stream
+    first = _FIRST.search(info)
+    if first is None:
+        return None
+    base = int(first.group(1))
+    table = body[:base].split()
+    pairs = [(int(table[i]), int(table[i + 1])) for i in range(0, len(table) - 1, 2)]
+    k = where[2]
+    if k >= len(pairs) or pairs[k][0] != num:
+        return None
+    stop = base + pairs[k + 1][1] if k + 1 < len(pairs) else len(body)
+    return body[base + pairs[k][1] : stop]
+
+
 _OBJECT_STREAM = re.compile(rb"/Type\s*/ObjStm\b")
 _FIRST = re.compile(rb"/First\s+(\d+)")
 _LENGTH = re.compile(rb"/Length\s+(\d+)\b(?!\s+\d+\s+R)")  # a direct length, not a reference
@@ -159,9 +400,10 @@ _CATALOG = re.compile(rb"/Type\s*/Catalog\b")
 _INFLATED_MAX = 64 << 20  # an object stream inflating beyond this is no catalog's
 
 
-def _stream(data: Any, inside: int) -> tuple[bytes, bytes] | None:
+def _stream(data: Any, inside: int, predictor_ok: bool = False) -> tuple[bytes, bytes] | None:
     """The dictionary and decoded data of the stream object whose dictionary holds ``inside``;
-    None unless it is plain or FlateDecode alone, without parameters, of a direct length."""
+    None unless it is plain or FlateDecode alone, of a direct length, and without parameters
+    (``predictor_ok``: the caller undoes a predictor the parameters name)."""
     head = data.rfind(b" obj", max(0, inside - 4096), inside)
     keyword = data.find(b"stream", inside, inside + 4096)
     if head < 0 or keyword < 0:
@@ -169,7 +411,8 @@ def _stream(data: Any, inside: int) -> tuple[bytes, bytes] | None:
     info = bytes(data[head:keyword])
     length = _LENGTH.search(info)
     filt = _FILTER.search(info)
-    if length is None or b"/DecodeParms" in info or info.count(b"/Filter") != (filt is not None):
+    params = b"/DecodeParms" in info and not predictor_ok
+    if length is None or params or info.count(b"/Filter") != (filt is not None):
         return None
     if filt is not None and (filt.group(1) or filt.group(2)) != b"FlateDecode":
         return None
