@@ -129,31 +129,25 @@ def _pypdf_packet(data: bytes) -> bytes:
     return b"" if meta is None else bytes(meta.get_object().get_data())
 
 
-def _scan(data: bytes, monkeypatch: pytest.MonkeyPatch) -> bytes:
-    with monkeypatch.context() as m:
-        m.setattr(xmp, "_packet_via_xref", lambda _data: None)
-        return xmp._packet_of(data)
-
-
 def _title(packet: bytes) -> str:
     return xmp.parse_packet(packet).title
 
 
-def test_a_classic_table_leads_to_the_catalogs_packet(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_classic_table_leads_to_the_catalogs_packet() -> None:
     data = _classic(_packet(b"Tables of Offsets"))
     assert _pypdf_packet(data) == _packet(b"Tables of Offsets")
     packet = _packet(b"Tables of Offsets")
     inner = packet[packet.find(b"<x:xmpmeta") : packet.find(b"</x:xmpmeta>") + len(b"</x:xmpmeta>")]
     assert xmp._packet_via_xref(data) == inner  # as the scan cuts it from a plain stream
-    assert _title(xmp._packet_via_xref(data) or b"") == _title(_scan(data, monkeypatch)) == "Tables of Offsets"
+    assert _title(xmp._packet_via_xref(data) or b"") == _title(xmp._packet_by_scan(data)) == "Tables of Offsets"
 
 
-def test_a_catalog_without_metadata_has_none_whatever_else_the_file_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_catalog_without_metadata_has_none_whatever_else_the_file_holds() -> None:
     # The only packet in the file is an image's: the catalog names none, so the paper has none.
     data = _classic(None)
     assert _pypdf_packet(data) == b""
     assert xmp._packet_via_xref(data) == b""
-    assert _title(_scan(data, monkeypatch)) == "An embedded figure"  # what the scan alone would take
+    assert _title(xmp._packet_by_scan(data)) == "An embedded figure"  # what the scan alone would take
 
 
 def test_an_incremental_update_is_read_newest_first() -> None:
@@ -179,7 +173,7 @@ def test_a_cross_reference_stream_leads_into_the_object_stream(predictor: bool) 
     assert xmp._packet_via_xref(_xref_stream_file(predictor, metadata=False)) == b""
 
 
-def test_what_it_cannot_follow_is_left_to_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_what_it_cannot_follow_is_left_to_the_scan() -> None:
     good = _classic(_packet(b"Found Anyway"))
     start = int(good.rsplit(b"startxref", 1)[1].split()[0])
     broken = [

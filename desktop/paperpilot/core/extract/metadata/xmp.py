@@ -124,8 +124,11 @@ def _packet_of(data: Any) -> bytes:
     of one per tag looked for.
     """
     found = _packet_via_xref(data)
-    if found is not None:
-        return found
+    return found if found is not None else _packet_by_scan(data)
+
+
+def _packet_by_scan(data: Any) -> bytes:
+    """``_packet_of`` without the cross-reference data: the packet found by scanning the bytes."""
     if data.find(b"/Metadata") < 0:
         return b""
     found = _catalog_packet(data)
