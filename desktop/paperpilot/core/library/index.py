@@ -191,8 +191,9 @@ class SearchIndex:
 
     # --- writes (caller holds the library writer lock) ----------------------------------------
 
-    def writer(self) -> tantivy.IndexWriter:
-        return self.index.writer(heap_size=128_000_000)
+    def writer(self, threads: int = 0) -> tantivy.IndexWriter:
+        """A writer with ``threads`` indexing threads (0: Tantivy's choice, one per core)."""
+        return self.index.writer(heap_size=128_000_000, num_threads=threads)
 
     def add_chunks(self, writer: tantivy.IndexWriter, rows: Iterable[ChunkRow]) -> int:
         n = 0

@@ -383,6 +383,10 @@ class Library:
         self._thread_lock = threading.RLock()
         self._lock = WriterLock(paths.lock_file, paths.lock_queue_file)
         self._writer: tantivy.IndexWriter | None = None
+        # Indexing threads of the next Tantivy writer (0: one per core). While extraction
+        # workers keep the cores busy, one thread indexes as fast and does not compete with
+        # them; a rebuild or an import without workers has the cores to itself.
+        self._index_threads = 0
         self._pending_index: list[int] = []
         self._last_commit = time.monotonic()
         self._next_waiter_check = 0.0
@@ -652,7 +656,7 @@ class Library:
     def _get_writer(self) -> tantivy.IndexWriter:
         if self._writer is None:
             try:
-                self._writer = self.index.writer()
+                self._writer = self.index.writer(self._index_threads)
             except ValueError as e:
                 if _disk_full(e):
                     with self._storage_errors():
@@ -972,6 +976,7 @@ class Library:
             report.not_imported = [str(f) for f in files]
             return report
         prefetch = _PdfPrefetcher.for_files(files, ocr=self._ocr_wanted(), ocr_off=not self.settings.ocr)
+        self._index_threads = 1 if prefetch is not None else 0
         try:
             for i, f in enumerate(files):
                 if cancel is not None and cancel.is_set():
@@ -995,6 +1000,7 @@ class Library:
                     self._stop(report, e, files[i:])
                     break
         finally:
+            self._index_threads = 0
             if prefetch is not None:
                 prefetch.close()
             self._close_ocr_pool()

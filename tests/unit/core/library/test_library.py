@@ -511,3 +511,38 @@ def test_large_pdf_imports_extract_in_worker_processes(lib: Library, tmp_path: P
     with sqlite3.connect(lib.paths.database) as c:
         code = c.execute("SELECT error_code FROM documents WHERE file_name='p9-encrypted.pdf'").fetchone()[0]
     assert code == "encrypted"  # the failure's code survived the trip between processes
+
+
+def test_the_index_writer_leaves_the_cores_to_the_extraction_workers(
+    lib: Library, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While worker processes extract PDFs the index has one indexing thread; an import
+    without workers (text files) and a rebuild have Tantivy's default, one per core."""
+    from paperpilot.core.library.index import SearchIndex
+
+    asked: list[int] = []
+    real = SearchIndex.writer
+
+    def spy(self: SearchIndex, threads: int = 0) -> object:
+        asked.append(threads)
+        return real(self, threads)
+
+    monkeypatch.setattr(SearchIndex, "writer", spy)
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    (tmp_path / "gen").mkdir()
+    paper = pdfs.make_paper_pdf(tmp_path / "gen")
+    for i in range(4):
+        (folder / f"p{i}.pdf").write_bytes(paper.read_bytes() + f"\n% copy {i}\n".encode())
+    assert len(lib.import_paths([folder]).imported) == 4
+    with_workers = (os.cpu_count() or 1) >= 2
+    assert asked and set(asked) == ({1} if with_workers else {0})
+    asked.clear()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Attention is what the notes are about.\n\nA second paragraph.", encoding="utf-8")
+    assert len(lib.import_paths([notes]).imported) == 1
+    assert asked == [0]
+    asked.clear()
+    lib.rebuild_index()
+    assert asked == [0]
+    assert len(lib.search("attention", k=5)) >= 1
