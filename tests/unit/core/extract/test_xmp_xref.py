@@ -7,13 +7,12 @@ scan that read_packet falls back to must agree wherever the cross-reference way 
 
 from __future__ import annotations
 
-import io
 import zlib
 
-import pypdf
 import pytest
 
 from paperpilot.core.extract.metadata import xmp
+from tests.unit.core.extract.test_xmp_object_streams import _pypdf_packet
 
 
 def _packet(title: bytes) -> bytes:
@@ -121,12 +120,6 @@ def _xref_stream_file(predictor: bool, metadata: bool = True) -> bytes:
         out += _stream(7, b" /Type /XRef /Size 8 /W [1 4 2] /Root 1 0 R", b"".join(rows))
     out += b"startxref\n%d\n%%%%EOF\n" % where[7]
     return bytes(out)
-
-
-def _pypdf_packet(data: bytes) -> bytes:
-    root = pypdf.PdfReader(io.BytesIO(data), strict=False).trailer["/Root"].get_object()
-    meta = root.get("/Metadata")
-    return b"" if meta is None else bytes(meta.get_object().get_data())
 
 
 def _title(packet: bytes) -> str:

@@ -12,6 +12,7 @@ import logging
 import mmap
 import re
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -359,7 +360,7 @@ def _packet_via_xref(data: Any) -> bytes | None:
         return None
 
 
-def _object_body(data: Any, num: int, entry: Any) -> bytes | None:
+def _object_body(data: Any, num: int, entry: Callable[[int], _Entry | None]) -> bytes | None:
     """The text of object ``num`` (its dictionary and what follows it up to endobj), in the
     file or in its object stream; None when it cannot be found. ``entry``: its place."""
     where = entry(num)
@@ -378,7 +379,17 @@ def _object_body(data: Any, num: int, entry: Any) -> bytes | None:
     head = _OBJ_HEAD.match(bytes(data[holder[1] : holder[1] + 64]))
     if head is None or int(head.group(1)) != where[1]:
         return None
-    stream = _stream(data, holder[1] + head.end())
+    objects = _object_stream(data, holder[1] + head.end())
+    k = where[2]
+    if objects is None or k >= len(objects) or objects[k][0] != num:
+        return None
+    return objects[k][1]
+
+
+def _object_stream(data: Any, inside: int) -> list[tuple[int, bytes]] | None:
+    """The (number, text) of each object in the object stream whose dictionary holds ``inside``;
+    None when it cannot be read."""
+    stream = _stream(data, inside)
     if stream is None:
         return None
     info, body = stream
@@ -387,12 +398,11 @@ def _object_body(data: Any, num: int, entry: Any) -> bytes | None:
         return None
     base = int(first.group(1))
     table = body[:base].split()
-    pairs = [(int(table[i]), int(table[i + 1])) for i in range(0, len(table) - 1, 2)]
-    k = where[2]
-    if k >= len(pairs) or pairs[k][0] != num:
+    if len(table) % 2 or not all(t.isdigit() for t in table):
         return None
-    stop = base + pairs[k + 1][1] if k + 1 < len(pairs) else len(body)
-    return body[base + pairs[k][1] : stop]
+    nums, offsets = [int(t) for t in table[::2]], [int(t) for t in table[1::2]]
+    ends = [*offsets[1:], len(body) - base]
+    return [(n, body[base + a : base + b]) for n, a, b in zip(nums, offsets, ends, strict=True)]
 
 
 _OBJECT_STREAM = re.compile(rb"/Type\s*/ObjStm\b")
@@ -440,20 +450,10 @@ def _packet_via_object_streams(data: Any) -> bytes | None:
     the /Metadata streams it has are its images' (4 MB Acta Automatica Sinica paper: 18 ms)."""
     catalog: bytes | None = None
     for found in _OBJECT_STREAM.finditer(data):
-        stream = _stream(data, found.start())
-        if stream is None:
+        objects = _object_stream(data, found.start())
+        if objects is None:
             return None
-        info, body = stream
-        first = _FIRST.search(info)
-        if first is None:
-            return None
-        table = body[: int(first.group(1))].split()
-        offsets = [int(table[i]) for i in range(1, len(table), 2) if table[i].isdigit()]
-        if len(offsets) * 2 != len(table):
-            return None
-        base = int(first.group(1))
-        for k, off in enumerate(offsets):
-            obj = body[base + off : base + offsets[k + 1] if k + 1 < len(offsets) else len(body)]
+        for _num, obj in objects:
             if _CATALOG.search(obj):
                 catalog = obj  # an incremental update appends the newer version
     if catalog is None:
