@@ -13,10 +13,9 @@ Kept cheap: it runs at every start of the app and of each extraction worker (abo
 
 The build also records the regular expressions that starting an extraction worker compiles (its
 modules' patterns, the lazy ones and those written inline in functions included, and the standard
-library's it imports): Python compiles
-a pattern in Python code, about 25 ms of every worker's start. ``prime_patterns`` builds them from
-the recorded code and puts them in ``re``'s own cache, where ``re.compile`` finds them, so the
-modules compile nothing. The record holds the exact interpreter version and the regular-expression
+library's it imports): Python compiles a pattern in Python code, about 25 ms of every worker's
+start. ``prime_patterns`` builds them from the recorded code and puts them in ``re``'s own cache,
+where ``re.compile`` finds them, so the modules compile nothing. The record holds the exact interpreter version and the regular-expression
 engine's magic number and code size: any other interpreter ignores it, and a pattern not in it
 (edited, or made at run time) is compiled as usual.
 """
@@ -189,17 +188,18 @@ def prime_patterns(build: Path = BUILD_DIR) -> int:
     try:
         record = marshal.loads((build / PATTERNS).read_bytes())
         cache = getattr(re, "_cache", None)
-        room = int(getattr(re, "_MAXCACHE", 0)) - len(cache) if isinstance(cache, dict) else 0
-        if not (isinstance(record, tuple) and len(record) == 2 and record[0] == pattern_stamp()):
+        if not (isinstance(cache, dict) and isinstance(record, tuple) and len(record) == 2 and record[0] == pattern_stamp()):  # fmt: skip
             return 0
+        room = int(getattr(re, "_MAXCACHE", 0)) - len(cache)
         sre: Any = importlib.import_module("_sre")
         made = 0
         for pattern, flags, engine_flags, code, groups, groupindex, indexgroup in record[1]:
+            if made >= room:
+                break
             key = (type(pattern), pattern, flags)
-            if made >= room or key in cache:  # type: ignore[operator]
-                continue
-            cache[key] = sre.compile(pattern, engine_flags, code, groups, groupindex, indexgroup)  # type: ignore[index]
-            made += 1
+            if key not in cache:
+                cache[key] = sre.compile(pattern, engine_flags, code, groups, groupindex, indexgroup)
+                made += 1
         return made
     except Exception:  # no record (an older build), or one this code cannot read
         return 0

@@ -93,13 +93,19 @@ def _catalog_packet(data: Any) -> bytes | None:
         objs = list(_object_header(ref.group(1)).finditer(data))
         if not objs:
             continue
-        start = objs[-1].end()  # an incremental update appends the newer version
-        m = _PACKET_START.search(data, start, start + 4096)
-        if m:
-            end = data.find(_PACKET_END[m.group(0)], m.end())
-            if end > 0:
-                return bytes(data[m.start() : end + len(_PACKET_END[m.group(0)])])
+        packet = _plain_packet(data, objs[-1].end())  # an incremental update appends the newer version
+        if packet is not None:
+            return packet
     return None
+
+
+def _plain_packet(data: Any, start: int) -> bytes | None:
+    """The uncompressed packet that a stream object's data starting near ``start`` holds."""
+    m = _PACKET_START.search(data, start, start + 4096)
+    if m is None:
+        return None
+    end = data.find(_PACKET_END[m.group(0)], m.end())
+    return bytes(data[m.start() : end + len(_PACKET_END[m.group(0)])]) if end > 0 else None
 
 
 def read_packet(path: Path) -> bytes:
@@ -166,7 +172,6 @@ _STARTXREF = re.compile(rb"startxref\s+(\d+)")
 _XREF_ROW = re.compile(rb"(\d{10})[ ](\d{5})[ ]([nf])")
 _SUBSECTION = re.compile(rb"[ \t\r\n]*(\d+)[ \t]+(\d+)[ \t]*\r?\n?")
 _ROOT = re.compile(rb"/Root\s+(\d+)\s+\d+\s+R")
-_METADATA_REF = re.compile(rb"/Metadata\s+(\d+)\s+\d+\s+R")
 _PREV = re.compile(rb"/Prev\s+(\d+)\b(?!\s+\d+\s+R)")
 _XREFSTM = re.compile(rb"/XRefStm\s+(\d+)\b(?!\s+\d+\s+R)")
 _SIZE = re.compile(rb"/Size\s+(\d+)\b")
@@ -340,20 +345,18 @@ def _packet_via_xref(data: Any) -> bytes | None:
         catalog = _object_body(data, int(root.group(1)), entry)
         if catalog is None or b"/Catalog" not in catalog:
             return None
-        meta = _METADATA_REF.search(catalog)
+        meta = _CATALOG_METADATA.search(catalog)
         if meta is None:
             return b""
         where = entry(int(meta.group(1)))
         if where is None or where[0] != 1:
             return None  # a metadata stream is never compressed into an object stream
-        head = _OBJ_HEAD.match(bytes(data[where[1] : where[1] + 64]))
-        if head is None or int(head.group(1)) != int(meta.group(1)):
+        start = _object_start(data, where[1], int(meta.group(1)))
+        if start is None:
             return None
-        start = where[1] + head.end()
-        m = _PACKET_START.search(data, start, start + 4096)
-        if m:
-            end = data.find(_PACKET_END[m.group(0)], m.end())
-            return bytes(data[m.start() : end + len(_PACKET_END[m.group(0)])]) if end > 0 else None
+        packet = _plain_packet(data, start)
+        if packet is not None:
+            return packet
         stream = _stream(data, start)
         return None if stream is None else stream[1]
     except (ValueError, IndexError, OverflowError, zlib.error):
@@ -367,23 +370,25 @@ def _object_body(data: Any, num: int, entry: Callable[[int], _Entry | None]) -> 
     if where is None:
         return None
     if where[0] == 1:
-        head = _OBJ_HEAD.match(bytes(data[where[1] : where[1] + 64]))
-        if head is None or int(head.group(1)) != num:
-            return None
-        start = where[1] + head.end()
-        end = data.find(b"endobj", start, start + (1 << 16))
-        return bytes(data[start:end]) if end > 0 else None
+        start = _object_start(data, where[1], num)
+        end = data.find(b"endobj", start, start + (1 << 16)) if start is not None else -1
+        return bytes(data[start:end]) if start is not None and end > 0 else None
     holder = entry(where[1]) if where[0] == 2 else None
-    if holder is None or holder[0] != 1:
+    inside = _object_start(data, holder[1], where[1]) if holder is not None and holder[0] == 1 else None
+    if inside is None:
         return None
-    head = _OBJ_HEAD.match(bytes(data[holder[1] : holder[1] + 64]))
-    if head is None or int(head.group(1)) != where[1]:
-        return None
-    objects = _object_stream(data, holder[1] + head.end())
+    objects = _object_stream(data, inside)
     k = where[2]
     if objects is None or k >= len(objects) or objects[k][0] != num:
         return None
     return objects[k][1]
+
+
+def _object_start(data: Any, offset: int, num: int) -> int | None:
+    """Where the body of object ``num`` starts, after its "num gen obj" at ``offset``; None when
+    the cross-reference data sent us somewhere else."""
+    head = _OBJ_HEAD.match(bytes(data[offset : offset + 64]))
+    return offset + head.end() if head is not None and int(head.group(1)) == num else None
 
 
 def _object_stream(data: Any, inside: int) -> list[tuple[int, bytes]] | None:
