@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..core.agent import tools
 from ..core.agent.actions import question_too_long
 from ..core.agent.events import Warning as TraceWarning
 from ..core.agent.events import event_to_json
@@ -95,13 +96,7 @@ def _trace_line(ev: Any) -> str | None:
     if t == "round_started":
         return f"── round {ev.round}"
     if t == "action_chosen":
-        a = ev.action
-        if a["action"] == "search":
-            return f"   search {a['query']!r}" + (f"  ({ev.reasoning})" if ev.reasoning else "")
-        if a["action"] == "read":
-            refs = [f"{a['doc_id']}:{s}" for s in a["segments"]] + [f"{r['doc_id']}:{r['segment']}" for r in a.get("also", [])]
-            return f"   read {', '.join(refs)}"
-        return f"   {a['action']}"
+        return tools.cli_line(ev.action, ev.reasoning)
     if t == "tool_result" and ev.tool == "search":
         return f"   → {len(ev.hits)} hits, {ev.new_items} new" + (f" ({ev.note})" if ev.note else "")
     if t == "tool_result" and ev.tool == "read":

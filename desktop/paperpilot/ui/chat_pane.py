@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent import answer_status
+from ..core.agent import answer_status, tools
 from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,
@@ -602,26 +602,9 @@ class ChatPane(QWidget):
         if isinstance(ev, RoundStarted):
             return tr("Round {n} · thinking…").format(n=ev.round)
         if isinstance(ev, ActionChosen):
-            a = ev.action
-            name = a.get("action")
-            if name == "search":
-                return tr("Round {n} · searching “{q}”…").format(n=ev.round, q=one_line(str(a.get("query", "")), 60))
-            if name == "read":
-                k = len(a.get("segments") or []) + len(a.get("also") or [])
-                return tr("Round {n} · reading {k} passage(s)…").format(n=ev.round, k=k)
-            if name == "list_documents":
-                return tr("Round {n} · listing documents…").format(n=ev.round)
-            if name == "answer":
-                return tr("Round {n} · writing the answer…").format(n=ev.round)
-            return ""
+            return tools.progress(ev.action, ev.round, language())
         if isinstance(ev, ToolResult):
-            if ev.tool == "search":
-                return tr("Round {n} · {k} hit(s) for “{q}”").format(
-                    n=ev.round, k=len(ev.hits), q=one_line(ev.query, 60)
-                )
-            if ev.tool == "read":
-                return tr("Round {n} · read {k} passage(s)").format(n=ev.round, k=len(ev.passages))
-            return ""
+            return tools.result_progress(ev, language())
         if isinstance(ev, AnswerDrafted):
             return tr("Checking citations…")
         return ""

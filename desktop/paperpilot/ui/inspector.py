@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent import answer_status
+from ..core.agent import answer_status, tools
 from ..core.agent.events import (
     ActionChosen,
     AnswerDrafted,
@@ -54,14 +54,14 @@ from ..core.agent.events import (
     ToolResult,
     Warning,
 )
-from ..core.agent.report import describe_action, one_line, trace_to_jsonl, trace_to_markdown
+from ..core.agent.report import one_line, trace_to_jsonl, trace_to_markdown
 from ..core.clock import file_stamp
 from ..core.library import LinkedReference
 from ..core.settings.config import atomic_write_text
 from ..core.text.language import has_cjk, query_terms
 from .chat_pane import STATUS_COLOURS
 from .core_text import run_word, translate_phrase
-from .i18n import tr
+from .i18n import language, tr
 
 NUMBER_ROLE = Qt.ItemDataRole.UserRole
 # A trace row's whole text (its Detail column is one elided line): shown below the tree.
@@ -126,17 +126,7 @@ def locator(doc_id: int, segment: int) -> str:
 
 def action_label(action: dict[str, Any]) -> str:
     """What a round chose to do, in the interface language (report.describe_action's words)."""
-    name = str(action.get("action", "?"))
-    if name == "search":
-        return tr("search “{q}”").format(q=one_line(str(action.get("query", "")), 80))
-    if name == "read":
-        refs: list[tuple[Any, Any]] = [(action.get("doc_id"), seg) for seg in action.get("segments") or []]
-        refs += [(r.get("doc_id"), r.get("segment")) for r in action.get("also") or [] if isinstance(r, dict)]
-        where = ", ".join(locator(d, s) for d, s in refs[:3]) + (" …" if len(refs) > 3 else "")
-        return tr("read {n} passage(s) ({where})").format(n=len(refs), where=where)
-    if name in ("list_documents", "answer"):
-        return tr({"list_documents": "list documents", "answer": "write the answer"}[name])
-    return describe_action(action)
+    return tools.describe_action(action, language())
 
 
 def kind_label(kind: str) -> str:
@@ -791,6 +781,9 @@ class InspectorPane(QWidget):
             group.setExpanded(True)
             last = group
         elif ev.tool == "list_documents":
-            last = self._child(node, tr("Read"), tr("listed {n} document(s)").format(n=len(ev.documents)))
+            last = self._child(node, tr("Read"), tools.result_summary(ev, language()))
+        elif ev.tool != "notes":  # another tool: its name and its one line, in the tool's words
+            summary = tools.result_summary(ev, language())
+            last = self._child(node, tools.display_name(ev.tool, language()), summary or str(ev.new_items))
         self._update_round_stats(ev.round)
         return last

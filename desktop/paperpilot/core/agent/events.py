@@ -165,6 +165,8 @@ class ToolResult(_Event):
     hits: list[HitView] = Field(default_factory=list)
     passages: list[PassageView] = Field(default_factory=list)
     documents: list[dict[str, Any]] = Field(default_factory=list)
+    # What a tool found outside the library (tools.Candidate as a dict): shown, never cited.
+    candidates: list[dict[str, Any]] = Field(default_factory=list)
     new_items: int = 0
     tool_ms: float = 0.0
     note: str = ""

@@ -13,18 +13,21 @@ from __future__ import annotations
 import json
 import re
 import threading
+from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, field_validator
 
 from ..llm.client import ChatReply, LLMCancelled, LLMClient, LLMError, Message
 from ..text.language import detect_language, has_cjk, query_terms
-from .actions import ACTION_ADAPTER, Action, Answer, Decision, PassageRef, Read, Search
+from .actions import Action, Answer, Decision, PassageRef, Read, Search
 from .events import HitView, PassageView, Usage
 from .offline import OfflinePolicy
 from .router import is_complex
 from .state import LANGUAGE_NAMES, AgentState, PolicyFailure, PolicyStep, describe_languages
 from .support import Bridges, claim_text
+from .tools import registry as tool_registry
+from .tools.base import validate_action
 from .verify import cited_ids, sentences_of
 
 # Prompt budgets, in characters. They bound every round's prompt, whatever the run's length.
@@ -66,7 +69,12 @@ class _Reply(BaseModel):
     synonyms: list[str] = Field(
         default_factory=list, description="Terms the documents use for the question's concepts."
     )
-    action: Action
+    action: SerializeAsAny[Action]
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _registered(cls, v: Any) -> Any:
+        return validate_action(v)
 
     @field_validator("thought", mode="before")
     @classmethod
@@ -110,21 +118,19 @@ class _Plan(BaseModel):
     sub_questions: list[str] = Field(default_factory=list, max_length=8)
 
 
-SYSTEM_PROMPT = f"""\
+def system_prompt() -> str:
+    """The decision prompt; its list of actions comes from the tool registry."""
+    return _system_prompt(tool_registry.version())
+
+
+@cache
+def _system_prompt(version: int) -> str:
+    return f"""\
 You are PaperPilot's research agent. Answer the question from the user's library only: search, \
 read passages, answer with citations. Choose ONE action per turn.
 
 Actions:
-- search {{"action":"search","query":"2-4 keywords","k":3}}: keywords, not a sentence; never repeat a \
-tried query. It searches body text, abstracts and captions; add "kinds":["references"] only when the \
-question is about what a paper cites.
-- read {{"action":"read","doc_id":D,"segments":[S],"also":[{{"doc_id":D2,"segment":S2}}]}}: full passages; \
-ids only from hits shown, several at once.
-- list_documents {{"action":"list_documents"}}
-- notes {{"action":"notes","doc_id":D}}: the user's own note on a document; add "text" only when the user \
-asks to remember or save something.
-- answer {{"action":"answer","text":"...","evidence_ids":["P1"],"missing":[],"confidence":0.7}}: when the \
-passages read suffice, or nothing more can be found.
+{tool_registry.prompt_lines()}
 
 Rules: judge whether the last hits were relevant ("relevant"); if not, search with the documents' own \
 words and list them in "synonyms". Cite as [P1] only ids under PASSAGES READ; quotes must be exact; \
@@ -137,6 +143,7 @@ Examples:
 "text":"A uses sparse retrieval [P1]; B is trained end to end [P3].","evidence_ids":["P1","P3"],\
 "missing":[],"confidence":0.8}}}}
 Reply with JSON only (thought, relevant, synonyms, action)."""
+
 
 ANSWER_SYSTEM_PROMPT = f"""\
 You are the research agent of PaperPilot, writing the final answer to a researcher's question from the \
@@ -261,7 +268,7 @@ def _unwrap(data: dict[str, Any]) -> dict[str, Any]:
     act = data.get("action")
     if isinstance(act, dict):
         if "action" not in act:  # a model that dropped the tag: the arguments say which action
-            guess = _guess_action(act)
+            guess = tool_registry.guess_action(act)
             if guess:
                 return {**data, "action": {**act, "action": guess}}
         return data
@@ -285,16 +292,6 @@ def _unwrap(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _guess_action(args: dict[str, Any]) -> str | None:
-    if "text" in args or "evidence_ids" in args:
-        return "answer"
-    if "query" in args:
-        return "search"
-    if "doc_id" in args and ("segments" in args or "also" in args):
-        return "read"
-    return None
-
-
 def parse_reply(text: str) -> _Reply | None:
     data = parse_json_object(text)
     if data is None:
@@ -316,10 +313,22 @@ def parse_answer(text: str) -> Answer | None:
     if "text" not in inner and isinstance(inner.get("answer"), str):
         inner["text"] = inner["answer"]
     try:
-        action = ACTION_ADAPTER.validate_python(inner)
+        action = tool_registry.action_adapter().validate_python(inner)
     except ValidationError:
         return None
     return action if isinstance(action, Answer) else None
+
+
+def decision_schema() -> dict[str, Any]:
+    """The schema of one round's reply, its ``action`` one of the registered tools'."""
+    return _decision_schema(tool_registry.version())
+
+
+@cache
+def _decision_schema(version: int) -> dict[str, Any]:
+    schema: dict[str, Any] = compact_schema(tool_registry.with_action_union(_Reply).model_json_schema())
+    schema["required"] = ["thought", "action"]  # reasoning first, then the action
+    return schema
 
 
 MAX_GRAMMAR_LENGTH = 1000
@@ -412,12 +421,14 @@ class LLMPolicy:
         self.quote_check = quote_check
         self._auto_read: dict[int, int] = {}  # id(state) -> queries tried at the last automatic read
         self._auto_lock = threading.Lock()
-        self._decision_schema = compact_schema(_Reply.model_json_schema())
-        self._decision_schema["required"] = ["thought", "action"]  # reasoning first, then the action
         self._answer_schema = compact_schema(Answer.model_json_schema())
         self._plan_schema = compact_schema(_Plan.model_json_schema())
         self._quote_schema = compact_schema(_Quotes.model_json_schema())
         self._fallback_answer = OfflinePolicy()  # only its extractive answer is used
+
+    @property
+    def _decision_schema(self) -> dict[str, Any]:
+        return decision_schema()  # rebuilt when a tool registers
 
     # --- Policy protocol ---------------------------------------------------------------------------
 
@@ -432,7 +443,7 @@ class LLMPolicy:
         first_call = state.round <= 1 or (self.economy and state.round <= 3)
         if self.plan and first_call and not state.plan and is_complex(state.question):
             self._make_plan(state, usage, warnings, infos)
-        reply = self._call(self.decision_messages(state), self._decision_schema, "decision", state)
+        reply = self._call(self.decision_messages(state), decision_schema(), "decision", state)
         usage.add(reply.usage)
         parsed = parse_reply(reply.content)
         if parsed is None:
@@ -606,7 +617,7 @@ class LLMPolicy:
 
     def decision_messages(self, state: AgentState) -> list[Message]:
         return [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": system_prompt()},
             {"role": "user", "content": self.state_prompt(state)},
         ]
 

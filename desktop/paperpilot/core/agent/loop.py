@@ -16,17 +16,15 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from ..errors import LibraryError
-from ..text.kinds import SEARCH_KINDS
 from ..text.language import has_cjk
 from . import confidence as confidence_model
-from .actions import Answer, ListDocuments, Notes, Read, Search, question_too_long
+from .actions import Answer, question_too_long
 from .analysis import QuestionAnalysis, analyze
 from .events import (
     ActionChosen,
     AnswerDrafted,
     Evidence,
     Finished,
-    HitView,
     Info,
     PartStatus,
     PassageView,
@@ -40,6 +38,7 @@ from .events import (
 )
 from .guard import fallback_answer, fallback_step, plain_error
 from .injection import Instruction, find_instructions
+from .intent import asks_to_remember
 from .offline import OfflinePolicy
 from .router import QuickPolicy, route
 from .state import (
@@ -48,16 +47,16 @@ from .state import (
     Policy,
     PolicyFailure,
     PolicyStep,
-    SectionPool,
     concept_pool,
     describe_languages,
     language_mix,
     note_pool,
     searchable_across,
-    section_pool,
 )
 from .sufficiency import Assessment, assess
 from .support import Bridges
+from .tools import tool_for
+from .tools.notes import NOTE_SEGMENT, add_note_passage
 from .verify import Verified, coverage, verify_answer
 
 log = logging.getLogger(__name__)
@@ -65,20 +64,8 @@ log = logging.getLogger(__name__)
 CONVERGENCE_ROUNDS = 2
 # Words of a title that name nothing ("The", "of", "film") when checking who names a document.
 _TITLE_STOP = frozenset(["the", "a", "an", "of", "and", "in", "on", "for", "to", "with", "at", "by", "from"])
-# The last observation is a summary for the policy; full passages stay in state.passages.
-OBSERVATION_PASSAGE_CHARS = 700
 
 Event = RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished
-
-
-# The user asks to keep something: only then may the agent write a note.
-REMEMBER = re.compile(
-    r"\b(remember|memori[sz]e|save (?:this|that|it|the)|note (?:this|that|down)|keep in mind|write down|jot down)\b"
-    r"|记住|记下|保存|记录下|备注",
-    re.IGNORECASE,
-)
-NOTE_SECTION = "Notes"
-NOTE_SEGMENT = -1  # a note is not a segment of the document; evidence with this segment is a note
 
 
 def _zh_probe(concept: str) -> str:
@@ -95,10 +82,6 @@ _NAMES_A_DOCUMENT = re.compile(
 )
 
 
-def asks_to_remember(question: str) -> bool:
-    return REMEMBER.search(question) is not None
-
-
 @dataclass
 class AgentOptions:
     max_rounds: int = 6
@@ -112,19 +95,6 @@ class AgentOptions:
     prior_evidence: list[Evidence] = field(default_factory=list)
     # The question as the user typed it, when ``question`` is its standalone rewrite.
     rewritten_from: str | None = None
-
-
-def add_note_passage(state: AgentState, doc_id: int, title: str, text: str) -> PassageView | None:
-    """Put a document's note into the state as a citable passage (section "Notes")."""
-    key = (doc_id, NOTE_SEGMENT)
-    if key in state.read_keys or not text.strip():
-        return None
-    pid = f"P{len(state.passages) + 1}"
-    view = PassageView(id=pid, doc_id=doc_id, segment=NOTE_SEGMENT, title=title, section=NOTE_SECTION, page=1,
-                       text=text)  # fmt: skip
-    state.passages[pid] = view
-    state.read_keys[key] = pid
-    return view
 
 
 class _Run:
@@ -158,129 +128,6 @@ class _Run:
     def cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()
 
-    # --- tools -------------------------------------------------------------------------------
-
-    def do_list(self) -> ToolResult:
-        t = time.perf_counter()
-        first = self.state.documents is None
-        docs = self.pool.list_documents()
-        self.state.documents = docs
-        shown = docs[:60]
-        self.state.last_observation = "Documents in the library:\n" + "\n".join(
-            f"- doc {d.doc_id}: {d.title}" + (f" ({d.year})" if d.year else "") for d in shown
-        ) + (f"\n… and {len(docs) - len(shown)} more" if len(docs) > len(shown) else "")
-        self.state.summary.append(f"R{self.state.round}: listed {len(docs)} documents")
-        return ToolResult(
-            round=self.state.round,
-            elapsed_ms=self.ms(),
-            tool="list_documents",
-            documents=[{"doc_id": d.doc_id, "title": d.title, "year": d.year} for d in shown],
-            new_items=len(docs) if first else 0,
-            tool_ms=(time.perf_counter() - t) * 1000,
-        )
-
-    def do_search(self, a: Search) -> tuple[ToolResult, Warning | None]:
-        st = self.state
-        if st.tried(a.query):
-            msg = f"The query {a.query!r} was already tried; use different words (see candidate keywords)."
-            st.notices.append(msg)
-            st.last_observation = msg
-            st.summary.append(f"R{st.round}: repeated query {a.query!r} refused")
-            return (
-                ToolResult(round=st.round, elapsed_ms=self.ms(), tool="search", query=a.query, note="refused: repeated query"),
-                Warning(round=st.round, elapsed_ms=self.ms(), code="repeated_query", message=msg),
-            )
-        t = time.perf_counter()
-        st.queries_tried.append(a.query)
-        kinds = a.kinds if a.kinds is not None else sorted(SEARCH_KINDS)
-        hits = self.pool.search(
-            a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds
-        )
-        views: list[HitView] = []
-        new = 0
-        sections = section_pool(self.pool)
-        for h in hits:
-            key = (h.doc_id, h.seq)
-            fresh = key not in st.hits and key not in st.read_keys
-            new += fresh
-            view = HitView(
-                doc_id=h.doc_id,
-                segment=h.seq,
-                title=h.title,
-                section=h.section,
-                page=h.page,
-                score=h.score,
-                snippet=h.snippet,
-                new=key not in st.read_keys,
-                kind=h.kind,
-                section_path=h.section_path,
-                section_start=_section_start(sections, h.doc_id, h.seq) if h.section_path else None,
-            )
-            st.hits[key] = view
-            views.append(view)
-        st.last_hits = views
-        if views:
-            lines = [
-                f"- doc {v.doc_id} seg {v.segment}{'' if v.new else ' (already read)'}: {v.title}"
-                + (f" § {v.section}" if v.section else "")
-                + f" — {v.snippet[:240]}"
-                for v in views
-            ]
-            st.last_observation = f"Search {a.query!r} → {len(views)} hits:\n" + "\n".join(lines)
-        else:
-            st.last_observation = f"Search {a.query!r} → no hits. Try other words."
-        st.summary.append(f"R{st.round}: search {a.query!r} → {len(views)} hits, {new} new")
-        return (
-            ToolResult(
-                round=st.round,
-                elapsed_ms=self.ms(),
-                tool="search",
-                query=a.query,
-                hits=views,
-                new_items=new,
-                tool_ms=(time.perf_counter() - t) * 1000,
-            ),
-            None,
-        )
-
-    def do_read(self, a: Read) -> tuple[ToolResult, list[Warning]]:
-        st = self.state
-        t = time.perf_counter()
-        warnings: list[Warning] = []
-        read = []
-        for doc_id, seg in a.refs():
-            if (doc_id, seg) in st.read_keys:
-                continue
-            try:
-                p = self.pool.read(doc_id, seg)
-            except LibraryError as e:
-                warnings.append(Warning(round=st.round, elapsed_ms=self.ms(), code="bad_read", message=str(e)))
-                continue
-            view = st.add_passage(p)
-            if view is not None:
-                read.append(view)
-                warnings.extend(self.flag_instructions(view))
-        if read:
-            st.last_observation = "Read:\n" + "\n".join(
-                f"[{v.id}] doc {v.doc_id} seg {v.segment} — {v.title}" + (f" § {v.section}" if v.section else "")
-                + f" (p. {v.page}): {v.text[:OBSERVATION_PASSAGE_CHARS]}"
-                for v in read
-            )
-        else:
-            st.last_observation = "Nothing new was read (already read, or no such segment)."
-        st.summary.append(f"R{st.round}: read {', '.join(v.id for v in read) or 'nothing new'}")
-        return (
-            ToolResult(
-                round=st.round,
-                elapsed_ms=self.ms(),
-                tool="read",
-                passages=read,
-                new_items=len(read),
-                tool_ms=(time.perf_counter() - t) * 1000,
-            ),
-            warnings,
-        )
-
     def flag_instructions(self, view: PassageView) -> list[Warning]:
         """Sentences of a passage addressed to an AI: recorded, flagged, never evidence."""
         found = find_instructions(view.text)
@@ -294,63 +141,9 @@ class _Run:
             for i in found
         ]  # fmt: skip
 
-    def _title(self, doc_id: int) -> str:
+    def title(self, doc_id: int) -> str:
         docs = self.state.documents if self.state.documents is not None else self.pool.list_documents()
         return next((d.title for d in docs if d.doc_id == doc_id), f"document {doc_id}")
-
-    def do_notes(self, a: Notes) -> tuple[ToolResult, list[Warning | Info]]:
-        st = self.state
-        t = time.perf_counter()
-        notes = note_pool(self.pool)
-        extra: list[Warning | Info] = []
-        read: list[PassageView] = []
-        note = ""
-        if notes is None:
-            st.last_observation = "This library keeps no notes."
-        elif not any(d.doc_id == a.doc_id for d in self.pool.list_documents()):
-            st.last_observation = f"No document with id {a.doc_id}."
-            extra.append(Warning(round=st.round, elapsed_ms=self.ms(), code="bad_notes", message=st.last_observation))
-        elif a.text is not None:
-            if not asks_to_remember(st.question):
-                msg = "Notes are written only when the user asks to remember or save something; not written."
-                st.notices.append(msg)
-                st.last_observation = msg
-                extra.append(Warning(round=st.round, elapsed_ms=self.ms(), code="notes_refused", message=msg))
-            else:
-                old = notes.get_note(a.doc_id)
-                text = a.text.strip()
-                if not old.strip():
-                    new = text
-                elif text in old:
-                    new = old
-                else:
-                    new = f"{old.rstrip()}\n\n{text}"
-                notes.set_note(a.doc_id, new)
-                st.last_observation = f"Saved a note on doc {a.doc_id}: {text[:200]}"
-                extra.append(Info(round=st.round, elapsed_ms=self.ms(), code="note_saved",
-                                  message=f"note saved on doc {a.doc_id} ({self._title(a.doc_id)})",
-                                  data={"doc_id": a.doc_id}))  # fmt: skip
-        else:
-            note = notes.get_note(a.doc_id)
-            if not note.strip():
-                st.last_observation = f"There is no note on doc {a.doc_id}."
-            else:
-                view = add_note_passage(st, a.doc_id, self._title(a.doc_id), note)
-                if view is not None:
-                    read.append(view)
-                    st.last_observation = (
-                        f"[{view.id}] note on doc {a.doc_id} — {view.title}: {note[:OBSERVATION_PASSAGE_CHARS]}"
-                    )
-                else:
-                    st.last_observation = f"The note on doc {a.doc_id} was read already."
-        st.summary.append(f"R{st.round}: notes doc {a.doc_id}" + (" (write)" if a.text is not None else ""))
-        return (
-            ToolResult(round=st.round, elapsed_ms=self.ms(), tool="notes", passages=read,
-                       new_items=len(read) + any(isinstance(e, Info) for e in extra),
-                       tool_ms=(time.perf_counter() - t) * 1000,
-                       note="written" if any(isinstance(e, Info) for e in extra) else ""),
-            extra,
-        )  # fmt: skip
 
     def start_events(self) -> Iterator[Info]:
         """Profile terms and reused evidence go into the state before the first round."""
@@ -889,25 +682,15 @@ def run_agent(
             if run.cancelled():
                 yield from run.stopped(f"in round {st.round}, before its {action.action} ran")
                 return
-            if isinstance(action, Answer):
+            tool = tool_for(action)
+            if tool.terminal:
+                assert isinstance(action, Answer)
                 yield from run.finalize(action, None, truncated=False)
                 return
-            if isinstance(action, ListDocuments):
-                result = run.do_list()
-                yield result
-            elif isinstance(action, Search):
-                result, warn = run.do_search(action)
-                if warn is not None:
-                    yield warn
-                yield result
-            elif isinstance(action, Read):
-                result, warns = run.do_read(action)
-                yield from warns
-                yield result
-            elif isinstance(action, Notes):
-                result, extra = run.do_notes(action)
-                yield from extra
-                yield result
+            out = tool.run(action, run)
+            yield from out.events
+            result = out.result
+            yield result
             if result.new_items == 0:
                 st.stale_rounds += 1
                 # One empty round is a hint (the policy sees the notice and may rewrite the
@@ -942,11 +725,3 @@ def run_to_result(
     assert result is not None
     return result
 
-
-def _section_start(pool: SectionPool | None, doc_id: int, segment: int) -> int | None:
-    if pool is None:
-        return None
-    try:
-        return pool.section_opening(doc_id, segment)
-    except Exception:  # a damaged or busy library: the hit is still a hit
-        return None

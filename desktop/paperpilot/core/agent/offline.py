@@ -15,6 +15,7 @@ from .analysis import QuestionAnalysis, analyze, names_in
 from .compare import Comparison, Value, comparison, is_demonym, side_value, verdict
 from .events import HitView, PassageView
 from .injection import is_instruction
+from .intent import asks_to_remember  # the notes tool enforces the same rule
 from .router import is_complex
 from .state import AgentState, PolicyStep, searchable_across
 from .sufficiency import CAUSE, has_relation
@@ -308,7 +309,6 @@ class OfflinePolicy:
     def _notes_step(state: AgentState) -> PolicyStep | None:
         """Write a note when the user asks to remember something about a named document;
         read one when the question is about the notes on a named document; else nothing."""
-        from .loop import asks_to_remember  # the loop enforces the same rule
 
         doc_id = named_document(state.question, state)
         if doc_id is None:

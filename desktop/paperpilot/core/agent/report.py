@@ -53,21 +53,10 @@ def one_line(text: str, limit: int = 0) -> str:
 
 
 def describe_action(action: dict[str, Any]) -> str:
-    """A short human label for an action dict as ``ActionChosen.action`` carries it."""
-    name = str(action.get("action", "?"))
-    if name == "search":
-        return f"search “{one_line(str(action.get('query', '')), 80)}”"
-    if name == "read":
-        refs: list[tuple[Any, Any]] = [(action.get("doc_id"), s) for s in action.get("segments") or []]
-        refs += [(r.get("doc_id"), r.get("segment")) for r in action.get("also") or [] if isinstance(r, dict)]
-        n = len(refs)
-        where = ", ".join(f"doc {d} seg {s}" for d, s in refs[:3]) + (" …" if n > 3 else "")
-        return f"read {n} passage{'s' if n != 1 else ''} ({where})"
-    if name == "list_documents":
-        return "list documents"
-    if name == "answer":
-        return "write the answer"
-    return name.replace("_", " ")
+    """A short human label for an action dict as ``ActionChosen.action`` carries it (its tool's words)."""
+    from .tools import registry  # the tools render hits with one_line: imported when used
+
+    return registry.describe_action(action)
 
 
 def format_reference(ev: Evidence) -> str:
@@ -116,6 +105,13 @@ class _Round:
         self.completion_tokens = 0
 
 
+def trace_result(result: ToolResult) -> list[str]:
+    """The Markdown lines for one tool's result, in its tool's words."""
+    from .tools import registry
+
+    return registry.trace_result(result)
+
+
 def trace_to_markdown(events: Iterable[BaseModel], secrets: Sequence[str] = ()) -> str:
     """A readable report of one run: the question, each round's action and findings, the result."""
     head: list[str] = ["# PaperPilot research trace", ""]
@@ -160,25 +156,8 @@ def trace_to_markdown(events: Iterable[BaseModel], secrets: Sequence[str] = ()) 
             r = round_for(ev.round)
             if r is not None:
                 r.tool_ms += ev.tool_ms
-            if ev.tool == "search":
-                label = f"- Search “{one_line(ev.query, 120)}”: {len(ev.hits)} hit(s), {ev.new_items} new"
-                add(ev.round, label + (f" ({ev.note})" if ev.note else ""))
-                for i, h in enumerate(ev.hits, 1):
-                    sec = f" § {one_line(h.section, 60)}" if h.section else ""
-                    add(
-                        ev.round,
-                        f"  {i}. *{one_line(h.title, 100)}*{sec} (doc {h.doc_id}, seg {h.segment}, p. {h.page})"
-                        f" — {one_line(h.snippet, 240)}",
-                    )
-            elif ev.tool == "read":
-                add(ev.round, f"- Read {len(ev.passages)} passage(s)" + (":" if ev.passages else ""))
-                for p in ev.passages:
-                    sec = f" § {one_line(p.section, 60)}" if p.section else ""
-                    add(ev.round, f"  - {p.id}: *{one_line(p.title, 100)}*{sec} (doc {p.doc_id}, seg {p.segment}, p. {p.page})")
-            elif ev.tool == "list_documents":
-                add(ev.round, f"- Listed {len(ev.documents)} document(s)")
-            else:
-                add(ev.round, f"- {ev.tool}: {ev.new_items} new item(s)")
+            for line in trace_result(ev):
+                add(ev.round, line)
         elif isinstance(ev, Warning):
             add(ev.round, f"- ⚠ **Warning** ({ev.code}): {one_line(ev.message, 400)}")
         elif isinstance(ev, Info):

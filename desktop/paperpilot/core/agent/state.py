@@ -12,8 +12,8 @@ from typing import Protocol
 from ..errors import PaperPilotError
 from ..models import DocumentInfo, Hit, Passage
 from ..text.language import STOPWORDS, has_cjk, query_terms
-from .actions import Decision
 from .events import HitView, PassageView, Usage
+from .tools.base import Decision
 
 
 class DocumentPool(Protocol):

@@ -1,0 +1,195 @@
+"""The search tool: the best passages for a few keywords, cheap to look at (title, segment, snippet)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator
+
+from ...text.kinds import SEARCH_KINDS, parse_kinds
+from ...text.language import query_terms
+from ..events import HitView, ToolResult, Warning
+from ..report import one_line
+from ..state import SectionPool, section_pool
+from .base import Texts, Tool, ToolArgs, ToolOutput, ToolRun
+from .registry import register
+
+# A search query is keywords; the schema tells a model so, and fit_query makes any text fit.
+MAX_QUERY_CHARS = 300
+
+
+def fit_query(text: str, limit: int = MAX_QUERY_CHARS) -> str:
+    """``text`` as a search query of at most ``limit`` characters.
+
+    Short text is kept as it is (whitespace collapsed). Longer text — a whole question, the
+    uncovered terms of a long one — keeps its keywords (stopwords and repeats dropped, in
+    order), cut at a word boundary: a long question must shorten its searches, never fail them.
+    """
+    flat = " ".join(str(text).split())
+    if len(flat) <= limit:
+        return flat
+    terms = query_terms(flat)
+    short = " ".join(terms) if terms else flat
+    if len(short) <= limit:
+        return short
+    cut = short[:limit]
+    space = cut.rfind(" ")
+    # Chinese has no spaces: a hard cut is all there is.
+    return cut[:space] if space > limit // 2 else cut
+
+
+class Search(ToolArgs):
+    action: Literal["search"] = "search"
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
+    k: int = Field(3, ge=1, le=10)
+    year_from: int | None = None
+    year_to: int | None = None
+    doc_ids: list[int] | None = None
+    # Kinds of passage to search (text.kinds values). None: the body, abstract, captions and
+    # appendices; a policy asks for ["references"] when the question is about what is cited.
+    kinds: list[str] | None = None
+
+    @field_validator("kinds")
+    @classmethod
+    def _known_kinds(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return None
+        known = [k.value for k in parse_kinds(v)]  # ValueError names an unknown kind
+        return known or None
+
+    @field_validator("query", mode="before")
+    @classmethod
+    def _fit(cls, v: Any) -> Any:
+        # Before the length check: a query built from a long question (or a model's long
+        # query) is shortened to its keywords instead of failing validation.
+        return fit_query(v) if isinstance(v, str) else v
+
+    @field_validator("query")
+    @classmethod
+    def _strip(cls, v: str) -> str:
+        v = " ".join(v.split())
+        if not v:
+            raise ValueError("empty query")
+        return v
+
+
+class SearchTool(Tool):
+    name = "search"
+    args = Search
+    prompt = (
+        '- search {"action":"search","query":"2-4 keywords","k":3}: keywords, not a sentence; never repeat a '
+        "tried query. It searches body text, abstracts and captions; add \"kinds\":[\"references\"] only when the "
+        "question is about what a paper cites."
+    )
+    prompt_order = 10
+    guess_order = 1
+    texts: ClassVar[Texts] = {
+        "tool.search.label": ("search “{query}”", "检索“{query}”"),
+        "tool.search.description": ("search the library's passages by keywords", "按关键词检索文献库中的段落"),
+        "tool.search.progress": ("Round {n} · searching “{query}”…", "第 {n} 轮 · 搜索“{query}”…"),
+        "tool.search.done": ("Round {n} · {k} hit(s) for “{query}”", "第 {n} 轮 · “{query}”命中 {k} 条"),
+    }
+
+    def guess(self, args: Mapping[str, Any]) -> bool:
+        return "query" in args
+
+    def label_params(self, action: Mapping[str, Any], lang: str) -> dict[str, Any]:
+        return {"query": one_line(str(action.get("query", "")), 80)}
+
+    def progress(self, action: Mapping[str, Any], round_: int, lang: str) -> str:
+        return self.text("progress", lang, n=round_, query=one_line(str(action.get("query", "")), 60))
+
+    def cli_line(self, action: Mapping[str, Any], reasoning: str) -> str:
+        return f"   search {action['query']!r}" + (f"  ({reasoning})" if reasoning else "")
+
+    def done(self, result: ToolResult, lang: str) -> str:
+        return self.text("done", lang, n=result.round, k=len(result.hits), query=one_line(result.query, 60))
+
+    def trace_result(self, result: ToolResult) -> list[str]:
+        label = f"- Search “{one_line(result.query, 120)}”: {len(result.hits)} hit(s), {result.new_items} new"
+        lines = [label + (f" ({result.note})" if result.note else "")]
+        for i, h in enumerate(result.hits, 1):
+            sec = f" § {one_line(h.section, 60)}" if h.section else ""
+            lines.append(
+                f"  {i}. *{one_line(h.title, 100)}*{sec} (doc {h.doc_id}, seg {h.segment}, p. {h.page})"
+                f" — {one_line(h.snippet, 240)}"
+            )
+        return lines
+
+    def run(self, args: ToolArgs, run: ToolRun) -> ToolOutput:
+        assert isinstance(args, Search)
+        a, st = args, run.state
+        if st.tried(a.query):
+            msg = f"The query {a.query!r} was already tried; use different words (see candidate keywords)."
+            st.notices.append(msg)
+            st.last_observation = msg
+            st.summary.append(f"R{st.round}: repeated query {a.query!r} refused")
+            return ToolOutput(
+                ToolResult(round=st.round, elapsed_ms=run.ms(), tool="search", query=a.query, note="refused: repeated query"),
+                [Warning(round=st.round, elapsed_ms=run.ms(), code="repeated_query", message=msg)],
+            )
+        t = time.perf_counter()
+        st.queries_tried.append(a.query)
+        kinds = a.kinds if a.kinds is not None else sorted(SEARCH_KINDS)
+        hits = run.pool.search(
+            a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds
+        )
+        views: list[HitView] = []
+        new = 0
+        sections = section_pool(run.pool)
+        for h in hits:
+            key = (h.doc_id, h.seq)
+            fresh = key not in st.hits and key not in st.read_keys
+            new += fresh
+            view = HitView(
+                doc_id=h.doc_id,
+                segment=h.seq,
+                title=h.title,
+                section=h.section,
+                page=h.page,
+                score=h.score,
+                snippet=h.snippet,
+                new=key not in st.read_keys,
+                kind=h.kind,
+                section_path=h.section_path,
+                section_start=_section_start(sections, h.doc_id, h.seq) if h.section_path else None,
+            )
+            st.hits[key] = view
+            views.append(view)
+        st.last_hits = views
+        if views:
+            lines = [
+                f"- doc {v.doc_id} seg {v.segment}{'' if v.new else ' (already read)'}: {v.title}"
+                + (f" § {v.section}" if v.section else "")
+                + f" — {v.snippet[:240]}"
+                for v in views
+            ]
+            st.last_observation = f"Search {a.query!r} → {len(views)} hits:\n" + "\n".join(lines)
+        else:
+            st.last_observation = f"Search {a.query!r} → no hits. Try other words."
+        st.summary.append(f"R{st.round}: search {a.query!r} → {len(views)} hits, {new} new")
+        return ToolOutput(
+            ToolResult(
+                round=st.round,
+                elapsed_ms=run.ms(),
+                tool="search",
+                query=a.query,
+                hits=views,
+                new_items=new,
+                tool_ms=(time.perf_counter() - t) * 1000,
+            )
+        )
+
+
+def _section_start(pool: SectionPool | None, doc_id: int, segment: int) -> int | None:
+    if pool is None:
+        return None
+    try:
+        return pool.section_opening(doc_id, segment)
+    except Exception:  # a damaged or busy library: the hit is still a hit
+        return None
+
+
+TOOL = register(SearchTool())
