@@ -1,4 +1,5 @@
-"""The loop's rules with a scripted in-process policy over a real library."""
+"""The loop's rules with a scripted in-process policy, over a real library or, where a tiny
+pool is enough, the in-memory one (tests/fakes/memory_pool.py: no index needed)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,10 @@ from paperpilot.core.agent.actions import Answer, Decision, ListDocuments, Read,
 from paperpilot.core.agent.events import Finished, Status, event_from_json
 from paperpilot.core.agent.loop import AgentOptions, run_agent, run_to_result
 from paperpilot.core.agent.router import route
-from paperpilot.core.agent.state import AgentState, PolicyFailure, PolicyStep
+from paperpilot.core.agent.state import AgentState, DocumentPool, PolicyFailure, PolicyStep
 from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
+from tests.fakes.memory_pool import MemoryPool
 
 PAPERS = {
     "sparrows.md": "# Urban Sparrows\n\nHouse sparrows nest in city walls. Their population fell by half since 1990.\n",
@@ -32,6 +34,12 @@ def lib(tmp_path: Path) -> Iterator[Library]:
     library.import_paths([tmp_path])
     yield library
     library.close()
+
+
+@pytest.fixture
+def pool() -> MemoryPool:
+    """The same papers in memory: each paragraph after the title is a segment, as in the library."""
+    return MemoryPool.from_markdown(PAPERS)
 
 
 class Script:
@@ -57,16 +65,16 @@ class Script:
         return PolicyStep(Decision(action=self.final))
 
 
-def doc_id(lib: Library, title: str) -> int:
+def doc_id(lib: DocumentPool, title: str) -> int:
     return next(d.doc_id for d in lib.list_documents() if d.title == title)
 
 
-def events(lib: Library, policy: Script, question: str = "Why did sparrow numbers fall?", **opts: object) -> list:  # type: ignore[type-arg]
+def events(lib: DocumentPool, policy: Script, question: str = "Why did sparrow numbers fall?", **opts: object) -> list:  # type: ignore[type-arg]
     return list(run_agent(question, lib, policy, AgentOptions(mode="loop", **opts)))  # type: ignore[arg-type]
 
 
-def test_search_read_answer_verified(lib: Library) -> None:
-    sid = doc_id(lib, "Urban Sparrows")
+def test_search_read_answer_verified(pool: MemoryPool) -> None:
+    sid = doc_id(pool, "Urban Sparrows")
     script = Script(
         [
             Search(query="sparrow population"),
@@ -74,7 +82,7 @@ def test_search_read_answer_verified(lib: Library) -> None:
             Answer(text='House sparrows "fell by half since 1990" [P1].', evidence_ids=["P1"], confidence=0.8),
         ]
     )
-    evs = events(lib, script)
+    evs = events(pool, script)
     types = [e.type for e in evs]
     assert types[0] == "run_started" and types[-1] == "finished"
     assert types.count("round_started") == 3
@@ -91,14 +99,14 @@ def test_search_read_answer_verified(lib: Library) -> None:
         assert event_from_json(e.model_dump_json()) == e
 
 
-def test_invented_citation_is_removed_and_no_evidence_means_insufficient(lib: Library) -> None:
+def test_invented_citation_is_removed_and_no_evidence_means_insufficient(pool: MemoryPool) -> None:
     script = Script(
         [
             Search(query="sparrow population"),
             Answer(text="Cats ate them [P7].", evidence_ids=["P7"], missing=[], confidence=0.9),
         ]
     )
-    evs = events(lib, script)
+    evs = events(pool, script)
     warnings = [e for e in evs if e.type == "warning"]
     assert any(w.code == "invented_citation" and "P7" in w.message for w in warnings)
     result = evs[-1].result
@@ -107,9 +115,9 @@ def test_invented_citation_is_removed_and_no_evidence_means_insufficient(lib: Li
     assert result.missing and result.confidence <= 0.15
 
 
-def test_quote_not_in_passage_loses_its_citation(lib: Library) -> None:
-    sid = doc_id(lib, "Urban Sparrows")
-    did = doc_id(lib, "Sparrow Diet")
+def test_quote_not_in_passage_loses_its_citation(pool: MemoryPool) -> None:
+    sid = doc_id(pool, "Urban Sparrows")
+    did = doc_id(pool, "Sparrow Diet")
     script = Script(
         [
             Search(query="sparrow"),
@@ -121,7 +129,7 @@ def test_quote_not_in_passage_loses_its_citation(lib: Library) -> None:
             ),
         ]
     )
-    evs = events(lib, script)
+    evs = events(pool, script)
     assert any(e.type == "warning" and e.code == "quote_not_found" for e in evs)
     result = evs[-1].result
     assert result.status == Status.PARTIAL  # what sparrows eat is no reason for their decline
@@ -130,11 +138,11 @@ def test_quote_not_in_passage_loses_its_citation(lib: Library) -> None:
     assert "[2]" not in result.answer
 
 
-def test_repeated_query_is_refused_and_forces_answer(lib: Library) -> None:
+def test_repeated_query_is_refused_and_forces_answer(pool: MemoryPool) -> None:
     script = Script(
         [Search(query="sparrow population"), Search(query="population  Sparrow"), Search(query="sparrow, population!")]
     )
-    evs = events(lib, script)
+    evs = events(pool, script)
     assert any(e.type == "warning" and e.code == "repeated_query" for e in evs)
     refused = [e for e in evs if e.type == "tool_result" and e.note.startswith("refused")]
     assert len(refused) == 2
@@ -164,9 +172,9 @@ def test_round_limit_with_parts_missing_is_partial_not_truncated(lib: Library) -
     assert result.status == Status.PARTIAL and "round limit" in script.answer_reasons[0]
 
 
-def test_list_documents_then_nothing_new_converges(lib: Library) -> None:
+def test_list_documents_then_nothing_new_converges(pool: MemoryPool) -> None:
     script = Script([ListDocuments(), ListDocuments(), Search(query="zebra quasar")])
-    evs = events(lib, script)
+    evs = events(pool, script)
     listed = [e for e in evs if e.type == "tool_result" and e.tool == "list_documents"]
     assert len(listed[0].documents) == 3 and listed[0].new_items == 3
     assert listed[1].new_items == 0
@@ -207,9 +215,9 @@ def test_policy_failure_and_bugs_end_as_failed(lib: Library, caplog: pytest.LogC
     assert "boom" in caplog.text and "Traceback" in caplog.text
 
 
-def test_bad_read_is_a_warning_not_a_crash(lib: Library) -> None:
+def test_bad_read_is_a_warning_not_a_crash(pool: MemoryPool) -> None:
     script = Script([Read(doc_id=999, segments=[0])])
-    evs = events(lib, script)
+    evs = events(pool, script)
     assert any(e.type == "warning" and e.code == "bad_read" for e in evs)
     assert isinstance(evs[-1], Finished)
 
