@@ -11,6 +11,7 @@ from __future__ import annotations
 from pydantic import ValidationError
 
 from .actions import Answer, Decision, PassageRef, Read, Search, fit_query
+from .extractive import extractive_answer
 from .state import AgentState, PolicyStep
 
 
@@ -52,11 +53,9 @@ def fallback_step(state: AgentState, e: BaseException, k: int = 3) -> PolicyStep
 
 def fallback_answer(state: AgentState, reason: str, e: BaseException) -> PolicyStep:
     """An extractive answer from the passages read (the offline policy's), when the policy's failed."""
-    from .offline import OfflinePolicy
-
     warning = ("policy_error", f"the answer could not be written ({plain_error(e)}); answering from the passages read")
     try:
-        step = OfflinePolicy().answer(state, reason)
+        step = extractive_answer(state, reason)
     except (ValidationError, ValueError, TypeError, KeyError):
         step = PolicyStep(
             Decision(

@@ -22,7 +22,7 @@ from ..llm.client import ChatReply, LLMCancelled, LLMClient, LLMError, Message
 from ..text.language import detect_language, has_cjk, query_terms
 from .actions import Action, Answer, Decision, PassageRef, Read, Search
 from .events import HitView, PassageView, Usage
-from .offline import OfflinePolicy
+from .extractive import extractive_answer
 from .router import is_complex
 from .state import LANGUAGE_NAMES, AgentState, PolicyFailure, PolicyStep, describe_languages
 from .support import Bridges, claim_text
@@ -424,7 +424,6 @@ class LLMPolicy:
         self._answer_schema = compact_schema(Answer.model_json_schema())
         self._plan_schema = compact_schema(_Plan.model_json_schema())
         self._quote_schema = compact_schema(_Quotes.model_json_schema())
-        self._fallback_answer = OfflinePolicy()  # only its extractive answer is used
 
     @property
     def _decision_schema(self) -> dict[str, Any]:
@@ -524,7 +523,7 @@ class LLMPolicy:
         reply = self._call(self.answer_messages(state, reason), self._answer_schema, "answer", state)
         parsed = parse_answer(reply.content)
         if parsed is None:
-            step = self._fallback_answer.answer(state, f"{reason}; the model's answer did not parse")
+            step = extractive_answer(state, f"{reason}; the model's answer did not parse")
             step.usage.add(reply.usage)
             step.warnings.insert(
                 0,
@@ -537,7 +536,7 @@ class LLMPolicy:
             # Passages were read but the model cited none of them (weak local models do this):
             # verification would withhold the whole answer, so answer extractively from what
             # was read instead, and say so.
-            step = self._fallback_answer.answer(state, f"{reason}; the model's answer cited nothing")
+            step = extractive_answer(state, f"{reason}; the model's answer cited nothing")
             step.usage.add(reply.usage)
             step.warnings.insert(
                 0,

@@ -36,10 +36,10 @@ from .events import (
     Usage,
     Warning,
 )
+from .extractive import extractive_answer
 from .guard import fallback_answer, fallback_step, plain_error
 from .injection import Instruction, find_instructions
 from .intent import asks_to_remember
-from .offline import OfflinePolicy
 from .router import QuickPolicy, route
 from .state import (
     AgentState,
@@ -226,7 +226,7 @@ class _Run:
     def stopped(self, during: str) -> Iterator[Event]:
         """The user's Stop: say so in the trace and end ``cancelled``, keeping every passage read.
 
-        When something was read, an extract from it (the offline policy's extractive answer, no
+        When something was read, an extract from it (the extractive answer, no
         model call, verified like any answer) says what the passages hold; it stays a cancelled
         run with a low confidence, never an answer.
         """
@@ -241,7 +241,7 @@ class _Run:
         cited: list[Evidence] = []
         text = ""
         try:
-            draft = OfflinePolicy().answer(st, "stopped by the user").decision.action
+            draft = extractive_answer(st, "stopped by the user").decision.action
             if isinstance(draft, Answer) and draft.text.strip():
                 instructions = [i for found in self.instructions.values() for i in found]
                 verified = verify_answer(draft, st.passages, question=st.question, bridges=self.bridges(),
