@@ -56,8 +56,16 @@ class PassageView(BaseModel):
     section_path: str = ""
 
 
+# The only thing an answer may cite: a passage of the user's library read in this run. What a
+# tool finds elsewhere is a ``tools.Candidate``, which has no document or segment to cite.
+LibraryPassage = PassageView
+
+
 class Evidence(BaseModel):
-    """A verified citation in the result; ``number`` is the [n] used in the answer text."""
+    """A verified citation in the result; ``number`` is the [n] used in the answer text.
+
+    Built only from a ``LibraryPassage`` (``Evidence.of_passage``): citations point into the library.
+    """
 
     number: int
     id: str
@@ -72,6 +80,16 @@ class Evidence(BaseModel):
     ocr: bool = False  # the passage's text was read by OCR (the inspector says so)
     kind: str = ""  # the passage's kind and section path, as stored at import
     section_path: str = ""
+
+    @classmethod
+    def of_passage(cls, number: int, passage: LibraryPassage, *, quote: str = "", verified: bool = True) -> Evidence:
+        """The evidence [``number``] for a library passage read in this run; nothing else is citable."""
+        if not isinstance(passage, PassageView):
+            raise TypeError(f"only a passage of the library can be cited, not a {type(passage).__name__}")
+        p = passage
+        return cls(number=number, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
+                   segment=p.segment, text=p.text, quote=quote, verified=verified, ocr=p.ocr, kind=p.kind,
+                   section_path=p.section_path)  # fmt: skip
 
 
 class PartStatus(BaseModel):

@@ -209,14 +209,7 @@ class _Run:
         return Finished(round=self.state.round, elapsed_ms=self.ms(), result=result)
 
     def _unverified(self, passages: list[PassageView], first: int) -> list[Evidence]:
-        return [
-            Evidence(
-                number=first + i, id=p.id, doc_id=p.doc_id, title=p.title, section=p.section, page=p.page,
-                segment=p.segment, text=p.text, verified=False, kind=p.kind, section_path=p.section_path,
-                ocr=p.ocr,
-            )
-            for i, p in enumerate(passages)
-        ]  # fmt: skip
+        return [Evidence.of_passage(first + i, p, verified=False) for i, p in enumerate(passages)]
 
     def partial(self, status: Status, message: str, error: str = "") -> Finished:
         """Finish without an answer (failed), keeping what was read as evidence."""

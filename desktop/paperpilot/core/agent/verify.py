@@ -178,23 +178,7 @@ def verify_answer(
         ref = _canon(ref)
         if ref not in passages and not any(ref in m for _, m in rejected):
             rejected.append(("invented_citation", f"evidence id {ref} was never read in this run"))
-    evidence = [
-        Evidence(
-            number=i + 1,
-            id=ref,
-            doc_id=passages[ref].doc_id,
-            title=passages[ref].title,
-            section=passages[ref].section,
-            page=passages[ref].page,
-            segment=passages[ref].segment,
-            text=passages[ref].text,
-            quote=quotes_by_id.get(ref, ""),
-            ocr=passages[ref].ocr,
-            kind=passages[ref].kind,
-            section_path=passages[ref].section_path,
-        )
-        for i, ref in enumerate(order)
-    ]
+    evidence = [Evidence.of_passage(i + 1, passages[ref], quote=quotes_by_id.get(ref, "")) for i, ref in enumerate(order)]
     text = "\n".join(out_sentences).strip()
     # Renumbering happened as sentences were kept; drop bullets left without a sentence.
     text = re.sub(r"\n{3,}", "\n\n", text)

@@ -130,3 +130,12 @@ def test_a_tool_whose_arguments_lack_its_tag_is_refused() -> None:
     with pytest.raises(ValueError, match="Literal"):
         tools.register(Bad())
     assert tools.get("bad") is None
+
+
+def test_only_a_library_passage_can_become_evidence() -> None:
+    from paperpilot.core.agent.events import Evidence, PassageView
+
+    passage = PassageView(id="P1", doc_id=2, segment=0, title="Urban Sparrows", text="They fell by half.")
+    assert Evidence.of_passage(1, passage).doc_id == 2
+    with pytest.raises(TypeError, match="only a passage of the library"):
+        Evidence.of_passage(1, Candidate(source="web", title="A web page", locator="https://example.org"))  # type: ignore[arg-type]

@@ -20,12 +20,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, field_validator
 
 from ..events import Info, PassageView, ToolResult, Warning
+from ..events import LibraryPassage as LibraryPassage  # the only citable thing (events.Evidence.of_passage)
 
 if TYPE_CHECKING:
     from ..state import AgentState, DocumentPool
-
-# A passage the agent read from the user's library: the only thing an answer may cite.
-LibraryPassage: TypeAlias = PassageView
 
 # The last observation is a summary for the policy; full passages stay in state.passages.
 OBSERVATION_PASSAGE_CHARS = 700
