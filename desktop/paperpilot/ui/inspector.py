@@ -125,7 +125,7 @@ def locator(doc_id: int, segment: int) -> str:
 
 
 def action_label(action: dict[str, Any]) -> str:
-    """What a round chose to do, in the interface language (report.describe_action's words)."""
+    """What a round chose to do, in the interface language (its tool's words, from the registry)."""
     return tools.describe_action(action, language())
 
 
