@@ -22,10 +22,10 @@ from ..agent.events import Evidence, Finished, PassageView, Result, Status, Usag
 from ..agent.events import Warning as TraceWarning
 from ..agent.injection import is_instruction
 from ..agent.loop import AgentOptions, run_agent
+from ..agent.scoped import ScopedPool
 from ..agent.state import AgentState, Policy, PolicyStep
 from ..agent.verify import without_source_refs
-from ..errors import DocumentNotFound
-from ..models import DocumentInfo, Hit, Passage
+from ..models import DocumentInfo
 from ..text.kinds import Kind, answer_sentences, answerable, heading_names
 from ..text.language import STOPWORDS, has_cjk, query_terms
 from .kinds import hit_kind, passage_kind, stored_kind
@@ -146,50 +146,6 @@ class Ask(BaseModel):
             return list(self.cues)
         zh = has_cjk(self.question)
         return [c for c in self.cues if has_cjk(c) == zh]
-
-
-class ScopedPool:
-    """The library narrowed to ``doc_ids``: what the loop lists, finds and reads."""
-
-    def __init__(self, pool: object, doc_ids: Sequence[int], documents: Sequence[DocumentInfo] | None = None) -> None:
-        self.pool = pool
-        self.doc_ids = list(dict.fromkeys(doc_ids))
-        self._ids = set(self.doc_ids)
-        self._documents = list(documents) if documents is not None else None
-
-    def list_documents(self) -> list[DocumentInfo]:
-        if self._documents is None:
-            self._documents = [d for d in self.pool.list_documents() if d.doc_id in self._ids]  # type: ignore[attr-defined]
-        return list(self._documents)
-
-    def search(
-        self,
-        query: str,
-        k: int = 3,
-        *,
-        doc_ids: Sequence[int] | None = None,
-        year_from: int | None = None,
-        year_to: int | None = None,
-        kinds: Sequence[str] | None = None,
-    ) -> list[Hit]:
-        ids = [i for i in (doc_ids if doc_ids is not None else self.doc_ids) if i in self._ids]
-        if not ids:
-            return []
-        hits: list[Hit] = self.pool.search(  # type: ignore[attr-defined]
-            query, k, doc_ids=ids, year_from=year_from, year_to=year_to, kinds=kinds
-        )
-        return hits
-
-    def read(self, doc_id: int, segment: int) -> Passage:
-        if doc_id not in self._ids:
-            raise DocumentNotFound(f"document {doc_id} is not among the papers of this run")
-        p: Passage = self.pool.read(doc_id, segment)  # type: ignore[attr-defined]
-        return p
-
-    def language_mix(self) -> dict[str, float]:
-        # Unknown on purpose: a workflow asks each paper in its own language (a column's Chinese
-        # question for a Chinese paper), so the loop's cross-language note would only mislead.
-        return {}
 
 
 def _lower(text: str) -> str:
@@ -452,7 +408,7 @@ def ask_papers(
     reason: str = "",
 ) -> Asked:
     """Ask ``ask`` of the papers ``doc_ids`` with one agent run; returns what the checks kept."""
-    scoped = ScopedPool(pool, doc_ids, documents)
+    scoped = ScopedPool(pool, doc_ids, documents, cache_documents=True, languages=False)  # type: ignore[arg-type]
     policy = GatherPolicy(ask, scoped.doc_ids, model, k=k, reads=reads, reason=reason)
     result: Result | None = None
     unsupported = 0
