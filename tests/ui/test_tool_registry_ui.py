@@ -26,7 +26,7 @@ class EchoTool(Tool):
     name = "echo"
     args = Echo
     prompt = '- echo {"action":"echo","text":"..."}: repeats the text.'
-    texts: ClassVar[tools.base.Texts] = {
+    texts: ClassVar[tools.Texts] = {
         "tool.echo.name": ("echo", "回声"),
         "tool.echo.label": ("echo “{text}”", "回声“{text}”"),
         "tool.echo.progress": ("Round {n} · echoing…", "第 {n} 轮 · 回声…"),

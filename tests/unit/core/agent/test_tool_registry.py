@@ -34,7 +34,7 @@ class WordCountTool(Tool):
     name = "word_count"
     args = WordCount
     prompt = '- word_count {"action":"word_count","text":"..."}: the number of words of a text.'
-    texts: ClassVar[tools.base.Texts] = {
+    texts: ClassVar[tools.Texts] = {
         "tool.word_count.label": ("count the words of “{text}”", "统计“{text}”的词数"),
         "tool.word_count.description": ("count the words of a text", "统计一段文字的词数"),
     }
@@ -125,7 +125,7 @@ def test_a_tool_whose_arguments_lack_its_tag_is_refused() -> None:
         name = "bad"
         args = Untagged
         prompt = ""
-        texts: ClassVar[tools.base.Texts] = {}
+        texts: ClassVar[tools.Texts] = {}
 
     with pytest.raises(ValueError, match="Literal"):
         tools.register(Bad())

@@ -28,8 +28,6 @@ if TYPE_CHECKING:
 # The last observation is a summary for the policy; full passages stay in state.passages.
 OBSERVATION_PASSAGE_CHARS = 700
 
-LANGUAGES = ("en", "zh")
-
 # Message code (``tool.<name>.<key>``) -> (English, Chinese).
 Texts: TypeAlias = Mapping[str, tuple[str, str]]
 
@@ -104,16 +102,23 @@ class ToolOutput:
     events: list[Warning | Info] = field(default_factory=list)
 
 
+class _Params(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return ""  # a trace written before a tool gained a parameter still reads
+
+
 def render(template: str, params: Mapping[str, Any]) -> str:
-    return template.format(**params) if params else template
+    return template.format_map(_Params(params))
 
 
 class Tool:
     """One agent tool. Subclasses set the class attributes and override ``run``.
 
-    ``texts`` maps message codes (``tool.<name>.label`` …) to their (English, Chinese) forms:
-    ``label`` names a chosen action for people, ``description`` says in one line what the tool
-    does; optional ``progress`` (while it runs, with the round ``n``) and ``done`` (its result).
+    ``texts`` maps message codes (``tool.<name>.<key>``) to their (English, Chinese) forms:
+    ``label`` names a chosen action for people and ``description`` says in one line what the
+    tool does; optional are ``name`` (its short name), ``progress`` (the chat pane's line while
+    it runs, with the round ``n``), ``done`` (the chat pane's line for its result) and
+    ``result`` (the inspector's line for its result, with ``k`` new items).
     """
 
     name: ClassVar[str]
@@ -180,5 +185,5 @@ class Tool:
         return lines
 
     def result_summary(self, result: ToolResult, lang: str = "en") -> str:
-        """One line for the result in the GUI ("" for none): the ``done`` message by default."""
+        """The inspector's line for the result ("" for none)."""
         return self.text("result", lang, n=result.round, k=result.new_items, note=result.note)
