@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.memory.profile import set_profile_value
-from ..core.settings.config import atomic_write_text
+from ..core.api import atomic_write_text, set_profile_value
 from .args import (
     EXIT_OK,
     AddParser,

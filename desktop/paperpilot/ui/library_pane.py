@@ -47,17 +47,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent.report import one_line
+from ..core.api import (
+    STYLE_NAMES,
+    CollectionTree,
+    DocumentFilter,
+    DocumentInfo,
+    ExportFormat,
+    Library,
+    LibraryBusy,
+    LibraryError,
+    MetadataUpdate,
+    Rendered,
+    Scope,
+    all_tags,
+    atomic_write_text,
+    get_style,
+    one_line,
+    parse_query,
+    recently_added,
+)
 from ..core.app import Session
-from ..core.citations.formats import ExportFormat
-from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
-from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.library.metadata import MetadataUpdate, export_items, format_references, in_text, reread_metadata
-from ..core.library.organize import CollectionTree, all_tags, recently_added
-from ..core.library.query import DocumentFilter, parse_query
-from ..core.library.scope import Scope
-from ..core.models import DocumentInfo
-from ..core.settings.config import atomic_write_text
 from .core_text import import_text
 from .i18n import tr
 from .library_model import (
@@ -135,11 +144,6 @@ def plain_citation(doc: DocumentInfo) -> str:
     if doc.doi:
         text += f" https://doi.org/{doc.doi}"
     return text
-
-
-def reread_documents(library: Library, doc_ids: list[int]) -> list[MetadataUpdate]:
-    """Re-read each document's metadata from its file (runs in a worker); fields a person chose stay."""
-    return [reread_metadata(library, i) for i in doc_ids]
 
 
 def remove_documents(session: Session, docs: list[DocumentInfo]) -> list[str]:
@@ -280,7 +284,6 @@ class LibraryPane(QWidget):
         self.fulltext_timer.setSingleShot(True)
         self.fulltext_timer.setInterval(FULLTEXT_DEBOUNCE_MS)
         self.fulltext_timer.timeout.connect(self.on_fulltext_timer_timeout)
-        self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}  # the open ones, docked or in windows
         # The main window's reader (ui/reader.py): documents open in its tabs; None: in windows.
         self.reader: Any = None
@@ -1076,22 +1079,16 @@ class LibraryPane(QWidget):
         if self.library.document(doc_id) is None:
             return False
         try:
-            dlg = MetadataDialog(self.library, doc_id, self, style=self._citation_style)
+            dlg = MetadataDialog(self.library, doc_id, self, style=self.citation_style(), session=self.session)
         except (LibraryError, LibraryBusy, ValueError) as e:
             QMessageBox.warning(self, tr("Edit Metadata"), str(e))
             return False
         try:
-            before = self.session.metadata_item(doc_id)
-        except (LibraryError, LibraryBusy, ValueError):
-            before = None
-        try:
+            # The dialog saves through the Session, which also lets Ctrl+Z put the old fields back.
             if dlg.exec() != QDialog.DialogCode.Accepted:
                 return False
         finally:
             dlg.deleteLater()
-        if before is not None:
-            # Ctrl+Z puts it back; the undo journal is in the library database: a write, so a worker.
-            self.run_write(self.session.record_metadata_edit, doc_id, before)
         doc = self.library.document(doc_id)
         viewer = self.viewers.get(doc_id)
         if doc is not None and viewer is not None and shiboken6.isValid(viewer):
@@ -1104,11 +1101,14 @@ class LibraryPane(QWidget):
     # --- citations ----------------------------------------------------------------------------
 
     def set_citation_style(self, name: str) -> None:
-        """The style for copied references and the metadata preview; unknown names mean APA."""
-        self._citation_style = name if name in STYLE_NAMES else DEFAULT_STYLE
+        """The style for copied references and the metadata preview; unknown names mean APA.
+        It is the Session's one style: a change here is the user's style everywhere."""
+        style = name if name in STYLE_NAMES else DEFAULT_STYLE
+        if style != self.session.citation_style:
+            self.session.set_citation_style(style)
 
     def citation_style(self) -> str:
-        return self._citation_style
+        return self.session.citation_style
 
     def citable_ids(self) -> list[int]:
         """The selected documents that have metadata to cite (failed imports have none)."""
@@ -1116,9 +1116,9 @@ class LibraryPane(QWidget):
 
     def _style_label(self) -> str:
         try:
-            return tr(get_style(self._citation_style).label)
+            return tr(get_style(self.citation_style()).label)
         except Exception:  # a broken style module must not stop the copy from reporting
-            return self._citation_style
+            return self.citation_style()
 
     @Slot()
     def copy_references(self) -> None:
@@ -1128,7 +1128,7 @@ class LibraryPane(QWidget):
             self.message.emit(tr("Select the documents to cite in the library first."))
             return
         try:
-            refs = format_references(self.library, ids, self._citation_style)
+            refs = self.session.references(ids)
         except (LibraryError, LibraryBusy, ValueError) as e:
             QMessageBox.warning(self, tr("Copy References"), str(e))
             return
@@ -1145,7 +1145,7 @@ class LibraryPane(QWidget):
             self.message.emit(tr("Select the documents to cite in the library first."))
             return
         try:
-            text = in_text(self.library, ids, self._citation_style)
+            text = self.session.in_text(ids)
         except (LibraryError, LibraryBusy, ValueError) as e:
             QMessageBox.warning(self, tr("Copy In-text Citations"), str(e))
             return
@@ -1175,7 +1175,7 @@ class LibraryPane(QWidget):
             return None
         fmt, path = export_format_for(Path(name), chosen)
         try:
-            atomic_write_text(path, export_items(self.library, doc_ids, fmt))
+            atomic_write_text(path, self.session.export(doc_ids, fmt)[0])
         except OSError as e:
             QMessageBox.warning(
                 self, title, tr("Could not write {path}: {reason}").format(path=path, reason=e.strerror or e)
@@ -1232,7 +1232,7 @@ class LibraryPane(QWidget):
     def reread_selected(self) -> None:
         ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
         if ids:
-            self._run_metadata(reread_documents, (self.library, ids), tr("Re-reading metadata of {n} document(s)…"), len(ids))
+            self._run_metadata(self.session.reread_metadata, (ids,), tr("Re-reading metadata of {n} document(s)…"), len(ids))
 
     @Slot()
     def retrieve_selected(self) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.library import Library
+from ..core.api import Library
 from .chat_pane import markdown_to_html
 from .i18n import tr
 from .workers import FunctionWorker, WorkerThread
