@@ -72,8 +72,8 @@ def _scope(args: argparse.Namespace) -> WorkflowScope:
         hi = hi if hi is not None else b
     if lo is not None and hi is not None and lo > hi:
         raise UsageError(f"--year-from {lo} is after --year-to {hi}")
-    return WorkflowScope(doc_ids=list(args.doc_ids), query=args.query or "", year_from=lo, year_to=hi, tags=list(args.tag),
-                 collections=list(args.collection))  # fmt: skip
+    return WorkflowScope(doc_ids=list(args.doc_ids), query=args.query or "", year_from=lo, year_to=hi,
+                         tags=list(args.tag), collections=list(args.collection))  # fmt: skip
 
 
 def _say(text: str) -> None:
@@ -110,11 +110,12 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             matrix = s.create_matrix(_scope(args), specs, column_set=args.columns or "")
         if args.save_columns:
             s.save_column_set(args.save_columns, matrix.columns)
+        cancel = threading.Event()
+        run = s.run_matrix(matrix, args.policy, cancel, **_model_overrides(args))
         pending = len(matrix.pending())
         _say(f"matrix {matrix.id}: {len(matrix.rows)} papers × {len(matrix.columns)} columns, {pending} cells to fill")
-        cancel = threading.Event()
         try:
-            for p in s.run_matrix(matrix, args.policy, cancel, **_model_overrides(args)):
+            for p in run:
                 if p.cell is not None and not args.json:
                     _say(f"  [{p.done}/{p.total}] doc {p.row.doc_id} · {p.column.name}: {p.cell.status}")
         except KeyboardInterrupt:
@@ -173,11 +174,11 @@ def cmd_draft(args: argparse.Namespace) -> int:
         if not topic.strip():
             raise UsageError("give the draft's topic, e.g. paperpilot draft \"对比近三年 Transformer 在医学影像分割方向的研究进展\"")
         cancel = threading.Event()
+        run = s.write_draft(topic, template_name, scope, language=language or "", policy=args.policy, style=args.style,
+                            cancel=cancel, draft_id=draft_id, **_model_overrides(args))  # fmt: skip
         draft: Draft | None = None
         try:
-            for ev in s.write_draft(topic, template_name, scope, language=language or "", policy=args.policy,
-                                    style=args.style, cancel=cancel, draft_id=draft_id,
-                                    **_model_overrides(args)):  # fmt: skip
+            for ev in run:
                 if isinstance(ev, SectionProgress):
                     if ev.section is None:
                         _say(f"  [{ev.index + 1}/{ev.total}] {ev.heading} …")

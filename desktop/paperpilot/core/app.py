@@ -838,13 +838,14 @@ class Session:
         cancel: threading.Event | None = None,
         **model: Any,
     ) -> Iterator[CellProgress]:
-        """Fill the matrix's pending cells (each saved as done), yielding progress. The model is
-        built on the first step, in the caller's thread (it may import the HTTP client);
-        ``model``: ``workflow_model``'s overrides (base_url, model, api_key_env)."""
+        """The run that fills the matrix's pending cells (each saved as done), yielding progress.
+        The model is built here (InvalidInput when it cannot be; it may import the HTTP client,
+        so the GUI calls this in its worker); ``model``: ``workflow_model``'s overrides
+        (base_url, model, api_key_env)."""
         from .workflows.matrix import run_matrix
 
         writer = self.workflow_model(policy or None, **model)
-        yield from run_matrix(self.workflows, matrix, self.library, model=writer, cancel=cancel)
+        return run_matrix(self.workflows, matrix, self.library, model=writer, cancel=cancel)
 
     def matrix_references(self, matrix: Matrix, style: str | None = None) -> list[Reference]:
         """The matrix's rows as numbered references in ``style`` (default: the style)."""
@@ -915,9 +916,10 @@ class Session:
         draft_id: str | None = None,
         **model: Any,
     ) -> Iterator[SectionProgress | Draft]:
-        """Write a draft (or the rest of ``draft_id``) section by section, yielding progress and
-        last the ``Draft``. The template (a name, a path or a Template) and the model are read
-        on the first step, in the caller's thread. References are in ``draft_style``."""
+        """The run that writes a draft (or the rest of ``draft_id``) section by section, yielding
+        progress and last the ``Draft``. The template (a name, a path or a Template) and the
+        model are read here (InvalidInput when they cannot be; the GUI calls this in its
+        worker). References are in ``draft_style``."""
         from .workflows.draft import write_draft
         from .workflows.templates import Template, load_template
 
@@ -929,8 +931,8 @@ class Session:
         def references(ids: Sequence[int]) -> list[str]:
             return self.reference_entries(ids, entries_style)
 
-        yield from write_draft(self.workflows, self.library, topic, tpl, scope, model=writer, language=lang,
-                               references=references, cancel=cancel, draft_id=draft_id)  # fmt: skip
+        return write_draft(self.workflows, self.library, topic, tpl, scope, model=writer, language=lang,
+                           references=references, cancel=cancel, draft_id=draft_id)  # fmt: skip
 
     def open_draft(self, draft_id: str) -> SavedDraft:
         """A saved draft as it was left, its references in the draft's style."""

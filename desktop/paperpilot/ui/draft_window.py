@@ -49,10 +49,10 @@ OTHER_TEMPLATE = "__file__"
 
 def _write(session: Session, topic: str, template_name: str | Template, scope: Scope, language: str, policy: str,
            cancel: threading.Event, draft_id: str | None = None) -> Iterator[SectionProgress | Draft]:  # fmt: skip
-    """The draft's sections (a new one, or the rest of ``draft_id``); the Session reads the model
-    and the template on the first step, off the GUI thread."""
-    return session.write_draft(topic, template_name, scope, language=language, policy=policy or None, cancel=cancel,
-                               draft_id=draft_id)  # fmt: skip
+    """The draft's sections (a new one, or the rest of ``draft_id``), with the model and the
+    template read here, off the GUI thread."""
+    yield from session.write_draft(topic, template_name, scope, language=language, policy=policy or None, cancel=cancel,
+                                   draft_id=draft_id)  # fmt: skip
 
 
 class DraftWindow(WorkflowWindow):

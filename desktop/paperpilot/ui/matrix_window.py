@@ -174,8 +174,8 @@ def _create(session: Session, scope: Scope, column_set: str, title: str) -> Matr
 
 
 def _fill(session: Session, matrix: Matrix, policy: str, cancel: threading.Event) -> Iterator[CellProgress]:
-    """The pending cells, with the model built here (it may import the HTTP client)."""
-    return session.run_matrix(matrix, policy or None, cancel)
+    """The pending cells, with the model built here, in the worker (it may import the HTTP client)."""
+    yield from session.run_matrix(matrix, policy or None, cancel)
 
 
 def _edit(session: Session, matrix: Matrix, specs: list[tuple[str, str]]) -> Matrix:
