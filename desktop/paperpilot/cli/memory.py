@@ -149,7 +149,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
         doc = s.ready_document(args.doc_id)
         lib = s.library
         if args.set_text is not None:
-            lib.set_note(args.doc_id, args.set_text)
+            s.set_note(args.doc_id, args.set_text)
         text = lib.get_note(args.doc_id)
         updated = lib.note_updated(args.doc_id)
     if args.json:

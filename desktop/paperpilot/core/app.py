@@ -661,6 +661,10 @@ class Session:
     def set_note(self, doc_id: int, text: str) -> None:
         self.library.set_note(doc_id, text)
 
+    def reindex(self) -> int:
+        """Rebuild the search index from the library database; the number of passages indexed."""
+        return self.library.reindex()
+
     # --- the structure of papers --------------------------------------------------------------
 
     def reference_list(self, doc_id: int) -> list[LinkedReference]:

@@ -171,7 +171,7 @@ class LibraryActions(QObject):
 
         pane = self.pane
         doc = pane.library.document(doc_id)
-        dlg = NotesDialog(pane.library, doc_id, doc.title if doc is not None else "", pane)
+        dlg = NotesDialog(pane.library, doc_id, doc.title if doc is not None else "", pane, session=self.session)
         saved = bool(dlg.exec())
         dlg.deleteLater()
         if saved:

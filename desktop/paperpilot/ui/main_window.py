@@ -641,7 +641,7 @@ class MainWindow(QMainWindow):
         # A write: in a worker, because another process may hold the writer lock for a while.
         if self.reindex_thread is not None:
             return
-        worker = FunctionWorker(self.library.reindex, doing="Rebuilding the search index")
+        worker = FunctionWorker(self.session.reindex, doing="Rebuilding the search index")
         worker.finished.connect(self.on_reindex_finished)
         worker.failed.connect(self.on_reindex_failed)
         self.reindex_thread = WorkerThread(worker, self)
