@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .agent.events import Event, Finished, Info, Result
 from .agent.events import Warning as TraceWarning
@@ -1050,7 +1050,7 @@ class ConnectionProbe:
     "no_models" (no model named, none listed), "failed" (``detail`` says why, in the client's
     words), "cancelled"."""
 
-    outcome: str
+    outcome: Literal["ok", "listed", "no_models", "failed", "cancelled"]
     detail: str = ""
     models: list[str] = field(default_factory=list)
 
