@@ -125,7 +125,7 @@ case "$MODE" in
         .venv/bin/lint-imports --no-cache || rc=1
         say "ruff check desktop tests"
         .venv/bin/ruff check desktop tests || rc=1
-        say "mypy (strict on core and cli)"
+        say "mypy (strict on core, cli and ui)"
         .venv/bin/mypy || rc=1
         exit $rc
         ;;

@@ -22,7 +22,7 @@ from paperpilot.core.library import Library
 from paperpilot.core.library.metadata import in_text, item_for_document, save_item
 from paperpilot.ui import metadata_dialog
 from paperpilot.ui.chat_pane import bracket_marker, number_by_document, renumber_citations
-from paperpilot.ui.library_pane import EXPORT_FORMATS, export_format_for
+from paperpilot.ui.library_actions import EXPORT_FORMATS, export_format_for
 from paperpilot.ui.metadata_dialog import LookupEndpoints, MetadataDialog
 from tests.timing import bound
 

@@ -79,7 +79,8 @@ def test_reread_runs_in_a_worker_and_online_retrieval_waits_for_the_setting(
     assert not actions["Retrieve Metadata Online"].isEnabled()  # lookups are off by default
 
     threads: list[str] = []
-    import paperpilot.ui.library_pane as lp
+    # The pane re-reads through Session.reread_metadata, which calls core.app's reread_metadata.
+    import paperpilot.core.app as lp
 
     real = lp.reread_metadata
 

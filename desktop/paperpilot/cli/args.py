@@ -12,10 +12,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ..core.api import MAX_ROUNDS, MIN_ROUNDS, Library
 from ..core.app import Session
 from ..core.errors import InvalidInput, PaperPilotError
-from ..core.library import Library
-from ..core.settings.config import MAX_ROUNDS, MIN_ROUNDS
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_INTERRUPTED = 130  # as a shell reports a program ended by Ctrl+C
@@ -96,19 +95,19 @@ def common(parser: argparse.ArgumentParser, top: bool) -> None:
 
 
 def profile_keys() -> tuple[str, ...]:
-    from ..core.memory.profile import PROFILE_KEYS
+    from ..core.api import PROFILE_KEYS
 
     return PROFILE_KEYS
 
 
 def style_names() -> tuple[str, ...]:
-    from ..core.citations.styles import STYLE_NAMES
+    from ..core.api import STYLE_NAMES
 
     return STYLE_NAMES
 
 
 def emit_json(data: object) -> None:
-    from ..core.text.redaction import has_secrets, redact_data
+    from ..core.api import has_secrets, redact_data
 
     # Masked before encoding: JSON escapes would hide a key holding a quote from the stream's mask.
     if has_secrets():

@@ -12,13 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.agent import tools
-from ..core.agent.actions import question_too_long
-from ..core.agent.events import Warning as TraceWarning
-from ..core.agent.events import event_to_json
+from ..core.api import MAX_ROUNDS, MIN_ROUNDS, Scope, TraceWarning, event_to_json, question_too_long, tools
 from ..core.app import FOLLOWUP_WARNING, ConversationNotFound
-from ..core.library.scope import Scope
-from ..core.settings.config import MAX_ROUNDS, MIN_ROUNDS
 from .args import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -227,7 +222,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..core.agent.evaluate import format_table
+    from ..core.app import eval_table as format_table
 
     dataset = Path(args.dataset)
     if not dataset.is_file():

@@ -7,11 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-from ..core.citations.cslio import parse_csl_json
-from ..core.citations.formats import export_text
-from ..core.citations.model import CslItem
-from ..core.citations.styles import bibliography, get_style
-from ..core.settings.config import atomic_write_text
+from ..core.api import CslItem, atomic_write_text, bibliography, export_text, get_style, parse_csl_json
 from .args import EXIT_OK, AddParser, CliError, doc_id_type, emit_json, session, style_names
 
 

@@ -7,10 +7,8 @@ import os
 import sys
 import textwrap
 
+from ..core.api import ALL_KINDS, DocumentInfo, ImportProgress, parse_kinds
 from ..core.errors import PaperPilotError
-from ..core.library import ImportProgress
-from ..core.models import DocumentInfo
-from ..core.text.kinds import ALL_KINDS, parse_kinds
 from .args import (
     EXIT_ERROR,
     EXIT_OK,

@@ -11,10 +11,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .. import __version__
+from ..core.api import (
+    HOME_ENV,
+    AppPaths,
+    RedactingStream,
+    app_paths,
+    configure_logging,
+    log_crash,
+    reset_logging,
+)
 from ..core.errors import PaperPilotError
-from ..core.settings.logsetup import configure_logging, log_crash, reset_logging
-from ..core.settings.paths import HOME_ENV, AppPaths, app_paths
-from ..core.text.redaction import RedactingStream
 from . import ask, check, cite, gui, library, memory, organize, workflows
 from . import metadata as metadata_cli
 from .args import (

@@ -6,8 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.memory.profile import set_profile_value
-from ..core.settings.config import atomic_write_text
+from ..core.api import atomic_write_text, set_profile_value
 from .args import (
     EXIT_OK,
     AddParser,
@@ -150,7 +149,7 @@ def cmd_notes(args: argparse.Namespace) -> int:
         doc = s.ready_document(args.doc_id)
         lib = s.library
         if args.set_text is not None:
-            lib.set_note(args.doc_id, args.set_text)
+            s.set_note(args.doc_id, args.set_text)
         text = lib.get_note(args.doc_id)
         updated = lib.note_updated(args.doc_id)
     if args.json:

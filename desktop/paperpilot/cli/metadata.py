@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..core.api import DocumentInfo, MetadataUpdate
 from ..core.app import Session
-from ..core.library.metadata import MetadataUpdate
-from ..core.models import DocumentInfo
 from .args import EXIT_ERROR, EXIT_OK, AddParser, UsageError, doc_id_type, emit_json, session
 
 _SHOWN = ("title", "authors", "year", "container_title", "volume", "issue", "pages", "doi", "arxiv_id")

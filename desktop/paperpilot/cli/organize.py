@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.library.organize import Collection
-from ..core.models import DocumentInfo
+from ..core.api import Collection, DocumentInfo
 from .args import EXIT_OK, AddParser, UsageError, common, doc_id_type, emit_json, session
 
 

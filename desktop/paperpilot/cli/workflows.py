@@ -8,31 +8,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ..core.app import Session
-from ..core.errors import InvalidInput
-from ..core.workflows.draft import Draft, SectionProgress, to_json, write_draft
-from ..core.workflows.export import (
-    Reference,
-    draft_docx,
+from ..core.api import (
+    Draft,
+    SectionProgress,
+    WorkflowScope,
     draft_markdown,
-    matrix_csv,
-    matrix_markdown,
-    matrix_xlsx,
-)
-from ..core.workflows.matrix import (
-    Matrix,
-    create_matrix,
-    edit_columns,
-    group_rows,
-    load_column_set,
-    open_matrix,
+    draft_to_json,
     parse_column,
-    run_matrix,
-    save_column_set,
-    set_columns,
+    year_argument,
 )
-from ..core.workflows.scope import Scope, year_argument
-from ..core.workflows.templates import load_template
+from ..core.errors import InvalidInput
 from .args import EXIT_INTERRUPTED, EXIT_OK, AddParser, UsageError, doc_id_type, emit_json, session, year_type
 from .ask import _llm_options, _model_overrides
 
@@ -76,7 +61,7 @@ def add_parsers(add: AddParser) -> None:
     _llm_options(dp)
 
 
-def _scope(args: argparse.Namespace) -> Scope:
+def _scope(args: argparse.Namespace) -> WorkflowScope:
     lo, hi = args.year_from, args.year_to
     if args.years:
         try:
@@ -87,28 +72,12 @@ def _scope(args: argparse.Namespace) -> Scope:
         hi = hi if hi is not None else b
     if lo is not None and hi is not None and lo > hi:
         raise UsageError(f"--year-from {lo} is after --year-to {hi}")
-    return Scope(doc_ids=list(args.doc_ids), query=args.query or "", year_from=lo, year_to=hi, tags=list(args.tag),
-                 collections=list(args.collection))  # fmt: skip
+    return WorkflowScope(doc_ids=list(args.doc_ids), query=args.query or "", year_from=lo, year_to=hi,
+                         tags=list(args.tag), collections=list(args.collection))  # fmt: skip
 
 
 def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
-
-
-def _matrix_refs(s: Session, m: Matrix, style: str | None) -> list[Reference]:
-    ids = [r.doc_id for r in m.rows]
-    entries = s.reference_entries(ids, style)
-    return [Reference(i + 1, d, t) for i, (d, t) in enumerate(zip(ids, entries, strict=True))]
-
-
-def _grouped_markdown(m: Matrix, refs: list[Reference], by: str) -> str:
-    out = []
-    for name, rows in group_rows(m, by):
-        sub = Matrix(m.id, m.title, m.policy, m.scope, m.columns, rows, m.cells)
-        out.append(f"### {name} ({len(rows)})\n\n{matrix_markdown(sub, refs, with_references=False)}")
-    if refs:
-        out.append("## References\n\n" + "\n".join(f"[{r.n}] {r.text}" for r in refs) + "\n")
-    return "\n".join(out)
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -132,34 +101,33 @@ def cmd_matrix(args: argparse.Namespace) -> int:
         if args.open:
             if args.doc_ids or args.query or args.tag or args.years or args.year_from or args.year_to:
                 raise UsageError("--open reopens a saved matrix: its papers are already chosen")
-            matrix = open_matrix(store, args.open)
+            matrix = s.open_matrix(args.open)
             if specs:
-                matrix = set_columns(store, matrix, edit_columns(matrix, specs))
+                matrix = s.edit_matrix_columns(matrix, specs)
             elif args.columns:
-                matrix = set_columns(store, matrix, load_column_set(store, args.columns))
+                matrix = s.use_column_set(matrix, args.columns)
         else:
-            cols = specs or (load_column_set(store, args.columns) if args.columns else None)
-            matrix = create_matrix(store, s.library, _scope(args), cols)
+            matrix = s.create_matrix(_scope(args), specs, column_set=args.columns or "")
         if args.save_columns:
-            save_column_set(store, args.save_columns, matrix.columns)
-        model = s.workflow_model(args.policy, **_model_overrides(args))
+            s.save_column_set(args.save_columns, matrix.columns)
+        cancel = threading.Event()
+        run = s.run_matrix(matrix, args.policy, cancel, **_model_overrides(args))
         pending = len(matrix.pending())
         _say(f"matrix {matrix.id}: {len(matrix.rows)} papers × {len(matrix.columns)} columns, {pending} cells to fill")
-        cancel = threading.Event()
         try:
-            for p in run_matrix(store, matrix, s.library, model=model, cancel=cancel):
+            for p in run:
                 if p.cell is not None and not args.json:
                     _say(f"  [{p.done}/{p.total}] doc {p.row.doc_id} · {p.column.name}: {p.cell.status}")
         except KeyboardInterrupt:
             cancel.set()
             _say(f"stopped; the cells done are saved: resume with `paperpilot matrix --open {matrix.id}`")
             return EXIT_INTERRUPTED
-        refs = _matrix_refs(s, matrix, args.style)
         if fmt == "xlsx":
             assert out is not None
-            matrix_xlsx(matrix, refs, out)
+            s.export_matrix(matrix, out, style=args.style)
         else:
             if fmt == "json":
+                refs = s.matrix_references(matrix, args.style)
                 data: Any = matrix.to_json([r.to_json() for r in refs])
                 if out is None:
                     emit_json(data)
@@ -167,16 +135,15 @@ def cmd_matrix(args: argparse.Namespace) -> int:
                 import json
 
                 text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-            elif fmt == "csv":
-                text = matrix_csv(matrix, refs)
             else:
-                text = _grouped_markdown(matrix, refs, args.group_by) if args.group_by else matrix_markdown(matrix, refs)
+                text = s.matrix_text(matrix, fmt, style=args.style, group_by=args.group_by)
             if out is None:
                 sys.stdout.write(text)
                 return EXIT_OK
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
         if args.json:
+            refs = s.matrix_references(matrix, args.style)
             emit_json({**matrix.to_json([r.to_json() for r in refs]), "output": str(out)})
         else:
             print(f"wrote {out}")
@@ -200,22 +167,18 @@ def cmd_draft(args: argparse.Namespace) -> int:
         template_name = args.template
         language = args.language
         if args.open:
-            saved = store.draft(args.open)
+            saved = s.saved_draft(args.open)
             draft_id, topic, template_name = saved["id"], saved["topic"], saved["template"]
             language = language or saved["language"]
-            scope = Scope.from_json(saved["scope"])
+            scope = WorkflowScope.from_json(saved["scope"])
         if not topic.strip():
             raise UsageError("give the draft's topic, e.g. paperpilot draft \"对比近三年 Transformer 在医学影像分割方向的研究进展\"")
-        template = load_template(template_name)
-        lang = language or template.language
-        style = s.draft_style(lang, args.style)
-        model = s.workflow_model(args.policy, **_model_overrides(args))
         cancel = threading.Event()
+        run = s.write_draft(topic, template_name, scope, language=language or "", policy=args.policy, style=args.style,
+                            cancel=cancel, draft_id=draft_id, **_model_overrides(args))  # fmt: skip
         draft: Draft | None = None
         try:
-            for ev in write_draft(store, s.library, topic, template, scope, model=model, language=lang,
-                                  references=lambda ids: s.reference_entries(ids, style), cancel=cancel,
-                                  draft_id=draft_id):  # fmt: skip
+            for ev in run:
                 if isinstance(ev, SectionProgress):
                     if ev.section is None:
                         _say(f"  [{ev.index + 1}/{ev.total}] {ev.heading} …")
@@ -228,15 +191,11 @@ def cmd_draft(args: argparse.Namespace) -> int:
         assert draft is not None
         out = Path(args.output) if args.output else None
         if out is not None:
-            if out.suffix.lower() == ".docx":
-                draft_docx(draft, out, appendix=args.appendix)
-            elif out.suffix.lower() in (".md", ".markdown", ".txt"):
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(draft_markdown(draft, appendix=args.appendix), encoding="utf-8")
-            else:
+            if out.suffix.lower() not in (".docx", ".md", ".markdown", ".txt"):
                 raise UsageError(f"-o {out.name}: write a .docx or a .md file")
+            s.export_draft(draft, out, appendix=args.appendix)
         if args.json:
-            emit_json({**to_json(draft), **({"output": str(out)} if out else {})})
+            emit_json({**draft_to_json(draft), **({"output": str(out)} if out else {})})
         elif out is None:
             sys.stdout.write(draft_markdown(draft, appendix=args.appendix))
         else:

@@ -15,9 +15,9 @@ import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .agent.events import Event, Finished, Info, Result
 from .agent.events import Warning as TraceWarning
@@ -55,6 +55,13 @@ from .text.redaction import clean_api_key
 if TYPE_CHECKING:
     from .agent.evaluate import EvalReport
     from .llm.client import LLMConfig
+    from .settings.keystore import Backend, KeyLocation
+    from .workflows.draft import Draft, SectionProgress
+    from .workflows.export import Reference
+    from .workflows.matrix import CellProgress, Column, Matrix
+    from .workflows.saved import SavedDraft, SavedItem
+    from .workflows.scope import Scope as WorkflowScope
+    from .workflows.templates import Template
 
 DEFAULT_STYLE = "apa"
 FOLLOWUP_WARNING = "followup"
@@ -654,6 +661,10 @@ class Session:
     def set_note(self, doc_id: int, text: str) -> None:
         self.library.set_note(doc_id, text)
 
+    def reindex(self) -> int:
+        """Rebuild the search index from the library database; the number of passages indexed."""
+        return self.library.reindex()
+
     # --- the structure of papers --------------------------------------------------------------
 
     def reference_list(self, doc_id: int) -> list[LinkedReference]:
@@ -753,11 +764,220 @@ class Session:
         return self.conversations.export_markdown(conversation_id, self.library, self.style(style))
 
 
+    # --- workflows: the literature matrix and the cited draft -----------------------------------
+    # One implementation for the matrix and draft windows and ``paperpilot matrix`` / ``draft``.
+
+    def saved_workflows(self, kind: str) -> list[SavedItem]:
+        """The saved matrices (``kind`` "matrix") or drafts, newest first, with their progress."""
+        from .workflows import saved
+
+        return saved.saved_matrices(self.workflows) if kind == "matrix" else saved.saved_drafts(self.workflows)
+
+    def rename_workflow(self, kind: str, item_id: str, title: str) -> None:
+        from .workflows import saved
+
+        (saved.rename_matrix if kind == "matrix" else saved.rename_draft)(self.workflows, item_id, title)
+
+    def delete_workflow(self, kind: str, item_id: str) -> None:
+        from .workflows import saved
+
+        (saved.delete_matrix if kind == "matrix" else saved.delete_draft)(self.workflows, item_id)
+
+    def scope_documents(self, scope: WorkflowScope) -> list[DocumentInfo]:
+        """The papers a matrix or a draft over ``scope`` would take (the scope row's count)."""
+        from .workflows.scope import resolve_scope
+
+        return resolve_scope(self.library, scope)
+
+    def column_sets(self) -> list[str]:
+        return self.workflows.column_sets()
+
+    def load_column_set(self, name: str) -> list[Column]:
+        """A saved column set (or "default", or a .json file)."""
+        from .workflows.matrix import load_column_set
+
+        return load_column_set(self.workflows, name)
+
+    def save_column_set(self, name: str, columns: Sequence[Column]) -> None:
+        from .workflows.matrix import save_column_set
+
+        save_column_set(self.workflows, name, columns)
+
+    def create_matrix(
+        self,
+        scope: WorkflowScope,
+        columns: Sequence[Column] | None = None,
+        *,
+        column_set: str = "",
+        title: str = "",
+    ) -> Matrix:
+        """A new saved matrix over the papers of ``scope``: ``columns``, else the saved
+        ``column_set``, else the standard columns."""
+        from .workflows.matrix import create_matrix, load_column_set
+
+        if not columns and column_set:
+            columns = load_column_set(self.workflows, column_set)
+        return create_matrix(self.workflows, self.library, scope, columns, title=title)
+
+    def open_matrix(self, matrix_id: str) -> Matrix:
+        from .workflows.matrix import open_matrix
+
+        return open_matrix(self.workflows, matrix_id)
+
+    def edit_matrix_columns(self, matrix: Matrix, columns: Sequence[Column]) -> Matrix:
+        """The matrix with these columns (kept cells stay; a changed question empties its cells)."""
+        from .workflows.matrix import edit_columns, set_columns
+
+        return set_columns(self.workflows, matrix, edit_columns(matrix, columns))
+
+    def use_column_set(self, matrix: Matrix, name: str) -> Matrix:
+        from .workflows.matrix import load_column_set, set_columns
+
+        return set_columns(self.workflows, matrix, load_column_set(self.workflows, name))
+
+    def run_matrix(
+        self,
+        matrix: Matrix,
+        policy: str | None = None,
+        cancel: threading.Event | None = None,
+        **model: Any,
+    ) -> Iterator[CellProgress]:
+        """The run that fills the matrix's pending cells (each saved as done), yielding progress.
+        The model is built here (InvalidInput when it cannot be; it may import the HTTP client,
+        so the GUI calls this in its worker); ``model``: ``workflow_model``'s overrides
+        (base_url, model, api_key_env)."""
+        from .workflows.matrix import run_matrix
+
+        writer = self.workflow_model(policy or None, **model)
+        return run_matrix(self.workflows, matrix, self.library, model=writer, cancel=cancel)
+
+    def matrix_references(self, matrix: Matrix, style: str | None = None) -> list[Reference]:
+        """The matrix's rows as numbered references in ``style`` (default: the style)."""
+        from .workflows.export import Reference
+
+        ids = [r.doc_id for r in matrix.rows]
+        entries = self.reference_entries(ids, style)
+        return [Reference(i + 1, d, t) for i, (d, t) in enumerate(zip(ids, entries, strict=True))]
+
+    def matrix_text(
+        self, matrix: Matrix, fmt: str, *, style: str | None = None, group_by: str | None = None
+    ) -> str:
+        """The matrix as Markdown ("md", grouped by a column or "year" with ``group_by``), CSV,
+        TSV or HTML (the clipboard's two), with its reference list."""
+        from .workflows import export
+        from .workflows.matrix import Matrix, group_rows
+
+        refs = self.matrix_references(matrix, style)
+        if fmt == "csv":
+            return export.matrix_csv(matrix, refs)
+        if fmt == "tsv":
+            return export.matrix_tsv(matrix, refs)
+        if fmt == "html":
+            return export.matrix_html(matrix, refs)
+        if fmt != "md":
+            raise InvalidInput(f"unknown matrix format {fmt!r} (md, csv, tsv or html)")
+        if not group_by:
+            return export.matrix_markdown(matrix, refs)
+        out = []
+        for name, rows in group_rows(matrix, group_by):
+            sub = Matrix(matrix.id, matrix.title, matrix.policy, matrix.scope, matrix.columns, rows, matrix.cells)
+            out.append(f"### {name} ({len(rows)})\n\n{export.matrix_markdown(sub, refs, with_references=False)}")
+        if refs:
+            out.append("## References\n\n" + "\n".join(f"[{r.n}] {r.text}" for r in refs) + "\n")
+        return "\n".join(out)
+
+    def export_matrix(self, matrix: Matrix, path: Path, *, style: str | None = None) -> Path:
+        """Write the matrix to ``path`` as its suffix says: .xlsx, .csv or .md (also .markdown, .txt)."""
+        from .workflows.export import matrix_xlsx
+
+        suffix = path.suffix.lower()
+        if suffix == ".xlsx":
+            matrix_xlsx(matrix, self.matrix_references(matrix, style), path)
+        elif suffix == ".csv":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(self.matrix_text(matrix, "csv", style=style), encoding="utf-8")
+        elif suffix in (".md", ".markdown", ".txt"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(self.matrix_text(matrix, "md", style=style), encoding="utf-8")
+        else:
+            raise InvalidInput(f"{path.name}: export as .xlsx, .csv or .md")
+        return path
+
+    def saved_draft(self, draft_id: str) -> dict[str, Any]:
+        """A saved draft's record (topic, template, language, scope …); NotFound-like errors from the store."""
+        return self.workflows.draft(draft_id)
+
+    def write_draft(
+        self,
+        topic: str,
+        template: str | Template,
+        scope: WorkflowScope,
+        *,
+        language: str = "",
+        policy: str | None = None,
+        style: str | None = None,
+        cancel: threading.Event | None = None,
+        draft_id: str | None = None,
+        **model: Any,
+    ) -> Iterator[SectionProgress | Draft]:
+        """The run that writes a draft (or the rest of ``draft_id``) section by section, yielding
+        progress and last the ``Draft``. The template (a name, a path or a Template) and the
+        model are read here (InvalidInput when they cannot be; the GUI calls this in its
+        worker). References are in ``draft_style``."""
+        from .workflows.draft import write_draft
+        from .workflows.templates import Template, load_template
+
+        tpl = template if isinstance(template, Template) else load_template(template)
+        lang = language or tpl.language
+        entries_style = self.draft_style(lang, style)
+        writer = self.workflow_model(policy or None, **model)
+
+        def references(ids: Sequence[int]) -> list[str]:
+            return self.reference_entries(ids, entries_style)
+
+        return write_draft(self.workflows, self.library, topic, tpl, scope, model=writer, language=lang,
+                           references=references, cancel=cancel, draft_id=draft_id)  # fmt: skip
+
+    def open_draft(self, draft_id: str) -> SavedDraft:
+        """A saved draft as it was left, its references in the draft's style."""
+        from .workflows.saved import open_draft
+
+        style = self.draft_style(self.saved_draft(draft_id)["language"] or "en")
+        return open_draft(self.workflows, draft_id, references=lambda ids: self.reference_entries(ids, style))
+
+    def export_draft(self, draft: Draft, path: Path, *, appendix: bool = False) -> Path:
+        """Write the draft to ``path`` as its suffix says: .docx or .md (also .markdown, .txt)."""
+        from .workflows.export import draft_docx, draft_markdown
+
+        suffix = path.suffix.lower()
+        if suffix == ".docx":
+            draft_docx(draft, path, appendix=appendix)
+        elif suffix in (".md", ".markdown", ".txt"):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(draft_markdown(draft, appendix=appendix), encoding="utf-8")
+        else:
+            raise InvalidInput(f"{path.name}: save the draft as .docx or .md")
+        return path
+
+
+def open_library(paths: AppPaths, settings: Settings, *, allow_damaged: bool = False) -> Library:
+    """The home's library, opened before a Session (the window offers a repair first when
+    ``allow_damaged`` and ``library.damaged`` says why it needs one)."""
+    return Library(paths, settings.imports, allow_damaged=allow_damaged)
+
+
 def eval_library(home: Path) -> Library:
     """The library an evaluation pools its paragraphs into (one paragraph, one passage)."""
     from .agent.evaluate import EVAL_IMPORT
 
     return Library(app_paths(home), settings=EVAL_IMPORT)
+
+
+def eval_table(report: EvalReport) -> str:
+    """An evaluation's report as a Markdown table (one column per mode, one row per measure)."""
+    from .agent.evaluate import format_table
+
+    return format_table(report)
 
 
 def resolve_api_key(llm: LLMSettings, paths: AppPaths, api_key_env: str | None = None) -> str | None:
@@ -776,6 +996,130 @@ def resolve_api_key(llm: LLMSettings, paths: AppPaths, api_key_env: str | None =
     if llm.api_key_env:
         return clean_api_key(os.environ.get(llm.api_key_env), f"from the environment variable {llm.api_key_env}")
     return None
+
+
+# --- the API key and the model connection (the Settings dialog's) ---------------------------------
+
+
+def save_api_key(paths: AppPaths, key: str) -> Backend:
+    """Keep ``key`` in the key store: the system keyring, else a file only the user can read.
+    Raises KeyStoreError (one sentence, never the key)."""
+    from .settings.keystore import save_api_key
+
+    return save_api_key(paths, key)
+
+
+def forget_api_key(paths: AppPaths) -> None:
+    """Delete the stored key, wherever it is (KeyStoreError when it cannot be deleted)."""
+    from .settings.keystore import delete_api_key
+
+    delete_api_key(paths)
+
+
+def has_api_key(paths: AppPaths) -> bool:
+    from .settings.keystore import has_api_key
+
+    return has_api_key(paths)
+
+
+def api_key_location(paths: AppPaths) -> KeyLocation | None:
+    """Where the stored key is (None: no key is stored)."""
+    from .settings.keystore import key_location
+
+    return key_location(paths)
+
+
+def api_key_target(paths: AppPaths) -> KeyLocation:
+    """Where a key saved now would go."""
+    from .settings.keystore import storage_target
+
+    return storage_target(paths)
+
+
+def warm_up_key_store() -> threading.Thread:
+    """Find the system keyring in a background thread (its first use can take a second)."""
+    from .settings.keystore import warm_up
+
+    return warm_up()
+
+
+@dataclass
+class ConnectionProbe:
+    """What a test of a model connection found. ``outcome``: "ok" (the model answered, or a
+    quick test found it listed), "listed" (no model named: the server lists ``models``),
+    "no_models" (no model named, none listed), "failed" (``detail`` says why, in the client's
+    words), "cancelled"."""
+
+    outcome: Literal["ok", "listed", "no_models", "failed", "cancelled"]
+    detail: str = ""
+    models: list[str] = field(default_factory=list)
+
+
+def probe_connection(
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    timeout_s: float,
+    *,
+    quick: bool = False,
+    cancel: threading.Event | None = None,
+) -> ConnectionProbe:
+    """Test a model connection: list the server's models, then (unless ``quick`` and the model
+    is listed) send a short chat. ``cancel`` ends it within a fraction of a second. Other
+    errors propagate (the caller words them)."""
+    # Imported here: httpx takes a noticeable moment to import the first time.
+    from .llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
+
+    cancel = cancel if cancel is not None else threading.Event()
+    # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
+    config = LLMConfig(
+        base_url=base_url,
+        model=model,
+        api_key=api_key or None,
+        timeout_s=timeout_s,
+        connect_timeout_s=min(5.0, timeout_s),
+        max_retries=0,
+    )
+    with LLMClient(config) as client:
+        try:
+            models: list[str] = []
+            try:
+                models = client.list_models(cancel=cancel)
+            except LLMError as e:
+                if cancel.is_set():
+                    raise
+                if "not found" not in str(e).lower():
+                    return ConnectionProbe("failed", str(e))
+            if not model:
+                return ConnectionProbe("listed", models=models) if models else ConnectionProbe("no_models")
+            ok, message = client.test_connection(cancel, chat=not quick)
+            return ConnectionProbe("ok" if ok else "failed", message, models)
+        except LLMCancelled:
+            return ConnectionProbe("cancelled")
+
+
+def lookup_identifier(
+    kind: str,
+    key: str,
+    *,
+    crossref_url: str | None = None,
+    arxiv_url: str | None = None,
+    timeout: float = 10.0,
+) -> CslItem:
+    """One online lookup, by DOI (``kind`` "doi", Crossref) or arXiv id: the metadata editor's
+    Look up buttons (``Session.retrieve_metadata`` fills saved documents). None for a URL means
+    the real service. Raises LookupFailed with a plain sentence for the user."""
+    # Imported here: the first import of httpx takes a noticeable moment.
+    from .citations.lookup import lookup_arxiv, lookup_doi
+
+    kwargs: dict[str, Any] = {"timeout": timeout}
+    if kind == "doi":
+        if crossref_url:
+            kwargs["base_url"] = crossref_url
+        return lookup_doi(key, **kwargs)
+    if arxiv_url:
+        kwargs["base_url"] = arxiv_url
+    return lookup_arxiv(key, **kwargs)
 
 
 def close_quietly(obj: object) -> None:

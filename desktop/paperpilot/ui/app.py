@@ -16,10 +16,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 
 from .. import __version__
-from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.settings import keystore
-from ..core.settings.config import load_settings
-from ..core.settings.paths import app_paths
+from ..core.api import Library, LibraryBusy, LibraryError, app_paths, load_settings
+from ..core.app import open_library, warm_up_key_store
 from .i18n import install_qt_translations, set_language, tr
 from .main_window import MainWindow
 from .resources import app_icon
@@ -123,7 +121,7 @@ def run_gui(
     install_qt_translations()  # Qt's own buttons and dialogs in the same language
     apply_theme(settings.ui.theme)
     try:
-        library = Library(paths, settings.imports, allow_damaged=not headless)
+        library = open_library(paths, settings, allow_damaged=not headless)
         if library.damaged and not _repair_at_startup(library):
             library.close()
             return 1
@@ -144,7 +142,7 @@ def run_gui(
         # keyring takes ~0.5 s to load and find its backend: done off the GUI thread before
         # Settings or the first question need it, but after the first paint, as its imports
         # hold the interpreter lock for ~0.15 s and would delay the window by as much.
-        after_first_paint(window, lambda: warm_ups.append(keystore.warm_up()))
+        after_first_paint(window, lambda: warm_ups.append(warm_up_key_store()))
         window.show()
         freeze_startup_objects()
         code = int(app.exec())

@@ -30,20 +30,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent import answer_status, tools
-from ..core.agent.events import (
+from ..core.api import (
     ActionChosen,
     AnswerDrafted,
     Evidence,
     Info,
+    Rendered,
     Result,
     RoundStarted,
     RunStarted,
     Status,
     ToolResult,
+    answer_status,
+    format_reference,
+    one_line,
+    tools,
 )
-from ..core.agent.report import format_reference, one_line
-from ..core.citations.styles import Rendered
 from .core_text import translate_phrase
 from .i18n import language, tr
 from .qtcompat import new_mime_data

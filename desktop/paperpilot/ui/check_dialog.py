@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.library import Library
-from ..core.library.integrity import IntegrityReport, check_library
+from ..core.api import IntegrityReport, Library
+from ..core.app import Session
 from .core_text import translate_phrase
 from .i18n import tr
 from .workers import FunctionWorker, WorkerThread
@@ -47,9 +47,13 @@ class CheckDialog(QDialog):
 
     repaired = Signal()
 
-    def __init__(self, library: Library, parent: QWidget | None = None, *, repair_now: bool = False) -> None:
+    def __init__(
+        self, library: Library, parent: QWidget | None = None, *, repair_now: bool = False, session: Session | None = None
+    ) -> None:
         super().__init__(parent)
         self.library = library
+        # The check runs through the application layer, on this library (also a damaged one).
+        self.session = session if session is not None else Session(paths=library.paths, library=library)
         self.setWindowTitle(tr("Check Library"))
         self.resize(760, 460)
         self.status = QLabel(self)
@@ -74,7 +78,7 @@ class CheckDialog(QDialog):
 
     def _start(self, repair: bool) -> None:
         worker = FunctionWorker(
-            check_library, self.library, repair=repair, doing="The check", pass_cancel=True, pass_progress=True
+            self.session.check, repair=repair, doing="The check", pass_cancel=True, pass_progress=True
         )
         worker.progress.connect(self.on_worker_progress)
         worker.finished.connect(self.on_worker_finished)

@@ -30,8 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.memory.conversations import ConversationError, ConversationStore
-from ..core.text.language import has_cjk
+from ..core.api import ConversationError, ConversationStore, has_cjk
 from .i18n import tr
 
 ID_ROLE = Qt.ItemDataRole.UserRole

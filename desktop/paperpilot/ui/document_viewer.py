@@ -55,9 +55,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.extract.pdf_spans import PageRects, SpanLocation, locate_span
-from ..core.library import Library, LibraryError
-from ..core.models import DocumentInfo
+from ..core.api import DocumentInfo, Library, LibraryError, PageRects, SpanLocation, locate_span
 from .i18n import tr
 from .keyboard import FindKeys
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread

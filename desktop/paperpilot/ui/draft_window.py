@@ -10,7 +10,7 @@ stopped or unfinished draft resumes where it stopped.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.api import (
+    BUILTIN_TEMPLATES,
+    Draft,
+    SavedDraft,
+    SectionProgress,
+    Template,
+    draft_markdown,
+    draft_scope,
+)
+from ..core.api import WorkflowScope as Scope
 from ..core.app import Session
-from ..core.errors import InvalidInput
-from ..core.workflows.draft import Draft, SectionProgress, draft_scope, write_draft
-from ..core.workflows.export import draft_docx, draft_markdown
-from ..core.workflows.saved import SavedDraft, open_draft
-from ..core.workflows.scope import Scope
-from ..core.workflows.templates import BUILTIN_TEMPLATES, Template, load_template
 from .i18n import tr
 from .workflow_parts import WorkflowWindow, policy_box
 
@@ -47,33 +51,8 @@ def _write(session: Session, topic: str, template_name: str | Template, scope: S
            cancel: threading.Event, draft_id: str | None = None) -> Iterator[SectionProgress | Draft]:  # fmt: skip
     """The draft's sections (a new one, or the rest of ``draft_id``), with the model and the
     template read here, off the GUI thread."""
-    template = template_name if isinstance(template_name, Template) else load_template(template_name)
-    lang = language or template.language
-    style = session.draft_style(lang)
-    model = session.workflow_model(policy or None)
-
-    def references(ids: Sequence[int]) -> list[str]:
-        return session.reference_entries(ids, style)
-
-    yield from write_draft(session.workflows, session.library, topic, template, scope, model=model, language=lang,
-                           references=references, cancel=cancel, draft_id=draft_id)  # fmt: skip
-
-
-def _open(session: Session, draft_id: str) -> SavedDraft:
-    saved_language = session.workflows.draft(draft_id)["language"]
-    style = session.draft_style(saved_language or "en")
-    return open_draft(session.workflows, draft_id, references=lambda ids: session.reference_entries(ids, style))
-
-
-def _save(draft: Draft, path: Path, appendix: bool) -> Path:
-    suffix = path.suffix.lower()
-    if suffix == ".docx":
-        draft_docx(draft, path, appendix=appendix)
-    elif suffix in (".md", ".markdown", ".txt"):
-        path.write_text(draft_markdown(draft, appendix=appendix), encoding="utf-8")
-    else:
-        raise InvalidInput(f"{path.name}: save the draft as .docx or .md")
-    return path
+    yield from session.write_draft(topic, template_name, scope, language=language, policy=policy or None, cancel=cancel,
+                                   draft_id=draft_id)  # fmt: skip
 
 
 class DraftWindow(WorkflowWindow):
@@ -226,15 +205,15 @@ class DraftWindow(WorkflowWindow):
             self.saved.select(self.draft.id if self.draft else None)
             return False
         self.status_label.setText(tr("Opening…"))
-        return self.task.call(_open, self.session, draft_id, done=self.on_opened, failed=self.on_failed,
+        return self.task.call(self.session.open_draft, draft_id, done=self.on_opened, failed=self.on_failed,
                               doing="Opening the draft")  # fmt: skip
 
     def save_to(self, path: Path, *, appendix: bool = False) -> bool:
         """Save the draft (.docx or .md, by the suffix) in the background."""
         if self.draft is None:
             return False
-        return self.side_task.call(_save, self.draft, path, appendix, done=self.on_saved, failed=self.on_failed,
-                                   doing="Saving the draft")  # fmt: skip
+        return self.side_task.call(self.session.export_draft, self.draft, path, appendix=appendix,
+                                   done=self.on_saved, failed=self.on_failed, doing="Saving the draft")  # fmt: skip
 
     # --- what the background work reports ----------------------------------------------------------
 

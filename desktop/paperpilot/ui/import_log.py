@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from ..core.library import ImportReport
+from ..core.api import ImportReport
 from .core_text import import_text
 from .i18n import tr
 

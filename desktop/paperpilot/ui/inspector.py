@@ -40,25 +40,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent import answer_status, tools
-from ..core.agent.events import (
+from ..core.api import (
     ActionChosen,
     AnswerDrafted,
     Evidence,
     Finished,
     Info,
+    LinkedReference,
     Result,
     RoundStarted,
     RunStarted,
     Status,
     ToolResult,
-    Warning,
+    answer_status,
+    atomic_write_text,
+    file_stamp,
+    has_cjk,
+    one_line,
+    query_terms,
+    tools,
+    trace_to_jsonl,
+    trace_to_markdown,
 )
-from ..core.agent.report import one_line, trace_to_jsonl, trace_to_markdown
-from ..core.clock import file_stamp
-from ..core.library import LinkedReference
-from ..core.settings.config import atomic_write_text
-from ..core.text.language import has_cjk, query_terms
+from ..core.api import TraceWarning as Warning
 from .chat_pane import STATUS_COLOURS
 from .core_text import run_word, translate_phrase
 from .i18n import language, tr

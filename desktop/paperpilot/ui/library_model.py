@@ -22,8 +22,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
-from ..core.models import DocumentInfo
-from ..core.text.language import has_cjk
+from ..core.api import DocumentInfo, has_cjk
 from .core_text import import_text
 from .i18n import language, tr
 from .qtcompat import new_mime_data

@@ -1,6 +1,7 @@
-"""The library pane: the document table with its filter, the first-run welcome view, and
-the per-document actions (open, edit metadata, remove, retry, copy references and in-text
-citations in the preferred style, export to BibTeX / RIS / CSL-JSON)."""
+"""The library pane: the document table with its filter and sources, the first-run welcome
+view and the menus. What the menus do (edit metadata, remove, copy references and in-text
+citations, export, organize, undo) is ``LibraryActions`` (ui/library_actions.py), on the
+``Session``; the full-text filter runs on the same worker shape (``BackgroundTask``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import shiboken6
 from PySide6.QtCore import (
     QByteArray,
     QItemSelectionModel,
-    QMimeData,
     QModelIndex,
     QPoint,
     Qt,
@@ -25,15 +25,13 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QDesktopServices, QGuiApplication, QKeySequence, QResizeEvent
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QDialog,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
-    QInputDialog,
     QLabel,
     QLineEdit,
     QMenu,
@@ -47,19 +45,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent.report import one_line
+from ..core.api import (
+    CollectionTree,
+    DocumentFilter,
+    DocumentInfo,
+    Library,
+    LibraryError,
+    MetadataUpdate,
+    Scope,
+    all_tags,
+    one_line,
+    parse_query,
+    recently_added,
+)
 from ..core.app import Session
-from ..core.citations.formats import ExportFormat
-from ..core.citations.styles import STYLE_NAMES, Rendered, get_style
-from ..core.library import Library, LibraryBusy, LibraryError
-from ..core.library.metadata import MetadataUpdate, export_items, format_references, in_text, reread_metadata
-from ..core.library.organize import CollectionTree, all_tags, recently_added
-from ..core.library.query import DocumentFilter, parse_query
-from ..core.library.scope import Scope
-from ..core.models import DocumentInfo
-from ..core.settings.config import atomic_write_text
 from .core_text import import_text
 from .i18n import tr
+from .library_actions import EXPORT_FORMATS, LibraryActions, references_mime
 from .library_model import (
     DOC_ID_ROLE,
     Column,
@@ -70,11 +72,9 @@ from .library_model import (
     make_rows,
 )
 from .metadata_dialog import MetadataDialog
-from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
 from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
-from .undo_text import undo_message, undo_text
-from .workers import FunctionWorker, WorkerThread
+from .workers import BackgroundTask, WorkerThread
 
 if TYPE_CHECKING:  # imported where a document is first opened
     from .document_viewer import DocumentViewer
@@ -82,40 +82,13 @@ if TYPE_CHECKING:  # imported where a document is first opened
 WELCOME_PAGE, TABLE_PAGE = 0, 1
 # The full-text filter waits this long after the last keystroke before it searches.
 FULLTEXT_DEBOUNCE_MS = 250
+WAIT_MS = 20_000  # how long a closing window waits for a running search
 # Snippets made with a full-text search (for the best documents); the others are made on hover.
 SNIPPETS_AHEAD = 20
 WARM_UP_QUERY = "the"  # searched (and its result dropped) when the Full text box is ticked
 MAX_SUGGESTIONS = 3
-DEFAULT_STYLE = "apa"
-
-# (format for export_items, file dialog filter, suffix). The first is the default.
-EXPORT_FORMATS: tuple[tuple[ExportFormat, str, str], ...] = (
-    ("bibtex", "BibTeX (*.bib)", ".bib"),
-    ("ris", "RIS (*.ris)", ".ris"),
-    ("csl-json", "CSL-JSON (*.json)", ".json"),
-)
 
 __all__ = ["EXPORT_FORMATS", "LibraryPane", "MetadataDialog", "plain_citation", "references_mime"]
-
-
-def references_mime(refs: list[Rendered]) -> QMimeData:
-    """References for the clipboard: HTML (keeps the style's italics in Word and mail) and text."""
-    mime = new_mime_data()
-    mime.setHtml("<html><body>" + "".join(f"<p>{r.html}</p>" for r in refs) + "</body></html>")
-    mime.setText("\n".join(r.text for r in refs))
-    return mime
-
-
-def export_format_for(path: Path, chosen_filter: str) -> tuple[ExportFormat, Path]:
-    """The export format and final path: a suffix the user typed wins, else the chosen filter."""
-    for fmt, _flt, suffix in EXPORT_FORMATS:
-        if path.suffix.lower() == suffix:
-            return fmt, path
-    for fmt, flt, suffix in EXPORT_FORMATS:
-        if flt == chosen_filter:
-            return fmt, path.with_name(path.name + suffix) if path.suffix else path.with_suffix(suffix)
-    fmt, _flt, suffix = EXPORT_FORMATS[0]
-    return fmt, path.with_name(path.name + suffix) if path.suffix else path.with_suffix(suffix)
 
 
 def plain_citation(doc: DocumentInfo) -> str:
@@ -135,21 +108,6 @@ def plain_citation(doc: DocumentInfo) -> str:
     if doc.doi:
         text += f" https://doi.org/{doc.doi}"
     return text
-
-
-def reread_documents(library: Library, doc_ids: list[int]) -> list[MetadataUpdate]:
-    """Re-read each document's metadata from its file (runs in a worker); fields a person chose stay."""
-    return [reread_metadata(library, i) for i in doc_ids]
-
-
-def remove_documents(session: Session, docs: list[DocumentInfo]) -> list[str]:
-    """Move ``docs`` to the trash (in a worker; Ctrl+Z brings them back); the lines of what
-    could not be removed."""
-    try:
-        session.remove([d.doc_id for d in docs])
-    except (LibraryError, LibraryBusy) as e:
-        return [str(e)]
-    return []
 
 
 @dataclass(frozen=True)
@@ -221,15 +179,6 @@ def read_snapshot(library: Library, sort: SortState, previous: LibrarySnapshot |
     )
 
 
-@dataclass(frozen=True)
-class _Written:
-    """What a worker of ``LibraryPane.write_then_read`` returns: the write's own result and
-    the library as read after it (None if that read failed)."""
-
-    result: object
-    snapshot: LibrarySnapshot | None
-
-
 def read_snapshot_of_nothing() -> LibrarySnapshot:
     """The pane before its first refresh."""
     empty = make_rows([])
@@ -265,10 +214,9 @@ class LibraryPane(QWidget):
         self.library = library
         # The application layer: removals to the trash, tags, collections, the undo stack.
         self.session = session if session is not None else Session(paths=library.paths, library=library)
-        self.write_thread: WorkerThread | None = None
-        self._write_done_message = ""
-        self._write_say: Callable[[str], str] | None = None  # see run_write
-        self.fulltext_thread: WorkerThread | None = None
+        # What the pane does (writes, removals, metadata, citations) runs in its controller.
+        self.controller = LibraryActions(self)
+        self.fulltext_task = BackgroundTask(self)
         self._fulltext_due = ""  # a query typed while a search ran: searched when it ends
         self._tree = CollectionTree([], {})
         self._docs: list[DocumentInfo] = []
@@ -280,12 +228,9 @@ class LibraryPane(QWidget):
         self.fulltext_timer.setSingleShot(True)
         self.fulltext_timer.setInterval(FULLTEXT_DEBOUNCE_MS)
         self.fulltext_timer.timeout.connect(self.on_fulltext_timer_timeout)
-        self._citation_style = DEFAULT_STYLE
         self.viewers: dict[int, DocumentViewer] = {}  # the open ones, docked or in windows
         # The main window's reader (ui/reader.py): documents open in its tabs; None: in windows.
         self.reader: Any = None
-        self.remove_thread: WorkerThread | None = None
-        self.metadata_thread: WorkerThread | None = None
         # Set by the main window: whether online lookups are allowed (a setting) and the
         # Session's retrieval, which reads the lookup endpoints from the settings.
         self.lookups_allowed: Callable[[], bool] = lambda: False
@@ -501,12 +446,12 @@ class LibraryPane(QWidget):
 
         self.sources = SourcesPane(page)
         self.sources.source_selected.connect(self.on_sources_source_selected)
-        self.sources.documents_dropped.connect(self.on_sources_documents_dropped)
-        self.sources.new_collection_requested.connect(self.on_sources_new_collection_requested)
-        self.sources.rename_collection_requested.connect(self.on_sources_rename_collection_requested)
-        self.sources.delete_collection_requested.connect(self.on_sources_delete_collection_requested)
-        self.sources.empty_trash_requested.connect(self.empty_trash)
-        self.sources.tag_color_requested.connect(self.on_sources_tag_color_requested)
+        self.sources.documents_dropped.connect(self.controller.on_sources_documents_dropped)
+        self.sources.new_collection_requested.connect(self.controller.on_sources_new_collection_requested)
+        self.sources.rename_collection_requested.connect(self.controller.on_sources_rename_collection_requested)
+        self.sources.delete_collection_requested.connect(self.controller.on_sources_delete_collection_requested)
+        self.sources.empty_trash_requested.connect(self.controller.empty_trash)
+        self.sources.tag_color_requested.connect(self.controller.on_sources_tag_color_requested)
         right = QWidget(page)
         rlay = QVBoxLayout(right)
         rlay.setContentsMargins(0, 0, 0, 0)
@@ -566,30 +511,6 @@ class LibraryPane(QWidget):
             QTimer.singleShot(0, self.on_pending_question_due)
         self.refreshed.emit()
 
-    def write_then_read(self, fn: Callable[..., Any]) -> Callable[..., _Written]:
-        """``fn`` for a worker that changes the library: it then also reads the library for the
-        pane in that thread (see ``show_written``), so the GUI thread does no work per document."""
-        reader = self.snapshot_reader()
-
-        def run(*args: Any, **kwargs: Any) -> _Written:
-            result = fn(*args, **kwargs)
-            try:
-                snapshot: LibrarySnapshot | None = reader()
-            except Exception:  # show_written then has the window read it on the GUI thread
-                snapshot = None
-            return _Written(result, snapshot)
-
-        return run
-
-    def show_written(self, value: object) -> object:
-        """Show the library after a worker of ``write_then_read`` has reported ``value``; returns
-        what the write itself returned."""
-        if isinstance(value, _Written) and value.snapshot is not None:
-            self.refresh(value.snapshot)
-            return value.result
-        self.library_changed.emit()
-        return value.result if isinstance(value, _Written) else value
-
     def snapshot_reader(self) -> Callable[[], LibrarySnapshot]:
         """A call that reads the library for ``refresh(snapshot)`` in another thread (the rows
         sorted as the table is sorted now; a sort changed meanwhile is redone on showing)."""
@@ -639,7 +560,7 @@ class LibraryPane(QWidget):
             text = tr("1 document") if n == 1 else tr("{n} documents").format(n=n)
         if failed:
             text += " · " + tr("{n} failed").format(n=failed)
-        if self.fulltext_thread is not None or self.fulltext_timer.isActive():
+        if self.fulltext_task.busy or self.fulltext_timer.isActive():
             text += " · " + tr("searching…")
         if self._problems:
             text += " ⚠"  # the tooltip says what in the filter was not understood
@@ -757,14 +678,10 @@ class LibraryPane(QWidget):
         self.table.horizontalHeader().setSectionHidden(Column.HITS, not on)
         if not on:
             self.model.set_hits({}, {})
-        elif not parse_query(self.filter_edit.text()).words and self.fulltext_thread is None:
+        elif not parse_query(self.filter_edit.text()).words and not self.fulltext_task.busy:
             # Warm the index's searcher and fast fields in the worker while the user types: the
             # first search on a cold searcher costs several times a warm one.
-            worker = FunctionWorker(fulltext_filter, self.library, WARM_UP_QUERY, doing="Full-text filter")
-            worker.finished.connect(self.on_fulltext_worker_finished)
-            worker.failed.connect(self.on_fulltext_worker_failed)
-            self.fulltext_thread = WorkerThread(worker, self)
-            self.fulltext_thread.start()
+            self._search(WARM_UP_QUERY)
         self.apply_filter()
 
     def _source_ids(self) -> set[int] | None:
@@ -823,28 +740,24 @@ class LibraryPane(QWidget):
         text = self._fulltext_due
         if not text:
             return
-        if self.fulltext_thread is not None:
+        if self.fulltext_task.busy:
             return  # searched when the running one ends
         self._fulltext_due = ""
-        worker = FunctionWorker(fulltext_filter, self.library, text, doing="Full-text filter")
-        worker.finished.connect(self.on_fulltext_worker_finished)
-        worker.failed.connect(self.on_fulltext_worker_failed)
-        self.fulltext_thread = WorkerThread(worker, self)
-        self.fulltext_thread.start()
+        self._search(text)
         self._update_count()
 
+    def _search(self, text: str) -> None:
+        self.fulltext_task.call(fulltext_filter, self.library, text, done=self.on_fulltext_done,
+                                failed=self.on_fulltext_failed, doing="Full-text filter")  # fmt: skip
+
     def is_searching(self) -> bool:
-        return self.fulltext_thread is not None or self.fulltext_timer.isActive() or bool(self._fulltext_due)
+        return self.fulltext_task.busy or self.fulltext_timer.isActive() or bool(self._fulltext_due)
 
     def _fulltext_done(self) -> None:
-        if self.fulltext_thread is not None:
-            self.fulltext_thread.finish()
-            self.fulltext_thread = None
         if self._fulltext_due:
             self.fulltext_timer.start()
 
-    @Slot(object)
-    def on_fulltext_worker_finished(self, result: tuple[str, dict[int, int], dict[int, str]]) -> None:
+    def on_fulltext_done(self, result: tuple[str, dict[int, int], dict[int, str]]) -> None:
         self._fulltext_done()
         text, counts, snippets = result
         q = parse_query(self.filter_edit.text())
@@ -855,8 +768,7 @@ class LibraryPane(QWidget):
         self.model.set_hits(counts, snippets)
         self.apply_filter()
 
-    @Slot(str)
-    def on_fulltext_worker_failed(self, message: str) -> None:
+    def on_fulltext_failed(self, message: str) -> None:
         self._fulltext_done()
         self._problems = [message]
         self._update_count()
@@ -924,8 +836,8 @@ class LibraryPane(QWidget):
         failed = [d for d in docs if d.status == "failed"]
         menu = QMenu(self)
         if any(d.status == "trashed" for d in docs):
-            menu.addAction(tr("Restore"), self.restore_selected)
-            menu.addAction(tr("Delete for Good…"), self.delete_selected_for_good)
+            menu.addAction(tr("Restore"), self.controller.restore_selected)
+            menu.addAction(tr("Delete for Good…"), self.controller.delete_selected_for_good)
             return menu
         if len(ready) == 1 and not failed:
             doc = ready[0]
@@ -941,16 +853,16 @@ class LibraryPane(QWidget):
             menu.addSeparator()
         if ready:
             one = len(ready) == 1
-            menu.addAction(tr("Copy Reference") if one else tr("Copy References"), self.copy_references)
+            menu.addAction(tr("Copy Reference") if one else tr("Copy References"), self.controller.copy_references)
             menu.addAction(
-                tr("Copy In-text Citation") if one else tr("Copy In-text Citations"), self.copy_in_text
+                tr("Copy In-text Citation") if one else tr("Copy In-text Citations"), self.controller.copy_in_text
             )
-            menu.addAction(tr("Export Selection…"), self.export_selection)
+            menu.addAction(tr("Export Selection…"), self.controller.export_selection)
             menu.addSeparator()
-            busy = self.metadata_thread is not None
-            act = menu.addAction(tr("Re-read Metadata from File"), self.reread_selected)
+            busy = self.controller.metadata.busy
+            act = menu.addAction(tr("Re-read Metadata from File"), self.controller.reread_selected)
             act.setEnabled(not busy)
-            act = menu.addAction(tr("Retrieve Metadata Online"), self.retrieve_selected)
+            act = menu.addAction(tr("Retrieve Metadata Online"), self.controller.retrieve_selected)
             allowed = self.lookups_allowed() and self.retrieve is not None
             act.setEnabled(allowed and not busy)
             if not allowed:
@@ -959,29 +871,29 @@ class LibraryPane(QWidget):
             menu.addAction(tr("Retry Import"), self.on_menu_retry_triggered)
         if ready:
             menu.addSeparator()
-            menu.addAction(tr("Add Tag…"), self.add_tag_to_selected)
+            menu.addAction(tr("Add Tag…"), self.controller.add_tag_to_selected)
             tags = sorted({t for d in ready for t in d.tags}, key=str.casefold)
             if tags:
                 sub = menu.addMenu(tr("Remove Tag"))
                 for t in tags:
-                    sub.addAction(t, functools.partial(self.remove_tag_from_selected, t))
+                    sub.addAction(t, functools.partial(self.controller.remove_tag_from_selected, t))
             coll = menu.addMenu(tr("Add to Collection"))
             for c in self._tree.walk():
                 coll.addAction(
-                    "    " * c.path.count("/") + c.name, functools.partial(self.add_selected_to_collection, c.path)
+                    "    " * c.path.count("/") + c.name, functools.partial(self.controller.add_selected_to_collection, c.path)
                 )
-            coll.addAction(tr("New Collection…"), self.add_selected_to_new_collection)
+            coll.addAction(tr("New Collection…"), self.controller.add_selected_to_new_collection)
             kind, value = self.sources.current()
             if kind == COLLECTION:
                 menu.addAction(
-                    tr("Remove from {name}").format(name=value), lambda: self.remove_selected_from_collection(value)
+                    tr("Remove from {name}").format(name=value), lambda: self.controller.remove_selected_from_collection(value)
                 )
         menu.addSeparator()
         if not ready:  # failed imports hold nothing but their reason: they are removed
             label = tr("Remove") if len(docs) == 1 else tr("Remove {n} Documents").format(n=len(docs))
         else:
             label = tr("Move to Trash") if len(docs) == 1 else tr("Move {n} Documents to Trash").format(n=len(docs))
-        menu.addAction(label, self.remove_selected)
+        menu.addAction(label, self.controller.remove_selected)
         return menu
 
     def _single_ready(self) -> DocumentInfo | None:
@@ -1040,25 +952,13 @@ class LibraryPane(QWidget):
     def on_menu_edit_metadata_triggered(self) -> None:
         doc = self._single_ready()
         if doc is not None:
-            self.edit_metadata(doc.doc_id)
+            self.controller.edit_metadata(doc.doc_id)
 
     @Slot()
     def on_menu_notes_triggered(self) -> None:
         doc = self._single_ready()
         if doc is not None:
-            self.edit_notes(doc.doc_id)
-
-    def edit_notes(self, doc_id: int) -> bool:
-        """Open the notes editor for one document; True when the notes were saved."""
-        from .notes_editor import NotesDialog
-
-        doc = self.library.document(doc_id)
-        dlg = NotesDialog(self.library, doc_id, doc.title if doc is not None else "", self)
-        saved = bool(dlg.exec())
-        dlg.deleteLater()
-        if saved:
-            self.message.emit(tr("Saved the notes."))
-        return saved
+            self.controller.edit_notes(doc.doc_id)
 
     @Slot()
     def on_menu_retry_triggered(self) -> None:
@@ -1069,366 +969,68 @@ class LibraryPane(QWidget):
         if paths:
             self.import_requested.emit(paths)
 
-    # --- actions ------------------------------------------------------------------------------
+    # --- the actions (LibraryActions does them; these are the window's and the tests' handles) ---
 
     def edit_metadata(self, doc_id: int) -> bool:
-        """Show the metadata editor (it saves on its own); True when the document was changed."""
-        if self.library.document(doc_id) is None:
-            return False
-        try:
-            dlg = MetadataDialog(self.library, doc_id, self, style=self._citation_style)
-        except (LibraryError, LibraryBusy, ValueError) as e:
-            QMessageBox.warning(self, tr("Edit Metadata"), str(e))
-            return False
-        try:
-            before = self.session.metadata_item(doc_id)
-        except (LibraryError, LibraryBusy, ValueError):
-            before = None
-        try:
-            if dlg.exec() != QDialog.DialogCode.Accepted:
-                return False
-        finally:
-            dlg.deleteLater()
-        if before is not None:
-            # Ctrl+Z puts it back; the undo journal is in the library database: a write, so a worker.
-            self.run_write(self.session.record_metadata_edit, doc_id, before)
-        doc = self.library.document(doc_id)
-        viewer = self.viewers.get(doc_id)
-        if doc is not None and viewer is not None and shiboken6.isValid(viewer):
-            viewer.setWindowTitle(f"{doc.title} — PaperPilot")
-            if self.reader is not None:
-                self.reader.retitle(viewer, doc.title)
-        self.library_changed.emit()
-        return True
-
-    # --- citations ----------------------------------------------------------------------------
+        return self.controller.edit_metadata(doc_id)
 
     def set_citation_style(self, name: str) -> None:
-        """The style for copied references and the metadata preview; unknown names mean APA."""
-        self._citation_style = name if name in STYLE_NAMES else DEFAULT_STYLE
+        self.controller.set_citation_style(name)
 
     def citation_style(self) -> str:
-        return self._citation_style
+        return self.controller.citation_style()
 
-    def citable_ids(self) -> list[int]:
-        """The selected documents that have metadata to cite (failed imports have none)."""
-        return [d.doc_id for d in self.selected_documents() if d.status == "ready"]
-
-    def _style_label(self) -> str:
-        try:
-            return tr(get_style(self._citation_style).label)
-        except Exception:  # a broken style module must not stop the copy from reporting
-            return self._citation_style
-
-    @Slot()
     def copy_references(self) -> None:
-        """The selected documents' references in the preferred style, as HTML and plain text."""
-        ids = self.citable_ids()
-        if not ids:
-            self.message.emit(tr("Select the documents to cite in the library first."))
-            return
-        try:
-            refs = format_references(self.library, ids, self._citation_style)
-        except (LibraryError, LibraryBusy, ValueError) as e:
-            QMessageBox.warning(self, tr("Copy References"), str(e))
-            return
-        QGuiApplication.clipboard().setMimeData(references_mime(refs))
-        self.message.emit(
-            tr("Copied {n} reference(s) in {style}.").format(n=len(refs), style=self._style_label())
-        )
+        self.controller.copy_references()
 
-    @Slot()
     def copy_in_text(self) -> None:
-        """The in-text citation of the selected documents ([1, 2] or (Author, 2020; …))."""
-        ids = self.citable_ids()
-        if not ids:
-            self.message.emit(tr("Select the documents to cite in the library first."))
-            return
-        try:
-            text = in_text(self.library, ids, self._citation_style)
-        except (LibraryError, LibraryBusy, ValueError) as e:
-            QMessageBox.warning(self, tr("Copy In-text Citations"), str(e))
-            return
-        QGuiApplication.clipboard().setText(text)
-        self.message.emit(tr("Copied the in-text citation {text}.").format(text=text))
+        self.controller.copy_in_text()
 
-    @Slot()
     def export_selection(self) -> None:
-        ids = self.citable_ids()
-        if not ids:
-            self.message.emit(tr("Select the documents to export in the library first."))
-            return
-        self._export(ids, tr("Export Selection"), "references")
+        self.controller.export_selection()
 
-    @Slot()
     def export_library(self) -> None:
-        if not any(d.status == "ready" for d in self.model.documents()):
-            self.message.emit(tr("The library has no documents to export yet."))
-            return
-        self._export(None, tr("Export Library"), "library")
+        self.controller.export_library()
 
-    def _export(self, doc_ids: list[int] | None, title: str, stem: str) -> Path | None:
-        name, chosen = QFileDialog.getSaveFileName(
-            self, title, str(Path.home() / f"{stem}.bib"), ";;".join(f for _, f, _ in EXPORT_FORMATS)
-        )
-        if not name:
-            return None
-        fmt, path = export_format_for(Path(name), chosen)
-        try:
-            atomic_write_text(path, export_items(self.library, doc_ids, fmt))
-        except OSError as e:
-            QMessageBox.warning(
-                self, title, tr("Could not write {path}: {reason}").format(path=path, reason=e.strerror or e)
-            )
-            return None
-        except (LibraryError, LibraryBusy, ValueError) as e:
-            QMessageBox.warning(self, title, str(e))
-            return None
-        n = (
-            len(doc_ids)
-            if doc_ids is not None
-            else sum(1 for d in self.model.documents() if d.status == "ready")
-        )
-        self.message.emit(tr("Exported {n} reference(s) to {path}.").format(n=n, path=path))
-        return path
-
-    @Slot()
     def remove_selected(self) -> None:
-        docs = self.selected_documents()
-        if not docs or self.remove_thread is not None:
-            return
-        if any(d.status == "trashed" for d in docs):
-            self.delete_selected_for_good()
-            return
-        what = f"“{docs[0].title}”" if len(docs) == 1 else tr("these {n} documents").format(n=len(docs))
-        answer = QMessageBox.question(
-            self,
-            tr("Remove from library"),
-            tr(
-                "Move {what} to the trash?\n\nIt is no longer searched or used in answers; Edit ▸ Undo "
-                "(Ctrl+Z) or Restore in the Trash brings it back. Your original files are not touched."
-            ).format(what=what),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer != QMessageBox.StandardButton.Yes:
-            return
-        for doc in docs:
-            viewer = self.viewers.pop(doc.doc_id, None)
-            if viewer is not None and shiboken6.isValid(viewer):
-                viewer.close()
-        # A write: in a worker, because another process may hold the writer lock for a while.
-        worker = FunctionWorker(self.write_then_read(remove_documents), self.session, docs, doing="Remove")
-        worker.finished.connect(self.on_remove_worker_finished)
-        worker.failed.connect(self.on_remove_worker_failed)
-        self.remove_thread = WorkerThread(worker, self)
-        self.table.setEnabled(False)
-        self.message.emit(tr("Removing {n} document(s)…").format(n=len(docs)))
-        self.remove_thread.start()
-
-    # --- metadata: re-read from the file, retrieve online (in a worker: both write) ------------
-
-    @Slot()
-    def reread_selected(self) -> None:
-        ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
-        if ids:
-            self._run_metadata(reread_documents, (self.library, ids), tr("Re-reading metadata of {n} document(s)…"), len(ids))
-
-    @Slot()
-    def retrieve_selected(self) -> None:
-        ids = [d.doc_id for d in self.selected_documents() if d.status == "ready"]
-        if ids and self.retrieve is not None and self.lookups_allowed():
-            self._run_metadata(self.retrieve, (ids,), tr("Retrieving metadata of {n} document(s)…"), len(ids))
-
-    def _run_metadata(self, fn: Callable[..., list[MetadataUpdate]], args: tuple[object, ...], note: str, n: int) -> None:
-        if self.metadata_thread is not None:
-            return
-        worker = FunctionWorker(fn, *args, doing="Metadata")
-        worker.finished.connect(self.on_metadata_worker_finished)
-        worker.failed.connect(self.on_metadata_worker_failed)
-        self.metadata_thread = WorkerThread(worker, self)
-        self.message.emit(note.format(n=n))
-        self.metadata_thread.start()
-
-    def _metadata_done(self) -> None:
-        if self.metadata_thread is not None:
-            self.metadata_thread.finish()
-            self.metadata_thread = None
-        self.library_changed.emit()
-
-    @Slot(object)
-    def on_metadata_worker_finished(self, updates: list[MetadataUpdate]) -> None:
-        self._metadata_done()
-        changed = sum(1 for u in updates if u.changed)
-        skipped = [f"#{u.doc_id}: {u.skipped}" for u in updates if u.skipped]
-        self.message.emit(tr("Metadata updated for {n} document(s).").format(n=changed))
-        if skipped:
-            QMessageBox.information(self, tr("Metadata"), "\n".join(skipped))
-
-    @Slot(str)
-    def on_metadata_worker_failed(self, message: str) -> None:
-        self._metadata_done()
-        QMessageBox.warning(self, tr("Metadata"), message)
+        self.controller.remove_selected()
 
     def is_removing(self) -> bool:
-        return self.remove_thread is not None
-
-    def _remove_done(self) -> None:
-        if self.remove_thread is not None:
-            self.remove_thread.finish()
-            self.remove_thread = None
-        self.table.setEnabled(True)
-
-    @Slot(object)
-    def on_remove_worker_finished(self, value: object) -> None:
-        self._remove_done()
-        errors = self.show_written(value)
-        if isinstance(errors, list) and errors:
-            QMessageBox.warning(self, tr("Remove from library"), "\n".join(errors))
-        else:
-            self.message.emit(tr("Moved to the trash. Edit ▸ Undo (Ctrl+Z) brings it back."))
-
-    @Slot(str)
-    def on_remove_worker_failed(self, message: str) -> None:
-        self._remove_done()
-        self.library_changed.emit()
-        QMessageBox.warning(self, tr("Remove from library"), message)
-
-    def shutdown_workers(self) -> None:
-        """The window is closing: let a removal finish (a write is never abandoned half-way)."""
-        self.fulltext_timer.stop()
-        for name in ("remove_thread", "write_thread", "fulltext_thread", "metadata_thread"):
-            thread = getattr(self, name)
-            if thread is not None:
-                thread.stop(20_000)
-                setattr(self, name, None)
-
-    # --- organizing: tags, collections, the trash, undo (writes run in a worker) ---------------
+        return self.controller.is_removing()
 
     def is_writing(self) -> bool:
-        return self.write_thread is not None
+        return self.controller.is_writing()
+
+    @property
+    def metadata_thread(self) -> WorkerThread | None:
+        """The metadata update running (re-read or online retrieval), if any."""
+        return self.controller.metadata.worker_thread
 
     def run_write(
-        self, fn: object, *args: object, done: str = "", say: Callable[[str], str] | None = None
+        self, fn: Callable[..., Any], *args: object, done: str = "", say: Callable[[str], str] | None = None
     ) -> bool:
-        """Run one organizing write in a worker; False (and a note) while another runs.
-        ``say``: puts core's lines about the write (its result, its error) in the interface
-        language."""
-        if self.write_thread is not None:
-            self.message.emit(tr("Wait for the last change to finish."))
-            return False
-        worker = FunctionWorker(self.write_then_read(fn), *args, doing=done or "Change")  # type: ignore[arg-type]
-        worker.finished.connect(self.on_write_worker_finished)
-        worker.failed.connect(self.on_write_worker_failed)
-        self._write_done_message = done
-        self._write_say = say
-        self.write_thread = WorkerThread(worker, self)
-        self.write_thread.start()
-        return True
-
-    def _write_done(self) -> None:
-        if self.write_thread is not None:
-            self.write_thread.finish()
-            self.write_thread = None
-
-    @Slot(object)
-    def on_write_worker_finished(self, value: object) -> None:
-        self._write_done()
-        result = self.show_written(value)
-        if isinstance(result, str) and result:
-            text = self._write_say(result) if self._write_say is not None else result
-        else:
-            text = self._write_done_message
-        if text:
-            self.message.emit(text)
-
-    @Slot(str)
-    def on_write_worker_failed(self, message: str) -> None:
-        self._write_done()
-        self.library_changed.emit()
-        say = self._write_say
-        QMessageBox.warning(self, tr("Library"), say(message) if say is not None else message)
-
-    def _ask_text(self, title: str, label: str, text: str = "") -> str:
-        value, ok = QInputDialog.getText(self, title, label, QLineEdit.EchoMode.Normal, text)
-        return value.strip() if ok else ""
-
-    @Slot()
-    def add_tag_to_selected(self) -> None:
-        ids = self.citable_ids()
-        if not ids:
-            return
-        tag = self._ask_text(tr("Add Tag"), tr("Tag for {n} document(s):").format(n=len(ids)))
-        if tag:
-            self.tag_documents(ids, add=[tag])
+        return self.controller.run_write(fn, *args, done=done, say=say)
 
     def tag_documents(self, doc_ids: list[int], add: Sequence[str] = (), remove: Sequence[str] = ()) -> bool:
-        return self.run_write(self.session.tag, doc_ids, list(add), list(remove), done=tr("Tags changed."))
+        return self.controller.tag_documents(doc_ids, add, remove)
 
-    def remove_tag_from_selected(self, tag: str) -> None:
-        ids = self.citable_ids()
-        if ids:
-            self.tag_documents(ids, remove=[tag])
-
-    def add_selected_to_collection(self, path: str) -> None:
-        ids = self.citable_ids()
-        if ids:
-            self.add_to_collection(path, ids)
+    def add_tag_to_selected(self) -> None:
+        self.controller.add_tag_to_selected()
 
     def add_to_collection(self, path: str, doc_ids: list[int]) -> bool:
-        return self.run_write(
-            self.session.collection_add, path, doc_ids, done=tr("Added to {name}.").format(name=path)
-        )
+        return self.controller.add_to_collection(path, doc_ids)
 
-    @Slot()
-    def add_selected_to_new_collection(self) -> None:
-        ids = self.citable_ids()
-        name = self._ask_text(tr("New Collection"), tr("Name (Parent/Child for a sub-collection):"))
-        if name:
-            self.add_to_collection(name, ids)
+    def empty_trash(self) -> None:
+        self.controller.empty_trash()
 
-    def remove_selected_from_collection(self, path: str) -> None:
-        ids = self.selected_ids()
-        if ids:
-            self.run_write(self.session.collection_remove, path, ids, done=tr("Taken out of {name}.").format(name=path))
+    def undo(self) -> None:
+        self.controller.undo()
 
-    @Slot(str, list)
-    def on_sources_documents_dropped(self, path: str, doc_ids: list[int]) -> None:
-        self.add_to_collection(path, doc_ids)
-
-    @Slot(str)
-    def on_sources_new_collection_requested(self, parent: str) -> None:
-        name = self._ask_text(tr("New Collection"), tr("Name:"))
-        if name:
-            self.run_write(
-                self.session.collection_add, f"{parent}/{name}" if parent else name, [],
-                done=tr("Made the collection {name}.").format(name=name),
-            )  # fmt: skip
-
-    @Slot(str)
-    def on_sources_rename_collection_requested(self, path: str) -> None:
-        old = path.rsplit("/", 1)[-1]
-        name = self._ask_text(tr("Rename Collection"), tr("New name:"), old)
-        if name and name != old:
-            self.run_write(self.session.collection_rename, path, name, done=tr("Renamed."))
-
-    @Slot(str)
-    def on_sources_delete_collection_requested(self, path: str) -> None:
-        answer = QMessageBox.question(
-            self,
-            tr("Delete Collection"),
-            tr("Delete the collection {name} and its sub-collections? Its documents stay in the library.").format(
-                name=path
-            ),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.run_write(self.session.collection_delete, path, done=tr("Deleted the collection."))
-
-    @Slot(str, str)
-    def on_sources_tag_color_requested(self, tag: str, color: str) -> None:
-        self.run_write(self.session.set_tag_color, tag, color)
+    def shutdown_workers(self) -> None:
+        """The window is closing: let a removal or a write finish (never abandoned half-way)."""
+        self.fulltext_timer.stop()
+        self.fulltext_task.shutdown(WAIT_MS)
+        self.controller.shutdown()
 
     @Slot(str, str)
     def on_sources_source_selected(self, kind: str, _value: str) -> None:
@@ -1447,56 +1049,6 @@ class LibraryPane(QWidget):
         if self.sources.current() != (kind, value) and kind not in (ALL,):
             return
         self.on_sources_source_selected(kind, value)
-
-    @Slot()
-    def restore_selected(self) -> None:
-        ids = [d.doc_id for d in self.selected_documents() if d.status == "trashed"]
-        if ids:
-            self.run_write(self.session.restore, ids, done=tr("Restored {n} document(s).").format(n=len(ids)))
-
-    @Slot()
-    def delete_selected_for_good(self) -> None:
-        ids = [d.doc_id for d in self.selected_documents() if d.status == "trashed"]
-        if ids and self._confirm_delete(len(ids)):
-            self.run_write(self.session.empty_trash, ids, done=tr("Deleted {n} document(s) for good.").format(n=len(ids)))
-
-    @Slot()
-    def empty_trash(self) -> None:
-        n = len(self.library.trashed_documents())
-        if not n:
-            self.message.emit(tr("The trash is empty."))
-            return
-        if self._confirm_delete(n):
-            self.run_write(self.session.empty_trash, None, done=tr("Emptied the trash."))
-
-    def _confirm_delete(self, n: int) -> bool:
-        answer = QMessageBox.question(
-            self,
-            tr("Empty Trash"),
-            tr("Delete {n} document(s) for good? Their copies, notes and search entries are deleted; this cannot be undone.").format(n=n),
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        return answer == QMessageBox.StandardButton.Yes
-
-    @Slot()
-    def undo(self) -> None:
-        """Ctrl+Z: undo the library's last removal, tag, collection or metadata edit (this
-        session's, an earlier one's or the command line's: the journal is in the database)."""
-        entry = self.session.undo_stack.last()
-        if entry is None:
-            self.message.emit(tr("Nothing to undo."))
-            return
-        what = undo_text(entry)
-        done = tr("Undone: {what}").format(what=what)
-        if self.run_write(self._undo_in_worker, entry.label, done=done, say=lambda text: undo_message(text, what)):
-            self.message.emit(tr("Undoing: {what}…").format(what=what))
-
-    def _undo_in_worker(self, label: str) -> str:
-        # In the worker: no widget here. The core's answer replaces the status line only when
-        # it says more than the label (part of it could not be undone).
-        done = self.session.undo()
-        return "" if done == label else done
 
     @Slot(int, int, str)
     def open_document(self, doc_id: int, page: int, text: str) -> None:

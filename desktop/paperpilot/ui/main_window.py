@@ -34,16 +34,21 @@ from PySide6.QtWidgets import (
 )
 
 from .. import __version__
-from ..core.agent import answer_status
-from ..core.agent.events import EVENT_ADAPTER
+from ..core.api import (
+    EVENT_ADAPTER,
+    AppPaths,
+    ConversationStore,
+    ImportReport,
+    Library,
+    LibraryError,
+    Rendered,
+    ResearchProfile,
+    Settings,
+    answer_status,
+    atomic_write_text,
+)
 from ..core.app import AskRun, ConversationNotFound, Session
-from ..core.citations.styles import Rendered
 from ..core.errors import PaperPilotError
-from ..core.library import ImportReport, Library, LibraryError
-from ..core.memory.conversations import ConversationStore
-from ..core.memory.profile import ResearchProfile
-from ..core.settings.config import Settings, atomic_write_text
-from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
 from .core_text import import_text, translate_phrase
@@ -523,7 +528,7 @@ class MainWindow(QMainWindow):
         # The worker also reads the library for the table once the import is done, so that the
         # GUI thread does no work per document when it ends (10,000 documents: ~0.5 s).
         self._import_snapshot = None
-        worker = ImportWorker(self.library, paths, then=self.library_pane.snapshot_reader())
+        worker = ImportWorker(self.session, paths, then=self.library_pane.snapshot_reader())
         worker.prepared.connect(self.on_import_prepared)
         worker.progress.connect(self.on_import_progress)
         worker.step.connect(self.on_import_step)
@@ -636,7 +641,7 @@ class MainWindow(QMainWindow):
         # A write: in a worker, because another process may hold the writer lock for a while.
         if self.reindex_thread is not None:
             return
-        worker = FunctionWorker(self.library.reindex, doing="Rebuilding the search index")
+        worker = FunctionWorker(self.session.reindex, doing="Rebuilding the search index")
         worker.finished.connect(self.on_reindex_finished)
         worker.failed.connect(self.on_reindex_failed)
         self.reindex_thread = WorkerThread(worker, self)
@@ -927,7 +932,7 @@ class MainWindow(QMainWindow):
         from .check_dialog import CheckDialog
 
         if self.check_dialog is None:
-            self.check_dialog = CheckDialog(self.library, self)
+            self.check_dialog = CheckDialog(self.library, self, session=self.session)
             self.check_dialog.repaired.connect(self.on_check_dialog_repaired)
             self.check_dialog.finished.connect(self.on_check_dialog_finished)
         self.check_dialog.show()

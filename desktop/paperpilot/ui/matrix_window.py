@@ -49,32 +49,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.agent.events import Evidence, Result, Status
+from ..core.api import CellProgress, Column, Evidence, Matrix, Result, Status, column, family
+from ..core.api import WorkflowScope as Scope
 from ..core.app import Session
-from ..core.errors import InvalidInput
-from ..core.workflows.export import (
-    Reference,
-    matrix_csv,
-    matrix_html,
-    matrix_markdown,
-    matrix_tsv,
-    matrix_xlsx,
-)
-from ..core.workflows.matrix import (
-    CellProgress,
-    Column,
-    Matrix,
-    column,
-    create_matrix,
-    edit_columns,
-    family,
-    load_column_set,
-    open_matrix,
-    run_matrix,
-    save_column_set,
-    set_columns,
-)
-from ..core.workflows.scope import Scope
 from .core_text import translate_phrase
 from .i18n import language, tr
 from .qtcompat import new_mime_data
@@ -193,47 +170,20 @@ class MatrixModel(QAbstractTableModel):
 
 
 def _create(session: Session, scope: Scope, column_set: str, title: str) -> Matrix:
-    columns = load_column_set(session.workflows, column_set) if column_set else None
-    return create_matrix(session.workflows, session.library, scope, columns, title=title)
+    return session.create_matrix(scope, column_set=column_set, title=title)
 
 
 def _fill(session: Session, matrix: Matrix, policy: str, cancel: threading.Event) -> Iterator[CellProgress]:
-    """The pending cells, with the model built here (it may import the HTTP client)."""
-    model = session.workflow_model(policy or None)
-    yield from run_matrix(session.workflows, matrix, session.library, model=model, cancel=cancel)
+    """The pending cells, with the model built here, in the worker (it may import the HTTP client)."""
+    yield from session.run_matrix(matrix, policy or None, cancel)
 
 
 def _edit(session: Session, matrix: Matrix, specs: list[tuple[str, str]]) -> Matrix:
-    cols = [column(name, question) for name, question in specs]
-    return set_columns(session.workflows, matrix, edit_columns(matrix, cols))
-
-
-def _use_set(session: Session, matrix: Matrix, name: str) -> Matrix:
-    return set_columns(session.workflows, matrix, load_column_set(session.workflows, name))
-
-
-def _references(session: Session, m: Matrix) -> list[Reference]:
-    ids = [r.doc_id for r in m.rows]
-    return [Reference(i + 1, d, t) for i, (d, t) in enumerate(zip(ids, session.reference_entries(ids), strict=True))]
-
-
-def _export(session: Session, m: Matrix, path: Path) -> Path:
-    refs = _references(session, m)
-    suffix = path.suffix.lower()
-    if suffix == ".xlsx":
-        matrix_xlsx(m, refs, path)
-    elif suffix == ".csv":
-        path.write_text(matrix_csv(m, refs), encoding="utf-8")
-    elif suffix in (".md", ".markdown", ".txt"):
-        path.write_text(matrix_markdown(m, refs), encoding="utf-8")
-    else:
-        raise InvalidInput(f"{path.name}: export as .xlsx, .csv or .md")
-    return path
+    return session.edit_matrix_columns(matrix, [column(name, question) for name, question in specs])
 
 
 def _clipboard(session: Session, m: Matrix) -> tuple[str, str]:
-    refs = _references(session, m)
-    return matrix_html(m, refs), matrix_tsv(m, refs)
+    return session.matrix_text(m, "html"), session.matrix_text(m, "tsv")
 
 
 def _snapshot(m: Matrix) -> Matrix:
@@ -452,7 +402,7 @@ class MatrixWindow(WorkflowWindow):
         self.make_button.clicked.connect(self.on_make_button_clicked)
         self.columns_button.clicked.connect(self.on_columns_button_clicked)
         self.scope_row.changed.connect(self.on_scope_row_changed)
-        self.side_task.call(self.session.workflows.column_sets, done=self.on_column_sets, doing="Column sets")
+        self.side_task.call(self.session.column_sets, done=self.on_column_sets, doing="Column sets")
         self.show_new()
 
     # --- state ---------------------------------------------------------------------------------
@@ -543,7 +493,7 @@ class MatrixWindow(WorkflowWindow):
             self.saved.select(self.matrix.id if self.matrix else None)
             return False
         self.status_label.setText(tr("Opening…"))
-        ok = self.task.call(open_matrix, self.session.workflows, matrix_id, done=self.on_opened,
+        ok = self.task.call(self.session.open_matrix, matrix_id, done=self.on_opened,
                             failed=self.on_failed, doing="Opening the matrix")  # fmt: skip
         self._buttons()
         return ok
@@ -575,14 +525,14 @@ class MatrixWindow(WorkflowWindow):
         m = self.matrix
         if m is None or self.busy:
             return False
-        return self.task.call(_use_set, self.session, m, name, done=self.on_edited, failed=self.on_failed,
+        return self.task.call(self.session.use_column_set, m, name, done=self.on_edited, failed=self.on_failed,
                               doing="The columns")  # fmt: skip
 
     def save_columns(self, name: str) -> bool:
         m = self.matrix
         if m is None:
             return False
-        return self.side_task.call(save_column_set, self.session.workflows, name, m.columns,
+        return self.side_task.call(self.session.save_column_set, name, m.columns,
                                    done=lambda _r: self.on_columns_saved(name), failed=self.on_failed,
                                    doing="Saving the columns")  # fmt: skip
 
@@ -591,7 +541,7 @@ class MatrixWindow(WorkflowWindow):
         m = self.matrix
         if m is None:
             return False
-        return self.side_task.call(_export, self.session, _snapshot(m), path, done=self.on_exported,
+        return self.side_task.call(self.session.export_matrix, _snapshot(m), path, done=self.on_exported,
                                    failed=self.on_failed, doing="Export")  # fmt: skip
 
     def copy_table(self) -> bool:
@@ -664,7 +614,7 @@ class MatrixWindow(WorkflowWindow):
 
     def on_columns_saved(self, name: str) -> None:
         self.status_label.setText(tr("Saved the columns as “{name}”.").format(name=name))
-        self.side_task.call(self.session.workflows.column_sets, done=self.on_column_sets, doing="Column sets")
+        self.side_task.call(self.session.column_sets, done=self.on_column_sets, doing="Column sets")
 
     def on_exported(self, path: Path) -> None:
         self.status_label.setText(tr("Exported to {path}").format(path=path))

@@ -2,7 +2,7 @@
 live preview of the reference in the user's citation style.
 
 The dialog edits a copy of the document's ``CslItem`` (fields it does not show, such as CSL
-variables imported from a ``.bib`` file, are kept) and writes it with ``save_item`` on Save.
+variables imported from a ``.bib`` file, are kept) and saves it with ``Session.save_metadata``.
 Lookups run in a ``WorkerThread``; they only fill fields that are still empty, and nothing is
 stored until the user presses Save.
 """
@@ -40,11 +40,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.citations.identifiers import bare_arxiv, bare_doi, is_arxiv_id, is_doi
-from ..core.citations.model import ITEM_TYPES, CslItem, CslName
-from ..core.citations.styles import bibliography, get_style
-from ..core.library import Library
-from ..core.library.metadata import item_for_document, save_item
+from ..core.api import (
+    ITEM_TYPES,
+    CslItem,
+    CslName,
+    Library,
+    bare_arxiv,
+    bare_doi,
+    bibliography,
+    get_style,
+    is_arxiv_id,
+    is_doi,
+)
+from ..core.app import Session, lookup_identifier
 from .i18n import language, tr
 from .theme import error_colour, ok_colour
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread, wait_lingering_threads
@@ -156,17 +164,9 @@ def lookup(kind: str, key: str, endpoints: LookupEndpoints) -> CslItem:
 
     Raises LookupFailed with a plain sentence for the user.
     """
-    # Imported here, in the worker thread: the first import of httpx takes a noticeable moment.
-    from ..core.citations.lookup import lookup_arxiv, lookup_doi
-
-    kwargs: dict[str, Any] = {"timeout": endpoints.timeout}
-    if kind == "doi":
-        if endpoints.crossref_url:
-            kwargs["base_url"] = endpoints.crossref_url
-        return lookup_doi(key, **kwargs)
-    if endpoints.arxiv_url:
-        kwargs["base_url"] = endpoints.arxiv_url
-    return lookup_arxiv(key, **kwargs)
+    return lookup_identifier(
+        kind, key, crossref_url=endpoints.crossref_url, arxiv_url=endpoints.arxiv_url, timeout=endpoints.timeout
+    )
 
 
 def stop_lookups(timeout_ms: int | None = None) -> None:
@@ -348,7 +348,8 @@ FIELD_LABELS = {
 
 
 class MetadataDialog(QDialog):
-    """Edit all bibliographic fields of one document; Save writes them with ``save_item``."""
+    """Edit all bibliographic fields of one document; Save writes them with ``Session.save_metadata``
+    (which also lets Ctrl+Z put the old ones back)."""
 
     lookup_done = Signal(bool, str)  # ok, the message shown (for tests and status bars)
 
@@ -360,15 +361,18 @@ class MetadataDialog(QDialog):
         *,
         style: str = "apa",
         endpoints: LookupEndpoints | None = None,
+        session: Session | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("metadataDialog")
         self.setWindowTitle(tr("Edit Metadata"))
         self.library = library
+        # The application layer: the save (with its undo entry) goes through it.
+        self.session = session if session is not None else Session(paths=library.paths, library=library)
         self.doc_id = doc_id
         self.style_name = style
         self.endpoints = endpoints or LOOKUP
-        self._item = item_for_document(library, doc_id)
+        self._item = self.session.metadata_item(doc_id)
         self._lookup_thread: WorkerThread | None = None
         self._lookup_worker: FunctionWorker | None = None
         self._save_thread: WorkerThread | None = None
@@ -686,7 +690,7 @@ class MetadataDialog(QDialog):
         if self._save_thread is not None:
             return
         # A write: in a worker, because another process may hold the writer lock for a while.
-        worker = FunctionWorker(save_item, self.library, self.doc_id, self.item(), doing="Saving")
+        worker = FunctionWorker(self.session.save_metadata, self.doc_id, self.item(), doing="Saving")
         worker.finished.connect(self.on_save_worker_finished)
         worker.failed.connect(self.on_save_worker_failed)
         self._save_thread = WorkerThread(worker, self)

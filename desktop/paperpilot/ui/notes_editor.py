@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.library import Library
+from ..core.api import Library
+from ..core.app import Session
 from .chat_pane import markdown_to_html
 from .i18n import tr
 from .workers import FunctionWorker, WorkerThread
@@ -28,10 +29,14 @@ PREVIEW_DELAY_MS = 150
 
 
 class NotesDialog(QDialog):
-    def __init__(self, library: Library, doc_id: int, title: str, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, library: Library, doc_id: int, title: str, parent: QWidget | None = None, *, session: Session | None = None
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("notesDialog")
         self.library = library
+        # The save goes through the application layer (the library's one writer behind it).
+        self.session = session if session is not None else Session(paths=library.paths, library=library)
         self.doc_id = doc_id
         self._save_thread: WorkerThread | None = None
         self._title = tr("Notes — {title}").format(title=title or tr("Untitled"))
@@ -102,7 +107,7 @@ class NotesDialog(QDialog):
         if self._save_thread is not None:
             return
         # A write: in a worker, because another process may hold the writer lock for a while.
-        worker = FunctionWorker(self.library.set_note, self.doc_id, self.text(), doing="Saving the notes")
+        worker = FunctionWorker(self.session.set_note, self.doc_id, self.text(), doing="Saving the notes")
         worker.finished.connect(self.on_save_worker_finished)
         worker.failed.connect(self.on_save_worker_failed)
         self._save_thread = WorkerThread(worker, self)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.memory.profile import ResearchProfile
+from ..core.api import ResearchProfile
 from .i18n import tr
 from .settings_dialog import CITATION_STYLES
 

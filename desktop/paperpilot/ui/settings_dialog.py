@@ -33,26 +33,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.app import resolve_api_key
-from ..core.llm.presets import PRESETS, Preset, model_for_preset, preset_for_url, replacement_for
-from ..core.settings.config import (
+from ..core.api import (
     MAX_ROUNDS,
     MIN_ROUNDS,
+    PRESETS,
+    AppPaths,
     ImportSettings,
+    KeyStoreError,
+    Preset,
     Settings,
     chunk_range_problem,
+    clean_api_key,
     describe_invalid,
+    model_for_preset,
+    preset_for_url,
+    redact,
+    replacement_for,
 )
-from ..core.settings.keystore import (
-    KeyStoreError,
-    delete_api_key,
+from ..core.app import (
+    ConnectionProbe,
+    api_key_location,
+    api_key_target,
+    forget_api_key,
     has_api_key,
-    key_location,
+    probe_connection,
+    resolve_api_key,
     save_api_key,
-    storage_target,
 )
-from ..core.settings.paths import AppPaths
-from ..core.text.redaction import clean_api_key, redact
 from .i18n import LANGUAGES, tr
 from .theme import THEMES, error_colour, ok_colour
 from .workers import FunctionWorker, WorkerThread, adopt_lingering_thread
@@ -115,43 +122,20 @@ def test_connection(
 def _test(
     base_url: str, model: str, secret: str, timeout_s: float, quick: bool, cancel: threading.Event
 ) -> tuple[bool, str, list[str]]:
-    # Imported and built here, in the worker thread: importing httpx the first time takes
-    # long enough to be felt in the GUI.
-    from ..core.llm.client import LLMCancelled, LLMClient, LLMConfig, LLMError
-
-    # No retries: the user is waiting for a verdict, and a retry only delays the same answer.
-    config = LLMConfig(
-        base_url=base_url,
-        model=model,
-        api_key=secret or None,
-        timeout_s=timeout_s,
-        connect_timeout_s=min(5.0, timeout_s),
-        max_retries=0,
-    )
-    with LLMClient(config) as client:
-        try:
-            models: list[str] = []
-            try:
-                models = client.list_models(cancel=cancel)
-            except LLMError as e:
-                if cancel.is_set():
-                    raise
-                if "not found" not in str(e).lower():
-                    return False, explain_connection_error(str(e)), []
-            if not model:
-                if models:
-                    msg = tr("Connected to {url}: the server offers {n} model(s). Choose one in the Model box.").format(
-                        url=base_url, n=len(models)
-                    )
-                    return True, msg, models
-                return False, tr("Connected, but the server lists no models: type the model name."), []
-            ok, message = client.test_connection(cancel, chat=not quick)
-            if ok:
-                count = tr(" The server offers {n} model(s).").format(n=len(models)) if models else ""
-                return True, f"{tr('OK.')} {message}{count}", models
-            return False, explain_connection_error(message), models
-        except LLMCancelled:
-            return False, CANCELLED_MESSAGE, []
+    probe: ConnectionProbe = probe_connection(base_url, model, secret, timeout_s, quick=quick, cancel=cancel)
+    if probe.outcome == "cancelled":
+        return False, CANCELLED_MESSAGE, []
+    if probe.outcome == "listed":
+        msg = tr("Connected to {url}: the server offers {n} model(s). Choose one in the Model box.").format(
+            url=base_url, n=len(probe.models)
+        )
+        return True, msg, probe.models
+    if probe.outcome == "no_models":
+        return False, tr("Connected, but the server lists no models: type the model name."), []
+    if probe.outcome == "ok":
+        count = tr(" The server offers {n} model(s).").format(n=len(probe.models)) if probe.models else ""
+        return True, f"{tr('OK.')} {probe.detail}{count}", probe.models
+    return False, explain_connection_error(probe.detail), probe.models
 
 
 class SettingsDialog(QDialog):
@@ -453,7 +437,7 @@ class SettingsDialog(QDialog):
             if key:
                 save_api_key(self._paths, key)
             elif self._forget_key:
-                delete_api_key(self._paths)
+                forget_api_key(self._paths)
         except KeyStoreError as e:
             self._show_error(str(e))
             return
@@ -749,10 +733,10 @@ class SettingsDialog(QDialog):
 
     def key_store_text(self) -> str:
         """Which store holds the key ("Stored in: the macOS Keychain"), or where a new one would go."""
-        location = key_location(self._paths) if not self._forget_key else None
+        location = api_key_location(self._paths) if not self._forget_key else None
         if location is not None:
             return tr(location.stored_in()).format(where=location.description)
-        target = storage_target(self._paths)
+        target = api_key_target(self._paths)
         if target.backend == "keyring":
             return tr("A key you enter is stored in: {where}").format(where=target.description)
         return tr("A key you enter is stored in a file only you can read: {where}").format(where=target.description)

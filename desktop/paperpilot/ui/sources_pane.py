@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QMenu, QTreeWidget, QTreeWidgetItem, QWidget
 
-from ..core.library.organize import Collection, CollectionTree
+from ..core.api import Collection, CollectionTree
 from .i18n import tr
 from .library_model import DOC_IDS_MIME
 
@@ -216,7 +216,7 @@ class SourcesPane(QTreeWidget):
             menu.addAction(tr("Empty Trash…"), self.empty_trash_requested.emit)
         elif kind == TAG:
             colours = menu.addMenu(tr("Colour"))
-            from ..core.library.organize import TAG_COLORS
+            from ..core.api import TAG_COLORS
 
             for name in TAG_COLORS:
                 colours.addAction(tr(name), functools.partial(self.tag_color_requested.emit, value, name))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..core.library.undo import Action, UndoEntry
+from ..core.api import UndoAction as Action
+from ..core.api import UndoEntry
 from .core_text import render_first
 from .i18n import language
 

@@ -26,8 +26,9 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
+from ..core.api import ImportProgress
+from ..core.app import Session
 from ..core.errors import PaperPilotError
-from ..core.library import ImportProgress, Library
 
 # The code of the Info event the agent loop yields for a rewritten follow-up (its data has
 # "original" and "standalone"); the chat shows it as "Understood as: …".
@@ -136,9 +137,9 @@ class ImportWorker(FunctionWorker):
     step = Signal(str)  # a step within the current file: "OCR page 3 of 12"
     prepared = Signal(object)  # what ``then`` returned
 
-    def __init__(self, library: Library, paths: list[str], then: Callable[[], Any] | None = None) -> None:
+    def __init__(self, session: Session, paths: list[str], then: Callable[[], Any] | None = None) -> None:
         super().__init__(self._import, doing="Import")
-        self.library = library
+        self.session = session
         self.paths = paths
         self.then = then
 
@@ -149,7 +150,7 @@ class ImportWorker(FunctionWorker):
             else:
                 self.progress.emit(p.index, p.total, p.path)
 
-        report = self.library.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
+        report = self.session.import_paths(self.paths, progress=on_progress, cancel=self.cancel)
         if self.then is not None:
             try:
                 self.prepared.emit(self.then())

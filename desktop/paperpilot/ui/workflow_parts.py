@@ -30,11 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..core.api import SavedItem, all_tags, parse_years, today
+from ..core.api import WorkflowScope as Scope
 from ..core.app import Session
-from ..core.clock import today
-from ..core.library.organize import all_tags
-from ..core.workflows import saved
-from ..core.workflows.scope import Scope, parse_years, resolve_scope
 from .i18n import tr
 from .workers import BackgroundTask
 
@@ -52,7 +50,7 @@ def _pickers(session: Session) -> tuple[list[str], list[str]]:
 
 
 def _count(session: Session, scope: Scope) -> int:
-    return len(resolve_scope(session.library, scope))
+    return len(session.scope_documents(scope))
 
 
 def policy_box(parent: QWidget) -> QComboBox:
@@ -334,7 +332,7 @@ class SavedList(QWidget):
         super().__init__(parent)
         self.session = session
         self.kind = kind  # "matrix" | "draft"
-        self.items: list[saved.SavedItem] = []
+        self.items: list[SavedItem] = []
         self.wanted: str | None = None  # the id to show selected (the window's matrix or draft)
         self.locked = False  # a run goes on: nothing is deleted under it
         self.task = BackgroundTask(self)
@@ -367,7 +365,8 @@ class SavedList(QWidget):
         self.refresh()
 
     def _store_call(self, fn: Callable[..., Any], *args: Any, done: Callable[[Any], None]) -> None:
-        """Run ``fn(store, *args)`` off the GUI thread, after the jobs queued before it."""
+        """Run ``fn(*args)`` (a Session call on the saved workflows) off the GUI thread, after the
+        jobs queued before it."""
         self._queue.append((fn, args, done))
         self._next()
 
@@ -375,7 +374,7 @@ class SavedList(QWidget):
         if self.task.busy or not self._queue:
             return
         fn, args, done = self._queue.pop(0)
-        self.task.call(fn, self.session.workflows, *args, done=lambda r: self._after(done, r), failed=self.on_failed,
+        self.task.call(fn, *args, done=lambda r: self._after(done, r), failed=self.on_failed,
                        doing="Saved")  # fmt: skip
 
     def _after(self, done: Callable[[Any], None], result: Any) -> None:
@@ -385,9 +384,9 @@ class SavedList(QWidget):
     def refresh(self) -> None:
         if any(d == self.on_listed for _f, _a, d in self._queue):
             return  # a listing already waits: it will show the latest
-        self._store_call(saved.saved_matrices if self.kind == "matrix" else saved.saved_drafts, done=self.on_listed)
+        self._store_call(self.session.saved_workflows, self.kind, done=self.on_listed)
 
-    def _line(self, it: saved.SavedItem) -> str:
+    def _line(self, it: SavedItem) -> str:
         total = "?" if it.total is None else str(it.total)
         if self.kind == "matrix":
             progress = tr("{done} of {total} cells").format(done=it.done, total=total)
@@ -395,7 +394,7 @@ class SavedList(QWidget):
             progress = tr("{done} of {total} sections").format(done=it.done, total=total)
         return f"{it.title}\n{progress} · {it.updated[:16].replace('T', ' ')}"
 
-    def on_listed(self, items: list[saved.SavedItem]) -> None:
+    def on_listed(self, items: list[SavedItem]) -> None:
         self.items = items
         self.list.blockSignals(True)
         self.list.clear()
@@ -440,16 +439,16 @@ class SavedList(QWidget):
         self.on_list_current_row_changed(self.list.currentRow())
 
     def rename(self, item_id: str, title: str) -> None:
-        fn = saved.rename_matrix if self.kind == "matrix" else saved.rename_draft
-        self._store_call(fn, item_id, title, done=lambda _r: self._after_rename(item_id, title))
+        self._store_call(
+            self.session.rename_workflow, self.kind, item_id, title, done=lambda _r: self._after_rename(item_id, title)
+        )
 
     def _after_rename(self, item_id: str, title: str) -> None:
         self.renamed.emit(item_id, " ".join(title.split()))
         self.refresh()
 
     def delete(self, item_id: str) -> None:
-        fn = saved.delete_matrix if self.kind == "matrix" else saved.delete_draft
-        self._store_call(fn, item_id, done=lambda _r: self._after_delete(item_id))
+        self._store_call(self.session.delete_workflow, self.kind, item_id, done=lambda _r: self._after_delete(item_id))
 
     def _after_delete(self, item_id: str) -> None:
         self.deleted.emit(item_id)
