@@ -255,7 +255,7 @@ class _Run:
             try:
                 p = self.pool.read(doc_id, seg)
             except LibraryError as e:
-                warnings.append(Warning(round=st.round, elapsed_ms=self.ms(), code="bad_read", message=str(e)))
+                warnings.append(Warning(round=st.round, elapsed_ms=self.ms(), code="bad_read", message=str(e), msg=e.msg))
                 continue
             view = st.add_passage(p)
             if view is not None:

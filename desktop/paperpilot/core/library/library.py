@@ -67,6 +67,7 @@ from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadat
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
+from ..text.messages import msg
 from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
 from .metadata import import_bibliography
@@ -1984,10 +1985,10 @@ class Library:
         if p is None:
             doc = self.store.document(doc_id)
             if doc is None:
-                raise DocumentNotFound(f"No document with id {doc_id}.")
+                raise DocumentNotFound.said(msg("read.no_document", doc_id=doc_id))
             if doc.status == "trashed":
-                raise DocumentNotFound(f"Document {doc_id} is in the trash (restore it to read it).")
-            raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
+                raise DocumentNotFound.said(msg("read.trashed", doc_id=doc_id))
+            raise DocumentNotFound.said(msg("read.no_segment", doc_id=doc_id, segment=segment))
         return p
 
 

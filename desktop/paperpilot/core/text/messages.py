@@ -236,6 +236,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "答案草稿重复了文献中植入的指令，因此被拒绝。无法根据你的文献库给出答案。",
     ),
     "stop.nothing_on": ("Your library has nothing on {terms:q}.", "你的文献库里没有关于{terms:q}的内容。"),
+    "stop.run_failed": ("The run failed.", "运行失败。"),
     "stop.no_result": ("The run ended without a result.", "运行结束，但没有结果。"),
     # --- why the loop forced an answer -----------------------------------------------------------
     "force.round_limit": ("round limit ({n}) reached", "达到轮次上限（{n}）"),
@@ -274,6 +275,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "support.names": ("names not in the passage: {items:list}", "段落中没有这些名称：{items:list}"),
     "support.words": ("words not in the passage: {items:list}", "段落中没有这些词：{items:list}"),
     "support.score": ("support {share}", "支持度 {share}"),
+    # --- a passage the agent asked for that cannot be read (trace warnings) --------------------
+    "read.no_document": ("No document with id {doc_id}.", "没有编号为 {doc_id} 的文献。"),
+    "read.trashed": ("Document {doc_id} is in the trash (restore it to read it).", "文献 {doc_id} 在回收站中（恢复后才能阅读）。"),
+    "read.no_segment": ("Document {doc_id} has no segment {segment}.", "文献 {doc_id} 没有第 {segment} 段。"),
+    "read.out_of_scope": (
+        "Document {doc_id} is outside the question's scope ({scope}).",
+        "文献 {doc_id} 不在问题的范围（{scope}）之内。",
+    ),
+    "read.not_in_run": ("document {doc_id} is not among the papers of this run", "文献 {doc_id} 不在本次运行的论文之中"),
     # --- when the user's Stop came (the {during} of trace.cancelled) -----------------------------
     "during.before_round": ("before round {n}", "在第 {n} 轮之前"),
     "during.deciding.model": ("in round {n}, while the model was deciding", "在第 {n} 轮语言模型决策时"),

@@ -28,6 +28,7 @@ from ..errors import DocumentNotFound
 from ..models import DocumentInfo, Hit, Passage
 from ..text.kinds import Kind, answer_sentences, answerable, heading_names
 from ..text.language import STOPWORDS, has_cjk, query_terms
+from ..text.messages import msg
 from .kinds import hit_kind, passage_kind, stored_kind
 
 # Words of a column's question that say what kind of thing is asked, not what to look for.
@@ -182,7 +183,7 @@ class ScopedPool:
 
     def read(self, doc_id: int, segment: int) -> Passage:
         if doc_id not in self._ids:
-            raise DocumentNotFound(f"document {doc_id} is not among the papers of this run")
+            raise DocumentNotFound.said(msg("read.not_in_run", doc_id=doc_id))
         p: Passage = self.pool.read(doc_id, segment)  # type: ignore[attr-defined]
         return p
 
