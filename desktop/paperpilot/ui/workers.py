@@ -28,6 +28,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 
 from ..core.errors import PaperPilotError
 from ..core.library import ImportProgress, Library
+from .i18n import said
 
 # The code of the Info event the agent loop yields for a rewritten follow-up (its data has
 # "original" and "standalone"); the chat shows it as "Understood as: …".
@@ -38,7 +39,7 @@ def error_message(e: BaseException, doing: str = "") -> str:
     """The sentence the GUI shows for ``e``: our own errors as they are, a file system error as
     its path and reason, anything else (a bug) with its type so it can be reported."""
     if isinstance(e, PaperPilotError):
-        return str(e)
+        return said(e.msg) if e.msg is not None else str(e)
     if isinstance(e, OSError) and e.strerror:
         return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
     prefix = f"{doing} failed: " if doing else ""

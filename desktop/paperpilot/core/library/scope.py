@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from ..errors import DocumentNotFound
 from ..models import DocumentInfo, Hit, Passage
-from ..text.messages import msg
 
 if TYPE_CHECKING:
     from .library import Library

@@ -284,6 +284,97 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "文献 {doc_id} 不在问题的范围（{scope}）之内。",
     ),
     "read.not_in_run": ("document {doc_id} is not among the papers of this run", "文献 {doc_id} 不在本次运行的论文之中"),
+    # --- the library check (core/library/integrity.py): progress, counts, problems, repairs -----
+    "progress.checking": ("Checking the library…", "正在检查文献库…"),
+    "progress.indexing": ("Updating the search index…", "正在更新搜索索引…"),
+    "progress.setting_aside": ("Setting the damaged database aside…", "正在把损坏的数据库移到一旁…"),
+    "progress.reimporting": ("Re-importing stored file {i} of {n}…", "正在重新导入已保存的文件（第 {i} 个，共 {n} 个）…"),
+    "check.summary": (
+        "{documents} document(s), {chunks} passage(s), {index_entries} index entries, {stored_files} stored file(s), {notes} note(s)",
+        "{documents} 篇文献、{chunks} 个段落、{index_entries} 条索引、{stored_files} 个已保存文件、{notes} 条笔记",
+    ),
+    "check.database_damaged": (
+        "The library database is damaged ({why}); the repair sets it aside and rebuilds the library from the stored files.",
+        "文献库数据库已损坏（{why}）；修复时会把它移到一旁，并用已保存的文件重建文献库。",
+    ),
+    "check.half_removed": ("#{id} {title!r}: its removal was interrupted.", "#{id} {title!r}：移除操作曾被中断。"),
+    "check.duplicate": ("#{id} {title!r} has the same content as #{other}: stored twice.", "#{id} {title!r} 与 #{other} 内容相同：保存了两次。"),
+    "check.copy_missing": ("#{id} {title!r}: its stored copy {path} is missing.", "#{id} {title!r}：它的已保存副本 {path} 不见了。"),
+    "check.copy_gone": (
+        "#{id} {title!r}: its stored copy {path} is missing and its original file is gone; it stays searchable.",
+        "#{id} {title!r}：它的已保存副本 {path} 不见了，原始文件也已不在；它仍可被检索。",
+    ),
+    "check.orphan_file": (
+        "{path}: a stored file no document refers to (the repair re-imports it).",
+        "{path}：没有任何文献引用的已保存文件（修复时会重新导入）。",
+    ),
+    "check.partial_file": ("{path}: a copy whose import did not finish.", "{path}：导入未完成的副本。"),
+    "check.unindexed": ("#{id} {title!r} is not in the search index yet.", "#{id} {title!r} 尚未进入搜索索引。"),
+    "check.chunks_not_indexed": (
+        "#{id} {title!r}: {n} passage(s) missing from the search index.",
+        "#{id} {title!r}：搜索索引中缺少 {n} 个段落。",
+    ),
+    "check.index_orphans": (
+        "{n} search index entries for #{id} {title!r} that match no passage.",
+        "#{id} {title!r} 有 {n} 条搜索索引与任何段落都不对应。",
+    ),
+    "check.index_orphans_one": (
+        "{n} search index entry for #{id} {title!r} that match no passage.",
+        "#{id} {title!r} 有 {n} 条搜索索引与任何段落都不对应。",
+    ),
+    "check.index_orphans_gone": (
+        "{n} search index entries for document #{id}, which is not in the library that match no passage.",
+        "不在文献库中的文献 #{id} 有 {n} 条搜索索引与任何段落都不对应。",
+    ),
+    "check.index_orphans_one_gone": (
+        "{n} search index entry for document #{id}, which is not in the library that match no passage.",
+        "不在文献库中的文献 #{id} 有 {n} 条搜索索引与任何段落都不对应。",
+    ),
+    "check.orphan_note": (
+        "A note on document #{id} {title!r}, which is not in the library.",
+        "文献 #{id} {title!r} 上的笔记，但这篇文献不在文献库中。",
+    ),
+    "check.sidecar_missing": (
+        "#{id} {title!r}: the metadata kept beside its stored copy is missing.",
+        "#{id} {title!r}：已保存副本旁的元数据缺失。",
+    ),
+    "check.sidecar_outdated": (
+        "#{id} {title!r}: the metadata kept beside its stored copy is out of date.",
+        "#{id} {title!r}：已保存副本旁的元数据已过时。",
+    ),
+    "check.organize_missing": (
+        "The collections and tag colours kept beside the library (meta/library.json) are missing.",
+        "文献库旁保存的文献集和标签颜色（meta/library.json）缺失。",
+    ),
+    "check.organize_outdated": (
+        "The collections and tag colours kept beside the library (meta/library.json) are out of date.",
+        "文献库旁保存的文献集和标签颜色（meta/library.json）已过时。",
+    ),
+    "check.stale_sidecar": ("{path}: metadata of a stored file that is gone.", "{path}：对应的已保存文件已不在的元数据。"),
+    "repair.finished_removing": ("finished removing document #{id}", "已完成文献 #{id} 的移除"),
+    "repair.copied_back": ("copied the original file of #{id} back into the library", "已把 #{id} 的原始文件复制回文献库"),
+    "repair.merged": (
+        "removed #{id}, a second copy of #{other} (its note, if any, was kept)",
+        "已移除 #{id}（#{other} 的第二份副本；如有笔记已保留）",
+    ),
+    "repair.cancelled": ("stopped: cancelled (run the repair again for the rest)", "已停止：被取消（再次运行修复以处理其余部分）"),
+    "repair.reindexed": ("re-indexed {documents} document(s) ({passages} passage(s))", "已重新索引 {documents} 篇文献（{passages} 个段落）"),
+    "repair.sidecars": ("rewrote the metadata beside {n} stored file(s)", "已重写 {n} 个已保存文件旁的元数据"),
+    "repair.organize": (
+        "rewrote the collections and tag colours kept beside the library",
+        "已重写文献库旁保存的文献集和标签颜色",
+    ),
+    "repair.moved": ("moved {path} to {dest}", "已把 {path} 移到 {dest}"),
+    "repair.moved_why": ("moved {path} to {dest}: {why}", "已把 {path} 移到 {dest}：{why}"),
+    "repair.already_there": ("{path}: already in the library", "{path}：已在文献库中"),
+    "repair.reimported": ("re-imported {path} as #{id} {title!r}", "已重新导入 {path}，成为 #{id} {title!r}"),
+    "repair.notes_kept": ("kept {n} note(s) of removed documents in {path}", "已把已移除文献的 {n} 条笔记保存在 {path}"),
+    "repair.set_aside": ("set the old database aside as {path} (nothing was deleted)", "已把旧数据库移到一旁，保存为 {path}（没有删除任何内容）"),
+    "repair.organization_restored": (
+        "restored {collections} collection(s) and {colours} tag colour(s) from meta/library.json",
+        "已从 meta/library.json 恢复 {collections} 个文献集和 {colours} 种标签颜色",
+    ),
+    "repair.rebuilt": ("rebuilt the library from {restored} of {n} stored file(s)", "已用 {n} 个已保存文件中的 {restored} 个重建文献库"),
     # --- when the user's Stop came (the {during} of trace.cancelled) -----------------------------
     "during.before_round": ("before round {n}", "在第 {n} 轮之前"),
     "during.deciding.model": ("in round {n}, while the model was deciding", "在第 {n} 轮语言模型决策时"),
