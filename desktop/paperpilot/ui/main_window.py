@@ -46,7 +46,7 @@ from ..core.settings.config import Settings, atomic_write_text
 from ..core.settings.paths import AppPaths
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
-from .core_text import import_text, translate_phrase
+from .core_text import import_text
 from .i18n import tr
 from .inspector import InspectorPane
 from .keyboard import FilterKeys, ShortcutsDialog
@@ -595,7 +595,7 @@ class MainWindow(QMainWindow):
             self.failures_button.setText(tr("Import log"))
             self.failures_button.setVisible(True)
         if report.stopped:
-            QMessageBox.warning(self, tr("Import"), translate_phrase(report.stopped))
+            QMessageBox.warning(self, tr("Import"), import_text(report.stopped))
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
@@ -660,7 +660,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def on_reindex_failed(self, message: str) -> None:
         self._reindex_done()
-        self.task_label.setText(translate_phrase(message))
+        self.task_label.setText(import_text(message))
         QMessageBox.warning(self, tr("Rebuild Search Index"), message)
 
     # --- chat / agent ----------------------------------------------------------------------
@@ -738,7 +738,7 @@ class MainWindow(QMainWindow):
     def on_agent_failed(self, message: str) -> None:
         self._agent_done()
         self.chat_pane.show_error(message)
-        self.task_label.setText(translate_phrase(message))
+        self.task_label.setText(message)
 
     @Slot()
     def on_chat_stop_requested(self) -> None:

@@ -375,6 +375,15 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "已从 meta/library.json 恢复 {collections} 个文献集和 {colours} 种标签颜色",
     ),
     "repair.rebuilt": ("rebuilt the library from {restored} of {n} stored file(s)", "已用 {n} 个已保存文件中的 {restored} 个重建文献库"),
+    # --- a literature matrix's generated title and its scope (core/workflows) -------------------
+    "matrix.title": ("{rows} papers × {columns} columns ({scope})", "{rows} 篇论文 × {columns} 列（{scope}）"),
+    "scope.whole_library": ("the whole library", "整个文献库"),
+    "scope.parts": ("{parts:parts}", "{parts:parts}"),
+    "scope.documents": ("documents {ids:list}", "文献 {ids:list}"),
+    "scope.matching": ("matching {query!r}", "匹配 {query!r}"),
+    "scope.years": ("years {start}–{end}", "年份 {start}–{end}"),
+    "scope.tagged": ("tagged {tags:list}", "标签 {tags:list}"),
+    "scope.in": ("in {collections:list}", "位于 {collections:list}"),
     # --- when the user's Stop came (the {during} of trace.cancelled) -----------------------------
     "during.before_round": ("before round {n}", "在第 {n} 轮之前"),
     "during.deciding.model": ("in round {n}, while the model was deciding", "在第 {n} 轮语言模型决策时"),
