@@ -1085,10 +1085,10 @@ def _terms(text: str) -> tuple[str, ...]:
 
 def _slot_missing(answer_type: str, focus: str, zh: bool) -> Message:
     if zh:
-        known = ("who", "when", "where", "how_many", "how_much", "definition", "why")
-        return msg(f"missing.slot_zh.{answer_type if answer_type in known else 'other'}", "zh", focus=focus)
-    known = ("who", "when", "where", "how_many", "how_much", "which", "definition", "why", "how")
-    return msg(f"missing.slot.{answer_type if answer_type in known else 'other'}", focus=focus)
+        asked = ("who", "when", "where", "how_many", "how_much", "definition", "why")
+        return msg(f"missing.slot_zh.{answer_type if answer_type in asked else 'other'}", "zh", focus=focus)
+    named = ("who", "when", "where", "how_many", "how_much", "which", "definition", "why", "how")
+    return msg(f"missing.slot.{answer_type if answer_type in named else 'other'}", focus=focus)
 
 
 def _focus(q: str) -> str:

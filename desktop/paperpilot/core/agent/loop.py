@@ -834,8 +834,8 @@ def run_agent(
         except Exception as e:  # a broken note store must not stop the question
             yield Warning(elapsed_ms=run.ms(), code="start", message=f"{type(e).__name__}: {e}")
     if not st.question:
-        stop = msg("stop.empty_question")
-        yield run.finish(Status.INSUFFICIENT, stop.text(), missing=[msg("missing.a_question")], stop=stop)
+        empty = msg("stop.empty_question")
+        yield run.finish(Status.INSUFFICIENT, empty.text(), missing=[msg("missing.a_question")], stop=empty)
         return
     if too_long:
         yield run.finish(Status.FAILED, too_long, error=too_long, stop=msg("stop.too_long", text=too_long))

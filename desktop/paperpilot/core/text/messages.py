@@ -90,14 +90,14 @@ class _Formatter(string.Formatter):
             return ("；" if self.zh else "; ").join(render(m, "zh" if self.zh else "en") for m in value)
         if isinstance(value, Message):
             return render(value, "zh" if self.zh else "en")
-        return super().format_field(value, format_spec)
+        return str(super().format_field(value, format_spec))
 
 
 def render(message: Message, language: str) -> str:
     """``message`` in ``language`` ("zh" for Chinese, anything else English)."""
     en, zh = CATALOGUE[message.code]
     template = zh if language == "zh" else en
-    return _Formatter(language).vformat(template, (), dict(message.params))
+    return str(_Formatter(language).vformat(template, (), dict(message.params)))
 
 
 def template_fields(template: str) -> set[str]:
