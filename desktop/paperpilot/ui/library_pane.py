@@ -73,7 +73,7 @@ from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
 from .resources import app_icon, is_sample_path, sample_questions
 from .sources_pane import ALL, COLLECTION, RECENT, TAG, TRASH, UNFILED, SourcesPane
-from .undo_text import undo_message, undo_text
+from .undo_text import shown, undo_text
 from .workers import FunctionWorker, WorkerThread
 
 if TYPE_CHECKING:  # imported where a document is first opened
@@ -1489,14 +1489,14 @@ class LibraryPane(QWidget):
             return
         what = undo_text(entry)
         done = tr("Undone: {what}").format(what=what)
-        if self.run_write(self._undo_in_worker, entry.label, done=done, say=lambda text: undo_message(text, what)):
+        if self.run_write(self._undo_in_worker, entry.label, done=done):
             self.message.emit(tr("Undoing: {what}…").format(what=what))
 
     def _undo_in_worker(self, label: str) -> str:
         # In the worker: no widget here. The core's answer replaces the status line only when
         # it says more than the label (part of it could not be undone).
         done = self.session.undo()
-        return "" if done == label else done
+        return "" if done == label else shown(self.session.undo_stack.last_said)
 
     @Slot(int, int, str)
     def open_document(self, doc_id: int, page: int, text: str) -> None:
