@@ -24,7 +24,6 @@ from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.messages import msg
 from paperpilot.ui import i18n
-from paperpilot.ui.core_text import translate_phrase
 from paperpilot.ui.reader import tab_title
 from tests.fixtures.pdfs import make_paper_pdf
 
@@ -476,7 +475,9 @@ def test_every_import_failure_reason_core_gives_has_a_chinese_form(chinese: None
     reasons = [why for _, why in report.failed + report.unsupported]
     assert len(reasons) >= len(bad)
     for why in reasons:
-        zh = translate_phrase(why)
+        said = report.message(why)
+        assert said is not None, why  # rendered from its code, not parsed back from the words
+        zh = i18n.said(said)
         rest = zh
         for name in [*bad, "missing.pdf", str(tmp_path)]:
             rest = rest.replace(name, " ")

@@ -561,6 +561,12 @@ def said(message: Message) -> str:
     return message.text(_language)
 
 
+def said_or(message: Message | None, words: str) -> str:
+    """``message`` in the interface language; without one (something recorded before core's
+    messages carried codes), ``words`` as core wrote them."""
+    return said(message) if message is not None else words
+
+
 def said_each(messages: Sequence[Message], texts: Sequence[str]) -> list[str]:
     """Core's messages in the interface language, one per item of ``texts`` (the same things as
     core wrote them out); a result saved before messages carried codes keeps its own words."""

@@ -58,8 +58,7 @@ from ..core.library.query import DocumentFilter, parse_query
 from ..core.library.scope import Scope
 from ..core.models import DocumentInfo
 from ..core.settings.config import atomic_write_text
-from .core_text import import_text
-from .i18n import tr
+from .i18n import said_or, tr
 from .library_model import (
     DOC_ID_ROLE,
     Column,
@@ -897,7 +896,7 @@ class LibraryPane(QWidget):
             QMessageBox.Icon.Warning,
             tr("Import failed"),
             tr("{name} could not be imported:\n\n{reason}").format(
-                name=doc.file_name or doc.title, reason=import_text(doc.error) if doc.error else tr("unknown reason")
+                name=doc.file_name or doc.title, reason=said_or(doc.error_msg, doc.error) if doc.error else tr("unknown reason")
             ),
             QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Close,
             self,

@@ -146,7 +146,7 @@ class ImportWorker(FunctionWorker):
     def _import(self) -> Any:
         def on_progress(p: ImportProgress) -> None:
             if p.detail:
-                self.step.emit(p.detail)
+                self.step.emit(said(p.detail_msg) if p.detail_msg is not None else p.detail)
             else:
                 self.progress.emit(p.index, p.total, p.path)
 

@@ -17,6 +17,7 @@ from ..clock import utc_now
 from ..errors import Damaged, PaperPilotError
 from ..models import Chunk, DocumentInfo, Metadata, Passage, Reference
 from ..text.kinds import classify_passage
+from ..text.messages import Message
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
@@ -122,7 +123,7 @@ CREATE INDEX IF NOT EXISTS doc_references_title ON doc_references(title_key);
 _DOC_COLUMNS = (
     "id, title, authors, year, page_count, chunk_count, status, sha256, file_name, source_path, "
     "stored_path, venue, doi, arxiv_id, abstract, language, tags, added, error, external_id, trashed, "
-    "metadata_sources, metadata_confidence, check_metadata"
+    "metadata_sources, metadata_confidence, check_metadata, error_code"
 )
 
 # A document that is searchable and offered to the agent: ready and not in the trash. A trashed
@@ -271,7 +272,19 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         metadata_sources=_sources(r[21]),
         metadata_confidence=r[22],
         check_metadata=bool(r[23]),
+        error_msg=_error_msg(r[24]),
     )
+
+
+def _error_msg(code: str) -> Message | None:
+    """A failed import's message, kept as JSON in ``error_code`` (older rows hold the
+    ImportFailure's kind there, "empty", "corrupt" …: no message)."""
+    if not code.startswith("{"):
+        return None
+    try:
+        return Message.model_validate_json(code)
+    except ValueError:  # written by another version: the words in ``error`` stand
+        return None
 
 
 class Store:
@@ -504,8 +517,13 @@ class Store:
             _insert_references(c, new_id, references)
         return new_id
 
-    def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
-        """Remember a failed import (one row per source path) so the user can see and retry it."""
+    def record_failure(
+        self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str, said: Message | None = None
+    ) -> int:
+        """Remember a failed import (one row per source path) so the user can see and retry it.
+        ``said``: the reason as a catalogued message, kept (as JSON) in place of ``code``."""
+        if said is not None:
+            code = said.model_dump_json()
         with self.transaction() as c:
             row = c.execute(
                 "SELECT id FROM documents WHERE status='failed' AND source_path=?", (source_path,)

@@ -419,6 +419,77 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "undo.collection_gone": ("the collection {path} was deleted since", "文献集“{path}”此后已被删除"),
     "undo.in_trash": ("document #{id} is in the trash; restore it first", "文献 #{id} 在回收站中；请先恢复它"),
     "undo.already_restored": ("already restored", "已经恢复"),
+    # --- why a file was not imported (ImportFailure, the import report, a failed document) -------
+    "import.unexpected": ("Unexpected error while reading the file: {error}", "读取文件时出现意外错误：{error}"),
+    "import.unexpected_bibliography": (
+        "Unexpected error while reading the bibliography: {error}",
+        "读取书目时出现意外错误：{error}",
+    ),
+    "import.undecodable": (
+        "The file does not look like text: its bytes make no sense in any supported encoding "
+        "(UTF-8, UTF-16, GB18030/GBK, Big5, Windows-1252).",
+        "这个文件看起来不是文本：它的字节在任何支持的编码（UTF-8、UTF-16、GB18030/GBK、Big5、Windows-1252）下都无法解读。",
+    ),
+    "import.could_not_read": ("Could not read {name}: {error}.", "无法读取 {name}：{error}。"),
+    "import.empty_named": ("{name} is empty.", "{name} 是空的。"),
+    "import.header_only": ("{name} has no text besides its header.", "{name} 除了表头之外没有文字。"),
+    "import.unreadable": ("The file could not be read from disk.", "无法从磁盘读取该文件。"),
+    "import.not_pdf": ("The file is damaged or is not a PDF.", "文件已损坏，或者不是 PDF。"),
+    "import.encrypted": (
+        "The PDF is password-protected; unlock it (save an unprotected copy) first.",
+        "该 PDF 受密码保护；请先解除保护（另存一份未加密的副本）。",
+    ),
+    "import.no_pages": ("The PDF has no pages.", "这个 PDF 没有页面。"),
+    "import.extractor_crashed": (
+        "The PDF could not be read: the text extractor crashed on it.",
+        "无法读取这个 PDF：提取文字的程序在处理它时崩溃了。",
+    ),
+    "import.not_found_named": ("The file {name} could not be found or read.", "找不到或无法读取文件 {name}。"),
+    "import.no_text_even_ocr": ("No text found on any page, even by OCR.", "所有页面都没有找到文字，OCR 也没有识别出文字。"),
+    "import.scanned_ocr_off": (
+        "The PDF has no text layer (it looks scanned) and OCR is turned off in the settings.",
+        "这个 PDF 没有文字层（看起来是扫描件），而设置中关闭了 OCR。",
+    ),
+    "import.scanned": (
+        "The PDF has no text layer (it looks scanned); OCR would be needed to import it.",
+        "这个 PDF 没有文字层（看起来是扫描件），需要 OCR 才能导入。",
+    ),
+    "import.blank": ("No text found on any page: the pages are blank.", "所有页面都没有找到文字：页面是空白的。"),
+    "import.cannot_read": ("The file cannot be read: {error}.", "无法读取文件：{error}。"),
+    "import.unsupported_bibliography": (
+        "Unsupported bibliography file '{ext}': use .bib, .ris or a CSL-JSON .json file.",
+        "不支持的书目文件“{ext}”：请使用 .bib、.ris 或 CSL-JSON 格式的 .json 文件。",
+    ),
+    "import.missing": ("{path} does not exist.", "{path} 不存在。"),
+    "import.not_regular": ("{path} is not a regular file.", "{path} 不是普通文件。"),
+    "import.unsupported_type": (
+        "Unsupported file type '{ext}': PaperPilot imports PDF, .txt, .md and .jsonl corpus files, "
+        "and .bib, .ris and CSL-JSON bibliographies.",
+        "不支持的文件类型“{ext}”：PaperPilot 可导入 PDF、.txt、.md、.jsonl 语料文件，以及 .bib、.ris 和 CSL-JSON 书目。",
+    ),
+    "import.too_large": (
+        "File is too large ({size} MB; the limit is {limit} MB, see the import settings).",
+        "文件过大（{size} MB；上限为 {limit} MB，见导入设置）。",
+    ),
+    "import.empty": ("The file is empty.", "文件是空的。"),
+    "import.not_corpus": (
+        'Not a PaperPilot corpus: a .jsonl file needs one {{"id", "title", "text"}} object per line.',
+        '不是 PaperPilot 语料文件：.jsonl 文件每行需要一个 {{"id", "title", "text"}} 对象。',
+    ),
+    "import.not_csl_json": (
+        'Not a CSL-JSON bibliography: a .json file needs an array of CSL-JSON items ([{{"type": …, "title": …}}, …]).',
+        "不是 CSL-JSON 书目：.json 文件需要是 CSL-JSON 条目的数组。",
+    ),
+    "import.no_extension": (
+        "no file extension: PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files",
+        "没有文件扩展名：PaperPilot 可导入 PDF、文本、Markdown、JSONL 语料和书目文件",
+    ),
+    "import.unsupported_found": (
+        "unsupported file type '{ext}': PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files",
+        "不支持的文件类型“{ext}”：PaperPilot 可导入 PDF、文本、Markdown、JSONL 语料和书目文件",
+    ),
+    "import.json_not_csl": ("a .json file that is not a CSL-JSON bibliography", "不是 CSL-JSON 书目的 .json 文件"),
+    "import.ocr_page": ("OCR page {done} of {total}", "OCR 识别第 {done} 页（共 {total} 页）"),
     # --- when the user's Stop came (the {during} of trace.cancelled) -----------------------------
     "during.before_round": ("before round {n}", "在第 {n} 轮之前"),
     "during.deciding.model": ("in round {n}, while the model was deciding", "在第 {n} 轮语言模型决策时"),
