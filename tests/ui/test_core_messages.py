@@ -162,3 +162,30 @@ def test_the_extra_set_reads_in_chinese_from_codes(libraries: dict[str, Library]
     # The walk saw the kinds of things core says, not an empty set.
     assert seen["missing"] >= 20 and seen["reasons"] >= 40, (seen, sorted(codes))
     assert {c.split(".")[0] for c in codes} >= {"missing", "confidence"}, sorted(codes)
+
+
+def test_a_failed_import_keeps_its_message_for_the_chinese_library_table(tmp_path: Path) -> None:
+    """The reason a file was not imported is stored with its code: reopened, the library's
+    failed rows say it in Chinese (the words stay for the CLI)."""
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    (tmp_path / "empty.md").write_text(" \n", encoding="utf-8")
+    paths = app_paths(str(tmp_path / "home"))
+    lib = Library(paths)
+    try:
+        report = lib.import_paths([tmp_path / "broken.pdf", tmp_path / "empty.md"])
+        assert all(report.message(why) is not None for _p, why in report.failed), report.failed
+    finally:
+        lib.close()
+    lib = Library(paths)
+    try:
+        failed = {d.file_name: d for d in lib.all_documents() if d.status == "failed"}
+    finally:
+        lib.close()
+    assert set(failed) == {"broken.pdf", "empty.md"}
+    assert failed["empty.md"].error == "empty.md is empty."
+    i18n.set_language("zh")
+    try:
+        shown = {n: i18n.said_or(d.error_msg, d.error) for n, d in failed.items()}
+    finally:
+        i18n.set_language("en")
+    assert shown == {"broken.pdf": "文件已损坏，或者不是 PDF。", "empty.md": "empty.md 是空的。"}

@@ -16,7 +16,7 @@ from paperpilot.core.text.messages import CATALOGUE, Message, msg, render, templ
 CORE = Path(__file__).resolve().parents[4] / "desktop" / "paperpilot" / "core"
 
 # Words a Chinese template may keep: names of things, formats, and the user's own data.
-_KEPT = {"PaperPilot", "PDF", "OCR", "RAG", "UTF", "GB", "GBK", "Big5", "Windows", "CSL", "JSON", "jsonl", "bib", "ris", "txt", "md", "MB"}
+_KEPT = {"PaperPilot", "PDF", "OCR", "RAG", "UTF", "GB18030", "GBK", "Big5", "Windows", "CSL", "JSON", "JSONL", "Markdown", "MB"}
 
 
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
@@ -24,8 +24,9 @@ def test_each_code_has_both_languages_with_the_same_parameters(code: str) -> Non
     en, zh = CATALOGUE[code]
     assert en.strip() and zh.strip()
     assert template_fields(en) == template_fields(zh), code
-    skeleton = re.sub(r"\{[^}]*\}|[\w/]+\.json", " ", zh)  # its parameters, a file's name
-    english = [w for w in re.findall(r"[A-Za-z]{2,}", skeleton) if w not in _KEPT]
+    # Its parameters, a file's name or extension ("meta/library.json", ".bib") are not words.
+    skeleton = re.sub(r"\{[^}]*\}|[\w/]*\.[a-z]+\b", " ", zh)
+    english = [w for w in re.findall(r"[A-Za-z][A-Za-z0-9]+", skeleton) if w not in _KEPT]
     own_words = bool(re.search(r"\w", skeleton))  # "{parts:parts}" only joins other messages
     assert (has_cjk(zh) or not own_words) and not english, (code, zh)
 
