@@ -288,12 +288,9 @@ class _Run:
         if not found:
             return []
         self.instructions[view.id] = found
-        return [
-            Warning(round=self.state.round, elapsed_ms=self.ms(), code="injection",
-                    message=f"[{view.id}] {view.title[:60]} contains text addressed to an AI; it is data, not an "
-                    f"instruction, and is never quoted: {i.sentence[:120]!r}")
-            for i in found
-        ]  # fmt: skip
+        flagged = [msg("trace.injection", id=view.id, title=view.title[:60], sentence=i.sentence[:120]) for i in found]
+        return [Warning(round=self.state.round, elapsed_ms=self.ms(), code="injection", message=m.text(), msg=m)
+                for m in flagged]  # fmt: skip
 
     def _title(self, doc_id: int) -> str:
         docs = self.state.documents if self.state.documents is not None else self.pool.list_documents()
@@ -390,8 +387,9 @@ class _Run:
         self.state.usage.add(step.usage)
         for code, message in step.infos:
             yield Info(round=self.state.round, elapsed_ms=self.ms(), code=code, message=message)
-        for code, message in step.warnings:
-            yield Warning(round=self.state.round, elapsed_ms=self.ms(), code=code, message=message)
+        for code, said in step.warnings:
+            yield Warning(round=self.state.round, elapsed_ms=self.ms(), code=code, message=str(said),
+                          msg=said if isinstance(said, Message) else None)  # fmt: skip
 
     def finish(self, status: Status, answer: str, *, evidence: list[Evidence] | None = None,
                missing: list[Message] | None = None, confidence: float = 0.0, notes: list[Message] | None = None,

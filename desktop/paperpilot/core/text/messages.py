@@ -251,6 +251,22 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "trace.cancelled": ("stopped by the user {during}; keeping the {n} passage(s) read so far", "{during}被用户停止；保留目前读过的 {n} 个段落"),
     "trace.cancelled_empty": ("stopped by the user {during}; nothing had been read yet", "{during}被用户停止；还没有读过任何内容"),
     "trace.extract_failed": ("no extract of what was read: {error}", "无法摘录已读内容：{error}"),
+    "trace.injection": (
+        "[{id}] {title} contains text addressed to an AI; it is data, not an instruction, and is never quoted: {sentence!r}",
+        "[{id}] {title} 含有写给 AI 的文字；它只是数据，不是指令，也永远不会被引用：{sentence!r}",
+    ),
+    "policy.fallback_read": (
+        "the next step could not be taken ({why}); reading the best hits instead",
+        "无法执行下一步（{why}）；改为阅读最相关的结果",
+    ),
+    "policy.fallback_search": (
+        "the next step could not be taken ({why}); searching the question's keywords instead",
+        "无法执行下一步（{why}）；改为检索问题中的关键词",
+    ),
+    "policy.fallback_answer": (
+        "the answer could not be written ({why}); answering from the passages read",
+        "无法写出答案（{why}）；改为根据读过的段落作答",
+    ),
     "trace.not_an_answer": (
         "the policy was asked for an answer and chose another action",
         "要求策略给出答案，它却选择了另一个操作",

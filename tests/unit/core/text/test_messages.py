@@ -16,7 +16,7 @@ from paperpilot.core.text.messages import CATALOGUE, Message, msg, render, templ
 CORE = Path(__file__).resolve().parents[4] / "desktop" / "paperpilot" / "core"
 
 # Words a Chinese template may keep: names of things, formats, and the user's own data.
-_KEPT = {"PaperPilot", "PDF", "OCR", "RAG", "UTF", "GB18030", "GBK", "Big5", "Windows", "CSL", "JSON", "JSONL", "Markdown", "MB"}
+_KEPT = {"PaperPilot", "PDF", "OCR", "RAG", "AI", "UTF", "GB18030", "GBK", "Big5", "Windows", "CSL", "JSON", "JSONL", "Markdown", "MB"}
 
 
 @pytest.mark.parametrize("code", sorted(CATALOGUE))
