@@ -22,8 +22,8 @@ from paperpilot.core.library import Library
 from paperpilot.core.settings import keystore
 from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import app_paths
+from paperpilot.core.text.messages import msg
 from paperpilot.ui import i18n
-from paperpilot.ui.core_text import knows, translate_phrase
 from paperpilot.ui.reader import tab_title
 from tests.fixtures.pdfs import make_paper_pdf
 
@@ -294,73 +294,76 @@ def test_status_bar_import_and_run_messages_are_chinese(chinese: None, home: Pat
 
 
 # --- what core writes into a result: missing parts, confidence notes, failure reasons ---------
+# Core hands these over as catalogued messages (code + parameters); the windows render them.
 
-CORE_PHRASES = [
-    "every required part covered: yes (+1.20)",
-    "share of required parts covered: 50% (+0.40)",
-    "weakest claim's support: 35% (−0.22)",
-    "citations rejected by verification: 2 (−0.31)",
-    "documents cited: 2.00 (+0.10)",
-    "the model's own estimate 0.80 (weight 0.5)",
-    "the round limit forced the answer",
-    "stopped by the user: an extract of what was read, not a full answer (×0.5)",
-    "answer rejected: it obeyed a planted instruction",
-    "nothing read mentions “swift bricks”",
-    "a full answer (the run was stopped)",
-    "no sentence mentions “gulls”",
-    "No passage read mentions “Marlow Bay”",
-    "No passage read mentions 2023",
-    "Nothing read says anything about “nest boxes”",
-    "No passage says nest density for “green roofs”",
-    "No passage identifies the author of the survey",
-    "No passage answers the next step: where was she born",
-    "The passages read do not settle yes or no: “do swifts nest in bricks”",
-    "No passage gives the date asked for: “when the survey began”",
-    "No passage gives the reason: “why sparrows declined”",
-    "No passage about Marlow Bay gives the population asked for",
-    "Your library has nothing on 'say', 'citations'",
-    "Your library has nothing on “quantum gravity”.",
-    "The run failed unexpectedly: ValueError: bad state.",
-    "a question",
-    "Please ask a question.",
+CORE_MESSAGES = [
+    msg("confidence.answered", value="yes", weight="+1.20"),
+    msg("confidence.coverage", value="50%", weight="+0.40"),
+    msg("confidence.support_min", value="35%", weight="−0.22"),
+    msg("confidence.rejected", value="2", weight="−0.31"),
+    msg("confidence.docs", value="2.00", weight="+0.10"),
+    msg("confidence.model_estimate", value="0.80", weight="0.5"),
+    msg("confidence.round_limit"),
+    msg("confidence.stopped_extract", factor="0.5"),
+    msg("confidence.obeyed"),
+    msg("missing.not_mentioned", term="swift bricks"),
+    msg("missing.full_answer"),
+    msg("missing.entity", term="Marlow Bay"),
+    msg("missing.number", number="2023"),
+    msg("missing.concept", term="nest boxes"),
+    msg("missing.side", attribute="nest density", side="green roofs"),
+    msg("missing.hop_first", hop="the author of the survey"),
+    msg("missing.hop_next", hop="where was she born"),
+    msg("missing.yes_no", focus="do swifts nest in bricks"),
+    msg("missing.slot.when", focus="when the survey began"),
+    msg("missing.slot.why", focus="why sparrows declined"),
+    msg("missing.hop_relation", entity="Marlow Bay", relation="population"),
+    msg("library.nothing_on", terms=["say", "citations"]),
+    msg("stop.nothing_on", terms=["quantum gravity"]),
+    msg("stop.failed_unexpectedly", error="ValueError: bad state"),
+    msg("missing.a_question"),
+    msg("stop.empty_question"),
 ]
 
 
-def test_every_phrase_shape_core_writes_has_a_chinese_form(chinese: None) -> None:
-    unknown = [p for p in CORE_PHRASES if not knows(p)]
-    assert not unknown, unknown
-    for phrase in CORE_PHRASES:
-        zh = translate_phrase(phrase)
+def test_every_message_shape_core_writes_reads_in_chinese(chinese: None) -> None:
+    for m in CORE_MESSAGES:
+        zh = i18n.said(m)
         # What is left in English is only what core quoted (the question's own words, names).
         unquoted = re.sub(r"“[^”]*”|'[^']*'|ValueError: bad state|Marlow Bay|nest density|the author of the survey|"
                           r"where was she born|population", " ", zh)
-        assert zh != phrase and not english_left(unquoted), (phrase, zh)
-    # Quoted words, numbers and names inside a phrase are kept as core wrote them.
-    assert "“swift bricks”" in translate_phrase("nothing read mentions “swift bricks”")
-    assert "50%" in translate_phrase("share of required parts covered: 50% (+0.40)")
+        assert zh != m.text("en") and not english_left(unquoted), (m.code, zh)
+    # Quoted words, numbers and names inside a message are kept as core gave them.
+    assert "“swift bricks”" in i18n.said(msg("missing.not_mentioned", term="swift bricks"))
+    assert "50%" in i18n.said(msg("confidence.coverage", value="50%", weight="+0.40"))
 
 
-def test_the_confidence_reasons_core_can_give_are_all_known(chinese: None) -> None:
+def test_the_confidence_reasons_core_can_give_are_all_in_chinese(chinese: None) -> None:
     from paperpilot.core.agent import confidence
 
     features = dict.fromkeys(confidence.FEATURES, 1.0)
     features.update(is_bridge=1.0, is_comparison=1.0)
-    notes = confidence.explain(features, model_estimate=0.7)
-    assert len(notes) > 5
-    unknown = [n for n in notes if not knows(n)]
-    assert not unknown, unknown
+    reasons = confidence.reasons(features, model_estimate=0.7)
+    assert len(reasons) > 5
+    assert [m.text() for m in reasons] == confidence.explain(features, model_estimate=0.7)
+    english = [i18n.said(m) for m in reasons if english_left(i18n.said(m))]
+    assert not english, english
 
 
 def test_missing_parts_and_notes_of_a_real_run_show_in_chinese(chinese: None, home: Path, tmp_path: Path, qtbot: Any) -> None:
     from paperpilot.ui.inspector import InspectorPane
 
+    missing = [msg("missing.number", number="2023"), msg("missing.not_mentioned", term="black redstarts")]
+    notes = [msg("confidence.partial", value="yes", weight="+0.60"), msg("confidence.model_estimate", value="0.80", weight="0.5")]
     result = Result(
         question="Did the survey count swifts in 2023?",
         status=Status.PARTIAL,
         answer="Swifts were counted [1].",
-        missing=["No passage read mentions 2023", "nothing read mentions “black redstarts”"],
+        missing=[m.text() for m in missing],
+        missing_codes=missing,
         confidence=0.4,
-        confidence_notes=["some required parts covered: yes (+0.60)", "the model's own estimate 0.80 (weight 0.5)"],
+        confidence_notes=[m.text() for m in notes],
+        confidence_reasons=notes,
         policy="offline",
     )
     insp = InspectorPane()
@@ -368,8 +371,12 @@ def test_missing_parts_and_notes_of_a_real_run_show_in_chinese(chinese: None, ho
     insp.show_result(result)
     assert "读过的段落都没有提到 2023" in insp.missing_label.text()
     assert "“black redstarts”" in insp.missing_label.text()
-    notes = insp.confidence_notes.text()
-    assert notes.startswith("覆盖了问题的部分必需内容") and "估计" not in notes  # offline: no model estimate
+    shown = insp.confidence_notes.text()
+    assert shown.startswith("覆盖了问题的部分必需内容") and "估计" not in shown  # offline: no model estimate
+    # A result saved before its parts carried codes keeps its words (it is not parsed).
+    old = result.model_copy(update={"missing_codes": [], "confidence_reasons": []})
+    insp.show_result(old)
+    assert "No passage read mentions 2023" in insp.missing_label.text()
 
 
 # --- the other windows: the literature matrix, the draft, the import log ----------------------
@@ -468,7 +475,9 @@ def test_every_import_failure_reason_core_gives_has_a_chinese_form(chinese: None
     reasons = [why for _, why in report.failed + report.unsupported]
     assert len(reasons) >= len(bad)
     for why in reasons:
-        zh = translate_phrase(why)
+        said = report.message(why)
+        assert said is not None, why  # rendered from its code, not parsed back from the words
+        zh = i18n.said(said)
         rest = zh
         for name in [*bad, "missing.pdf", str(tmp_path)]:
             rest = rest.replace(name, " ")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..core.api import Message
 from .args import EXIT_ERROR, EXIT_OK, AddParser, emit_json, session
 
 
@@ -22,9 +23,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     s = session(args)
     tty = sys.stderr.isatty() and not args.json
 
-    def progress(message: str) -> None:
+    def progress(message: Message) -> None:
         if tty:
-            print(f"\r\x1b[K{message}", end="", file=sys.stderr, flush=True)
+            print(f"\r\x1b[K{message.text()}", end="", file=sys.stderr, flush=True)
 
     try:
         report = s.check(repair=args.repair, progress=progress)

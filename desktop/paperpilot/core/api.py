@@ -61,11 +61,12 @@ from .settings.logsetup import configure_logging, log_crash, reset_logging
 from .settings.paths import HOME_ENV, AppPaths, app_paths
 from .text.kinds import ALL_KINDS, parse_kinds
 from .text.language import has_cjk, query_terms
+from .text.messages import Message, msg
 from .text.redaction import RedactingStream, clean_api_key, has_secrets, redact, redact_data
 from .workflows.draft import Draft, SectionProgress, draft_scope
 from .workflows.draft import to_json as draft_to_json
 from .workflows.export import Reference, draft_markdown
-from .workflows.matrix import CellProgress, Column, Matrix, column, family, parse_column
+from .workflows.matrix import CellProgress, Column, Matrix, column, family, parse_column, shown_title
 from .workflows.saved import SavedDraft, SavedItem
 from .workflows.scope import Scope as WorkflowScope
 from .workflows.scope import parse_years, year_argument
@@ -112,6 +113,7 @@ __all__ = [
     "LibraryError",
     "LinkedReference",
     "Matrix",
+    "Message",
     "MetadataUpdate",
     "PageRects",
     "Preset",
@@ -165,6 +167,7 @@ __all__ = [
     "locate_span",
     "log_crash",
     "model_for_preset",
+    "msg",
     "one_line",
     "parse_column",
     "parse_csl_json",
@@ -180,6 +183,7 @@ __all__ = [
     "replacement_for",
     "reset_logging",
     "set_profile_value",
+    "shown_title",
     "today",
     "tools",
     "trace_to_jsonl",

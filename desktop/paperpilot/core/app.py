@@ -50,6 +50,7 @@ from .models import DocumentInfo
 from .settings.config import LLMSettings, Settings, load_settings, save_settings
 from .settings.keystore import load_api_key
 from .settings.paths import AppPaths, app_paths
+from .text.messages import Message
 from .text.redaction import clean_api_key
 
 if TYPE_CHECKING:
@@ -647,7 +648,7 @@ class Session:
         return self.undo_stack.undo()
 
     def check(
-        self, *, repair: bool = False, progress: Callable[[str], None] | None = None, cancel: threading.Event | None = None
+        self, *, repair: bool = False, progress: Callable[[Message], None] | None = None, cancel: threading.Event | None = None
     ) -> IntegrityReport:
         """The integrity check (``repair``: fix what can be fixed without losing anything)."""
         return check_library(self.open_library(allow_damaged=True), repair=repair, progress=progress, cancel=cancel)

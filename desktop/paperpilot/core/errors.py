@@ -12,9 +12,23 @@ reports a failed read without importing the library (it sees a document pool).
 
 from __future__ import annotations
 
+from typing import Self
+
+from .text.messages import Message
+
 
 class PaperPilotError(Exception):
-    """Base class; the message is a sentence for the user."""
+    """Base class; the message is a sentence for the user. ``msg``, when set, is the same as a
+    catalogued message that a window renders in its own language."""
+
+    msg: Message | None = None
+
+    @classmethod
+    def said(cls, message: Message) -> Self:
+        """The error whose sentence is ``message`` (in its language), keeping its code."""
+        error = cls(message.text())
+        error.msg = message
+        return error
 
 
 class NotFound(PaperPilotError):

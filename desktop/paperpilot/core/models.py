@@ -8,6 +8,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .errors import ImportFailed
+from .text.messages import Message
 
 if TYPE_CHECKING:
     from .records import DocumentInfo as DocumentInfo
@@ -16,16 +17,19 @@ if TYPE_CHECKING:
 
 
 class ImportFailure(ImportFailed):
-    """A file could not be imported; ``reason`` is one human sentence for the user."""
+    """A file could not be imported; ``reason`` is one human sentence for the user (English),
+    ``msg`` the same as a catalogued message when it was given as one."""
 
-    def __init__(self, reason: str, code: str = "error") -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: str | Message, code: str = "error") -> None:
+        said = reason.text() if isinstance(reason, Message) else reason
+        super().__init__(said)
+        self.reason = said
         self.code = code
+        self.msg = reason if isinstance(reason, Message) else None
 
-    def __reduce__(self) -> tuple[type[ImportFailure], tuple[str, str]]:
-        # Keeps ``code`` when the failure crosses a process boundary (parallel extraction).
-        return (ImportFailure, (self.reason, self.code))
+    def __reduce__(self) -> tuple[type[ImportFailure], tuple[str | Message, str]]:
+        # Keeps ``code`` and the message when the failure crosses a process boundary.
+        return (ImportFailure, (self.msg or self.reason, self.code))
 
 
 @dataclass

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .text.messages import Message
+
 
 @dataclass
 class DocumentInfo:
@@ -33,6 +35,8 @@ class DocumentInfo:
     tags: list[str] = field(default_factory=list)
     added: str = ""
     error: str = ""
+    # ``error`` as a catalogued message (None for a failure recorded before messages had codes).
+    error_msg: Message | None = None
     external_id: str = ""
     # When the document went to the trash (ISO 8601 UTC; its status then reads 'trashed').
     trashed: str = ""

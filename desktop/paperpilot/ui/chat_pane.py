@@ -43,11 +43,11 @@ from ..core.api import (
     ToolResult,
     answer_status,
     format_reference,
+    msg,
     one_line,
     tools,
 )
-from .core_text import translate_phrase
-from .i18n import language, tr
+from .i18n import language, said, said_each, tr
 from .qtcompat import new_mime_data
 from .workers import FOLLOWUP_INFO_CODE
 from .wrap_label import WrapLabel
@@ -422,7 +422,7 @@ class ChatPane(QWidget):
 
     def show_result(self, result: Result | None) -> None:
         if result is None:
-            self.show_error("The run ended without a result.")
+            self.show_error(said(msg("stop.no_result")))
             return
         ex = self._pending() or self._new_exchange(result.question)
         ex.result = result
@@ -462,7 +462,7 @@ class ChatPane(QWidget):
 
     def show_error(self, message: str) -> None:
         ex = self._pending() or self._new_exchange("")
-        ex.error = translate_phrase(message or "The run failed.")
+        ex.error = message or said(msg("stop.run_failed"))
         self._render()
 
     def set_reference_formatter(
@@ -684,7 +684,7 @@ class ChatPane(QWidget):
             + _badge(r.status.value)
             + f'&nbsp;&nbsp;<span style="color:{muted}">{html.escape(" · ".join(facts))}</span></p>'
         ]
-        missing = answer_status.missing_parts(r)
+        missing = missing_parts(r)
         # A partial or insufficient answer says what it lacks first, right under its badge;
         # for the other statuses the (rare) list follows the answer.
         upfront = r.status in (Status.PARTIAL, Status.INSUFFICIENT)
@@ -717,12 +717,19 @@ class ChatPane(QWidget):
         return "\n".join(out)
 
 
+def missing_parts(result: Result) -> list[str]:
+    """What the answer leaves out (``answer_status.missing_parts``), in the interface language."""
+    if answer_status.stopped(result):
+        return []
+    return [" ".join(m.split()) for m in said_each(result.missing_codes, result.missing) if m.strip()]
+
+
 def _missing_html(heading: str, parts: list[str], top: bool) -> str:
     margin = "margin-top:2px; margin-bottom:2px" if top else "margin-bottom:2px"
     return (
         f'<p style="{margin}"><b>{html.escape(heading)}</b></p>'
         + '<ul style="margin-top:0">'
-        + "".join(f"<li>{html.escape(one_line(translate_phrase(m)), quote=False)}</li>" for m in parts)
+        + "".join(f"<li>{html.escape(one_line(m), quote=False)}</li>" for m in parts)
         + "</ul>"
     )
 

@@ -18,23 +18,24 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.api import IntegrityReport, Library
+from ..core.api import IntegrityReport, Library, Message
 from ..core.app import Session
-from .core_text import translate_phrase
-from .i18n import tr
+from .i18n import said, tr
 from .workers import FunctionWorker, WorkerThread
 
 
 def report_text(report: IntegrityReport) -> str:
     lines = [f"{tr('Library')}: {report.library_dir}" + (f"  ({tr('read-only')})" if report.read_only else "")]
-    lines += [f"{tr('Recovered on opening')}: {translate_phrase(line)}" for line in report.recovered]
-    lines += [f"{tr('Repaired')}: {translate_phrase(line)}" for line in report.repaired]
+    lines += [f"{tr('Recovered on opening')}: {line}" for line in report.recovered]
+    repaired = report.repaired_msgs if len(report.repaired_msgs) == len(report.repaired) else [None] * len(report.repaired)
+    lines += [f"{tr('Repaired')}: {said(m) if m is not None else line}" for line, m in zip(report.repaired, repaired, strict=True)]
     lines += [
-        f"{tr('Problem')}: {translate_phrase(p.message)}" + ("" if p.fixable else f" ({tr('cannot be repaired')})")
+        f"{tr('Problem')}: {said(p.msg) if p.msg is not None else p.message}"
+        + ("" if p.fixable else f" ({tr('cannot be repaired')})")
         for p in report.problems
     ]
     lines.append("")
-    lines.append(f"{tr('Checked')} {translate_phrase(report.summary())}.")
+    lines.append(f"{tr('Checked')} {said(report.summary_msg())}.")
     if report.clean:
         lines.append(tr("No problems found."))
     else:
@@ -95,8 +96,8 @@ class CheckDialog(QDialog):
             self.worker_thread = None
 
     @Slot(object)
-    def on_worker_progress(self, message: str) -> None:
-        self.status.setText(translate_phrase(message))
+    def on_worker_progress(self, message: Message) -> None:
+        self.status.setText(said(message))
 
     @Slot(object)
     def on_worker_finished(self, report: IntegrityReport) -> None:
@@ -118,7 +119,7 @@ class CheckDialog(QDialog):
         self._thread_done()
         if self._repairing:
             self.repaired.emit()  # part of it may have run
-        self.status.setText(translate_phrase(message))
+        self.status.setText(message)
         self.repair_button.setEnabled(self.report is not None and bool(self.report.fixable))
 
     @Slot()

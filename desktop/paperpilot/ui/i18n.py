@@ -7,8 +7,10 @@ they are built, so a change applies after a restart.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..core.api import Message
 from .i18n_library import LIBRARY_ZH
 from .i18n_screens import SCREENS_ZH
 from .i18n_workflows import WORKFLOWS_ZH
@@ -551,6 +553,26 @@ def set_language(code: str) -> None:
 
 def language() -> str:
     return _language
+
+
+def said(message: Message) -> str:
+    """What core says (a catalogued message: a missing part, a reason, a problem) in the
+    interface language; the words, names and numbers it quotes stay as given."""
+    return message.text(_language)
+
+
+def said_or(message: Message | None, words: str) -> str:
+    """``message`` in the interface language; without one (something recorded before core's
+    messages carried codes), ``words`` as core wrote them."""
+    return said(message) if message is not None else words
+
+
+def said_each(messages: Sequence[Message], texts: Sequence[str]) -> list[str]:
+    """Core's messages in the interface language, one per item of ``texts`` (the same things as
+    core wrote them out); a result saved before messages carried codes keeps its own words."""
+    if len(messages) == len(texts):
+        return [said(m) for m in messages]
+    return list(texts)
 
 
 # Qt's own words (Cancel, Close Tab, the file dialog's buttons and columns), shipped with

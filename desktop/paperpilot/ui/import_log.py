@@ -9,16 +9,16 @@ from pathlib import Path
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ..core.api import ImportReport
-from .core_text import import_text
-from .i18n import tr
+from .i18n import said_or, tr
 
 
 def batch_lines(report: ImportReport) -> list[tuple[str, str]]:
     """(what, detail) lines of one batch, failures first."""
     lines: list[tuple[str, str]] = []
-    lines += [(tr("Failed"), f"{Path(p).name}: {import_text(why)}") for p, why in report.failed]
-    lines += [(tr("Unsupported"), f"{Path(p).name}: {import_text(why)}") for p, why in report.unsupported]
-    lines += [(tr("Not imported"), f"{Path(p).name}: {import_text(report.stopped)}") for p in report.not_imported]
+    lines += [(tr("Failed"), f"{Path(p).name}: {said_or(report.message(why), why)}") for p, why in report.failed]
+    lines += [(tr("Unsupported"), f"{Path(p).name}: {said_or(report.message(why), why)}") for p, why in report.unsupported]
+    stopped = said_or(report.message(report.stopped), report.stopped)
+    lines += [(tr("Not imported"), f"{Path(p).name}: {stopped}") for p in report.not_imported]
     lines += [
         (tr("Duplicate"), tr("{name}: already in the library as #{id}").format(name=Path(p).name, id=i))
         for p, i in report.duplicates

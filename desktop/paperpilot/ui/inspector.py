@@ -63,9 +63,8 @@ from ..core.api import (
     trace_to_markdown,
 )
 from ..core.api import TraceWarning as Warning
-from .chat_pane import STATUS_COLOURS
-from .core_text import run_word, translate_phrase
-from .i18n import language, tr
+from .chat_pane import STATUS_COLOURS, missing_parts
+from .i18n import language, said, tr
 
 NUMBER_ROLE = Qt.ItemDataRole.UserRole
 # A trace row's whole text (its Detail column is one elided line): shown below the tree.
@@ -111,16 +110,30 @@ def highlight_html(text: str, terms: list[str], colour: str = "#ffe08a") -> str:
 MODEL_FREE_POLICIES = frozenset({"offline"})
 
 
-# "model estimate 0.90", "the model's own estimate 0.90 (weight 0.5)" (confidence.explain).
+# "model estimate 0.90", "the model's own estimate 0.90 (weight 0.5)": how a result saved
+# before its notes carried codes says it (confidence.explain).
 _MODEL_ESTIMATE = re.compile(r"\bmodel(?:'s own)? estimate\b", re.IGNORECASE)
+MODEL_ESTIMATE_CODE = "confidence.model_estimate"
 
 
 def confidence_notes(result: Result) -> list[str]:
     """The confidence notes worth showing for ``result``, in the interface language."""
-    notes = [n for n in result.confidence_notes if n.strip()]
+    reasons, notes = result.confidence_reasons, result.confidence_notes
+    if len(reasons) == len(notes):
+        keep = [m for m in reasons if not (result.policy in MODEL_FREE_POLICIES and m.code == MODEL_ESTIMATE_CODE)]
+        return [t for t in (said(m) for m in keep) if t.strip()]
+    shown = [n for n in notes if n.strip()]
     if result.policy in MODEL_FREE_POLICIES:
-        notes = [n for n in notes if not _MODEL_ESTIMATE.search(n)]
-    return [translate_phrase(n) for n in notes]
+        shown = [n for n in shown if not _MODEL_ESTIMATE.search(n)]
+    return shown
+
+
+# How a run was made (the Result tab's "mode · policy" line): the router's and the policies' names.
+RUN_WORDS_ZH = {"quick": "快速", "loop": "深度循环", "auto": "自动", "offline": "离线", "llm": "语言模型"}
+
+
+def run_word(word: str) -> str:
+    return RUN_WORDS_ZH.get(word, word) if language() == "zh" else word
 
 
 def locator(doc_id: int, segment: int) -> str:
@@ -617,11 +630,11 @@ class InspectorPane(QWidget):
         self.confidence_notes.setText("; ".join(notes))
         self.status_note.setText(tr(answer_status.status_note(r.status)))
         self.status_note.setVisible(bool(self.status_note.text()))
-        missing = answer_status.missing_parts(r)
+        missing = missing_parts(r)
         if missing:
             self.missing_label.setText(
                 f"<b>{html.escape(tr(answer_status.missing_heading(r)))}</b>"
-                "<ul style='margin:0'>" + "".join(f"<li>{html.escape(one_line(translate_phrase(m)))}</li>" for m in missing) + "</ul>"
+                "<ul style='margin:0'>" + "".join(f"<li>{html.escape(one_line(m))}</li>" for m in missing) + "</ul>"
             )
         else:
             self.missing_label.setText("—")
@@ -631,7 +644,7 @@ class InspectorPane(QWidget):
         self.time_label.setText(f"{r.seconds:.2f} s")
         run = tr("mode {mode} · policy {policy}").format(mode=run_word(r.mode), policy=run_word(r.policy))
         if r.error:
-            run += f"\n{one_line(translate_phrase(r.error), 300)}"
+            run += f"\n{one_line(r.error, 300)}"
         self.run_label.setText(run)
 
     # --- trace tree -------------------------------------------------------------------------------
@@ -724,7 +737,7 @@ class InspectorPane(QWidget):
             return self._tool_item(ev)
         if isinstance(ev, Warning):
             node = self._round_node(ev.round)
-            message = translate_phrase(ev.message)
+            message = said(ev.msg) if ev.msg is not None else ev.message
             child = self._child(node, "⚠ " + tr("Warning"), f"{ev.code}: {one_line(message, 200)}", f"{ev.code}: {message}")
             for col in (0, 1):
                 child.setBackground(col, QBrush(WARNING_BG))
@@ -733,7 +746,7 @@ class InspectorPane(QWidget):
             return child
         if isinstance(ev, Info):
             node = self._round_node(ev.round)
-            message = translate_phrase(ev.message)
+            message = said(ev.msg) if ev.msg is not None else ev.message
             return self._child(node, tr("Info"), f"{ev.code}: {one_line(message, 200)}", f"{ev.code}: {message}")
         if isinstance(ev, AnswerDrafted):
             node = self._round_node(ev.round)
@@ -765,7 +778,7 @@ class InspectorPane(QWidget):
                 self._search_queries.append(ev.query)
             label = f"“{one_line(ev.query, 80)}” → " + tr("{n} hit(s), {k} new").format(n=len(ev.hits), k=ev.new_items)
             if ev.note:
-                label += f" ({translate_phrase(ev.note)})"
+                label += f" ({ev.note})"
             group = self._child(node, tr("Hits"), label, f"“{ev.query}” → " + label.split(" → ", 1)[-1])
             for h in ev.hits:
                 sec = f" § {one_line(h.section, 40)}" if h.section else ""

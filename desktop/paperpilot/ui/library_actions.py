@@ -35,7 +35,7 @@ from ..core.app import Session
 from .i18n import tr
 from .metadata_dialog import MetadataDialog
 from .qtcompat import new_mime_data
-from .undo_text import undo_message, undo_text
+from .undo_text import shown, undo_text
 from .workers import BackgroundTask
 
 if TYPE_CHECKING:
@@ -508,11 +508,11 @@ class LibraryActions(QObject):
             return
         what = undo_text(entry)
         done = tr("Undone: {what}").format(what=what)
-        if self.run_write(self._undo_in_worker, entry.label, done=done, say=lambda text: undo_message(text, what)):
+        if self.run_write(self._undo_in_worker, entry.label, done=done):
             self.pane.message.emit(tr("Undoing: {what}…").format(what=what))
 
     def _undo_in_worker(self, label: str) -> str:
         # In the worker: no widget here. The core's answer replaces the status line only when
         # it says more than the label (part of it could not be undone).
         done = self.session.undo()
-        return "" if done == label else done
+        return "" if done == label else shown(self.session.undo_stack.last_said)

@@ -23,8 +23,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
 from ..core.api import DocumentInfo, has_cjk
-from .core_text import import_text
-from .i18n import language, tr
+from .i18n import language, said_or, tr
 from .qtcompat import new_mime_data
 
 # What a drag of table rows carries: a JSON list of document ids.
@@ -128,7 +127,7 @@ def _make_row(
     year = str(doc.year) if doc.year else ""
     pages = str(doc.pages) if not failed and doc.pages else ""
     if failed:
-        status = tr("Failed: {reason}").format(reason=import_text(doc.error)) if doc.error else tr("Failed")
+        status = tr("Failed: {reason}").format(reason=said_or(doc.error_msg, doc.error)) if doc.error else tr("Failed")
     elif doc.status == "trashed":
         status = tr("In the trash since {date}").format(date=doc.trashed[:10])
     else:
@@ -156,7 +155,7 @@ def _make_row(
     if doc.status == "trashed":
         tip.append(tr("In the trash since {date}: restore it to search and cite it again").format(date=doc.trashed[:10]))
     if failed:
-        tip.append(tr("Import failed: {reason}").format(reason=import_text(doc.error) if doc.error else tr("unknown reason")))
+        tip.append(tr("Import failed: {reason}").format(reason=said_or(doc.error_msg, doc.error) if doc.error else tr("unknown reason")))
         if doc.source_path:
             tip.append(tr("Source: {path}").format(path=doc.source_path))
     check = doc.check_metadata and not failed

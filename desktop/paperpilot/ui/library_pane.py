@@ -59,8 +59,7 @@ from ..core.api import (
     recently_added,
 )
 from ..core.app import Session
-from .core_text import import_text
-from .i18n import tr
+from .i18n import said_or, tr
 from .library_actions import EXPORT_FORMATS, LibraryActions, references_mime
 from .library_model import (
     DOC_ID_ROLE,
@@ -809,7 +808,7 @@ class LibraryPane(QWidget):
             QMessageBox.Icon.Warning,
             tr("Import failed"),
             tr("{name} could not be imported:\n\n{reason}").format(
-                name=doc.file_name or doc.title, reason=import_text(doc.error) if doc.error else tr("unknown reason")
+                name=doc.file_name or doc.title, reason=said_or(doc.error_msg, doc.error) if doc.error else tr("unknown reason")
             ),
             QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Close,
             self,

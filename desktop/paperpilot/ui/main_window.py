@@ -51,8 +51,7 @@ from ..core.app import AskRun, ConversationNotFound, Session
 from ..core.errors import PaperPilotError
 from .chat_pane import ChatPane
 from .conversations_pane import ConversationsPane
-from .core_text import import_text, translate_phrase
-from .i18n import tr
+from .i18n import said_or, tr
 from .inspector import InspectorPane
 from .keyboard import FilterKeys, ShortcutsDialog
 from .library_pane import AUTHORS_MIN_WIDTH, LibraryPane, LibrarySnapshot
@@ -553,7 +552,7 @@ class MainWindow(QMainWindow):
     def on_import_step(self, detail: str) -> None:
         """A step inside the file being imported ("OCR page 3 of 12") after its name."""
         base = getattr(self, "_import_label", "") or self.task_label.text()
-        self.task_label.setText(f"{base} · {import_text(detail)}")
+        self.task_label.setText(f"{base} · {detail}")
 
     @Slot(object)
     def on_import_prepared(self, snapshot: Any) -> None:
@@ -600,13 +599,13 @@ class MainWindow(QMainWindow):
             self.failures_button.setText(tr("Import log"))
             self.failures_button.setVisible(True)
         if report.stopped:
-            QMessageBox.warning(self, tr("Import"), translate_phrase(report.stopped))
+            QMessageBox.warning(self, tr("Import"), said_or(report.message(report.stopped), report.stopped))
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
         self._import_done()
-        self.task_label.setText(import_text(message))
-        QMessageBox.warning(self, tr("Import"), import_text(message))
+        self.task_label.setText(message)
+        QMessageBox.warning(self, tr("Import"), message)
 
     @Slot()
     def on_cancel_import_clicked(self) -> None:
@@ -623,8 +622,8 @@ class MainWindow(QMainWindow):
         if not (self.last_report.failed or self.last_report.unsupported):
             self.on_import_log_triggered()
             return
-        lines = [f"{Path(p).name}: {import_text(r)}" for p, r in self.last_report.failed]
-        lines += [f"{Path(p).name}: {import_text(r)}" for p, r in self.last_report.unsupported]
+        report = self.last_report
+        lines = [f"{Path(p).name}: {said_or(report.message(r), r)}" for p, r in report.failed + report.unsupported]
         box = QMessageBox(QMessageBox.Icon.Information, tr("Files that could not be imported"), "\n".join(lines[:40]), parent=self)
         if len(lines) > 40:
             box.setDetailedText("\n".join(lines))
@@ -665,7 +664,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def on_reindex_failed(self, message: str) -> None:
         self._reindex_done()
-        self.task_label.setText(translate_phrase(message))
+        self.task_label.setText(message)
         QMessageBox.warning(self, tr("Rebuild Search Index"), message)
 
     # --- chat / agent ----------------------------------------------------------------------
@@ -743,7 +742,7 @@ class MainWindow(QMainWindow):
     def on_agent_failed(self, message: str) -> None:
         self._agent_done()
         self.chat_pane.show_error(message)
-        self.task_label.setText(translate_phrase(message))
+        self.task_label.setText(message)
 
     @Slot()
     def on_chat_stop_requested(self) -> None:

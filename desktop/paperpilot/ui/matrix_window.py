@@ -49,11 +49,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.api import CellProgress, Column, Evidence, Matrix, Result, Status, column, family
+from ..core.api import CellProgress, Column, Evidence, Matrix, Result, Status, column, family, shown_title
 from ..core.api import WorkflowScope as Scope
 from ..core.app import Session
-from .core_text import translate_phrase
-from .i18n import language, tr
+from .i18n import language, said, tr
 from .qtcompat import new_mime_data
 from .workflow_parts import WorkflowWindow, policy_box
 
@@ -457,7 +456,8 @@ class MatrixWindow(WorkflowWindow):
         self.model.set_group_by("")
         self.scope_row.show_scope(m.scope)
         self.saved.select(m.id)
-        self.set_title(translate_phrase(m.title))
+        made = shown_title(m)
+        self.set_title(said(made) if made is not None else m.title)
         self._progress_text()
         self._buttons()
         self.table.resizeRowsToContents()

@@ -29,6 +29,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, QThread, Signal, Slot
 from ..core.api import ImportProgress
 from ..core.app import Session
 from ..core.errors import PaperPilotError
+from .i18n import said
 
 # The code of the Info event the agent loop yields for a rewritten follow-up (its data has
 # "original" and "standalone"); the chat shows it as "Understood as: …".
@@ -39,7 +40,7 @@ def error_message(e: BaseException, doing: str = "") -> str:
     """The sentence the GUI shows for ``e``: our own errors as they are, a file system error as
     its path and reason, anything else (a bug) with its type so it can be reported."""
     if isinstance(e, PaperPilotError):
-        return str(e)
+        return said(e.msg) if e.msg is not None else str(e)
     if isinstance(e, OSError) and e.strerror:
         return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
     prefix = f"{doing} failed: " if doing else ""
@@ -146,7 +147,7 @@ class ImportWorker(FunctionWorker):
     def _import(self) -> Any:
         def on_progress(p: ImportProgress) -> None:
             if p.detail:
-                self.step.emit(p.detail)
+                self.step.emit(said(p.detail_msg) if p.detail_msg is not None else p.detail)
             else:
                 self.progress.emit(p.index, p.total, p.path)
 

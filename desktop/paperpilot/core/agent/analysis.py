@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..text.language import STOPWORDS, ZH_STOPWORDS, has_cjk, query_terms
+from ..text.messages import Message, msg
 
 ANSWER_TYPES = (
     "who", "when", "where", "how_many", "how_much", "which", "yes_no", "definition", "why", "how",
@@ -109,15 +110,20 @@ class Part:
     ``kind``: entity | concept | number | side | hop | slot. ``terms``: the words to look for
     (lower-case; a Chinese concept is one string, matched by its bigrams). ``key``: a concept
     that carries the question (entities, technical terms, sides, hops) — covering only
-    non-key parts is not a partial answer. ``missing``: what to tell the user when uncovered.
+    non-key parts is not a partial answer. ``why``: what to tell the user when uncovered (a
+    catalogued message; ``missing`` is its text in the question's language).
     """
 
     kind: str
     text: str
     terms: tuple[str, ...]
-    missing: str
+    why: Message
     key: bool = True
     hop: int = 0  # for kind "hop": 1 = the first hop; the last hop is the question's own ask
+
+    @property
+    def missing(self) -> str:
+        return self.why.text()
 
 
 @dataclass(frozen=True)
@@ -166,6 +172,8 @@ class QuestionAnalysis:
     def to_data(self) -> dict[str, Any]:
         """Plain JSON data for the trace."""
         data = asdict(self)
+        for part in data["parts"]:
+            part["missing"] = str(part.pop("why"))  # the trace's data keeps the words
         data["bridge"] = self.is_bridge
         data["comparison"] = self.is_comparison
         # JSON-native (lists, not tuples), so the trace event survives a round trip unchanged.
@@ -1075,19 +1083,12 @@ def _terms(text: str) -> tuple[str, ...]:
     return tuple(w.lower() for w in _words(text) if w.lower() not in STOPWORDS) or (text.lower(),)
 
 
-def _slot_missing(answer_type: str, focus: str, zh: bool) -> str:
+def _slot_missing(answer_type: str, focus: str, zh: bool) -> Message:
     if zh:
-        return {
-            "who": f"没有段落说明{focus}是谁", "when": f"没有段落给出{focus}的时间", "where": f"没有段落给出{focus}的地点",
-            "how_many": f"没有段落给出{focus}的数量", "how_much": f"没有段落给出{focus}的数值",
-            "definition": f"没有段落说明{focus}是什么", "why": f"没有段落说明{focus}的原因",
-        }.get(answer_type, f"没有段落直接回答：{focus}")  # fmt: skip
-    what = {
-        "who": "the person asked for", "when": "the date asked for", "where": "the place asked for",
-        "how_many": "the number asked for", "how_much": "the amount asked for", "which": "the answer",
-        "definition": "a definition", "why": "the reason", "how": "an explanation",
-    }.get(answer_type, "the answer")  # fmt: skip
-    return f"No passage gives {what}: “{focus}”"
+        asked = ("who", "when", "where", "how_many", "how_much", "definition", "why")
+        return msg(f"missing.slot_zh.{answer_type if answer_type in asked else 'other'}", "zh", focus=focus)
+    named = ("who", "when", "where", "how_many", "how_much", "which", "definition", "why", "how")
+    return msg(f"missing.slot.{answer_type if answer_type in named else 'other'}", focus=focus)
 
 
 def _focus(q: str) -> str:
@@ -1119,7 +1120,7 @@ def _analyze_en(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
     parts: list[Part] = []
     for e in entities:
         bare = re.sub(r"^\d{4}(?:[–-]\d{2,4})?\s+", "", e)
-        parts.append(Part("entity", e, _terms(e), f"No passage read mentions “{bare}”"))
+        parts.append(Part("entity", e, _terms(e), msg("missing.entity", term=bare)))
     for c in concepts:
         if any(c in e.lower() for e in entities):
             continue
@@ -1130,25 +1131,25 @@ def _analyze_en(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
         for w in dict.fromkeys(c.split()):
             key = not entities and len(w) >= 3 and w not in _ASPECTS
             if not any(p.text == w for p in parts):
-                parts.append(Part("concept", w, (w,), f"Nothing read says anything about “{w}”", key=key))
+                parts.append(Part("concept", w, (w,), msg("missing.concept", term=w), key=key))
     for n in numbers:
         if not any(n in e for e in entities):
-            parts.append(Part("number", n, (n,), f"No passage read mentions {n}", key=False))
+            parts.append(Part("number", n, (n,), msg("missing.number", number=n), key=False))
     if sides:
         attr = " ".join(attribute) or "the compared attribute"
         for s in sides:
-            parts.append(Part("side", s, _terms(s), f"No passage says {attr} for “{s}”"))
+            parts.append(Part("side", s, _terms(s), msg("missing.side", attribute=attr, side=s)))
     if len(hops) >= 2:
         first = hops[0]
-        parts.append(Part("hop", first.text, first.relation, f"No passage identifies {first.text}", hop=1))
+        parts.append(Part("hop", first.text, first.relation, msg("missing.hop_first", hop=first.text), hop=1))
         for i, h in enumerate(hops[1:], 2):
             parts.append(
-                Part("hop", h.text, h.relation, f"No passage answers the next step: {h.text}", hop=i)
+                Part("hop", h.text, h.relation, msg("missing.hop_next", hop=h.text), hop=i)
             )
     types = sub_types or (answer_type,)
     if sides and _YES_NO_START.match(q):
         # "Are A and B of the same nationality?": the answer is a yes or no that the two values settle.
-        parts.append(Part("slot", "yes_no", (), f"The passages read do not settle yes or no: “{_focus(q)}”", key=False))
+        parts.append(Part("slot", "yes_no", (), msg("missing.yes_no", focus=_focus(q)), key=False))
     for i, t in enumerate(types):
         if t in ("other", "comparison", "yes_no"):
             continue
@@ -1175,12 +1176,12 @@ def _analyze_zh(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
     sides = _sides_zh(q, entities + concepts) if answer_type == "comparison" else []
     parts: list[Part] = []
     for e in entities:
-        parts.append(Part("entity", e, _terms(e), f"读过的段落都没有提到“{e}”"))
+        parts.append(Part("entity", e, _terms(e), msg("missing.entity", "zh", term=e)))
     for c in concepts:
         key = c not in _ZH_GENERIC
-        parts.append(Part("concept", c, _terms(c), f"读过的段落都没有谈到“{c}”", key=key))
+        parts.append(Part("concept", c, _terms(c), msg("missing.concept_zh", "zh", term=c), key=key))
     for s in sides:
-        parts.append(Part("side", s, _terms(s), f"没有段落说明“{s}”这一方"))
+        parts.append(Part("side", s, _terms(s), msg("missing.side_zh", "zh", side=s)))
     if answer_type not in ("other", "comparison", "yes_no"):
         focus = "、".join([*entities, *concepts]) or _focus(q)
         parts.append(Part("slot", answer_type, (), _slot_missing(answer_type, focus, True), key=False))

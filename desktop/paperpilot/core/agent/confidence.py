@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from ..text.messages import Message, msg
+
 # Fitted on the tuning split by `.venv/bin/python tests/bench/bench_sufficiency.py --fit` (see the
 # module docstring): 256 questions (108 answerable, 100 unanswerable, 48 out-of-library strict +
 # loose), offline policy, loop mode; in-sample AUROC 0.949, ECE 0.085. The bias is "intercept".
@@ -56,28 +58,14 @@ def probability(features: Mapping[str, float], model_estimate: float | None = No
 
 
 def explain(features: Mapping[str, float], model_estimate: float | None = None) -> list[str]:
-    """Plain reasons for the confidence, biggest contributions first."""
-    names = {
-        "answered": "every required part covered",
-        "partial": "some required parts covered",
-        "coverage": "share of required parts covered",
-        "soft_coverage": "share of the question's other words found",
-        "slot": "the asked-for value (number, date, name …) found",
-        "bridge_ok": "every hop of the question covered",
-        "sides_ok": "both sides of the comparison covered",
-        "support_min": "weakest claim's support",
-        "dropped_share": "sentences removed as unsupported",
-        "rejected": "citations rejected by verification",
-        "docs": "documents cited",
-        "conflict": "sources disagree on the asked value",
-        "is_bridge": "a multi-hop question",
-        "is_comparison": "a comparison",
-        "claims_n": "supported sentences",
-        "chain": "cited documents named by the question or by each other",
-        "spread": "required parts covered from distinct passages",
-        "corroborated": "the asked value stated by two cited passages",
-    }
-    parts: list[tuple[float, str]] = []
+    """Plain reasons for the confidence, biggest contributions first (English)."""
+    return [m.text() for m in reasons(features, model_estimate)]
+
+
+def reasons(features: Mapping[str, float], model_estimate: float | None = None) -> list[Message]:
+    """The reasons for the confidence as catalogued messages (``confidence.<feature>``), biggest
+    contributions first."""
+    parts: list[tuple[float, Message]] = []
     for k in FEATURES:
         if (k == "bridge_ok" and not features.get("is_bridge")) or (
             k == "sides_ok" and not features.get("is_comparison")
@@ -90,11 +78,11 @@ def explain(features: Mapping[str, float], model_estimate: float | None = None) 
         shown = f"{v:.0%}" if k in ("coverage", "soft_coverage", "support_min", "dropped_share", "chain", "spread") else (
             f"{v:.0f}" if k in ("rejected",) else ("yes" if v >= 0.5 and k not in ("docs",) else f"{v:.2f}")
         )  # fmt: skip
-        parts.append((abs(c), f"{names[k]}: {shown} ({'+' if c > 0 else '−'}{abs(c):.2f})"))
+        parts.append((abs(c), msg(f"confidence.{k}", value=shown, weight=f"{'+' if c > 0 else '−'}{abs(c):.2f}")))
     parts.sort(key=lambda x: -x[0])
-    out = [s for _, s in parts]
+    out = [m for _, m in parts]
     if model_estimate is not None:
-        out.append(f"the model's own estimate {model_estimate:.2f} (weight {MODEL_WEIGHT})")
+        out.append(msg("confidence.model_estimate", value=f"{model_estimate:.2f}", weight=str(MODEL_WEIGHT)))
     return out
 
 
@@ -131,4 +119,4 @@ def fit(
     return {k: round(v, 3) for k, v in w.items()}
 
 
-__all__ = ["COEFFICIENTS", "FEATURES", "MODEL_WEIGHT", "explain", "fit", "probability"]
+__all__ = ["COEFFICIENTS", "FEATURES", "MODEL_WEIGHT", "explain", "fit", "probability", "reasons"]

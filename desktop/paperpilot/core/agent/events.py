@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from ..llm.usage import Usage as Usage  # re-exported: the trace events carry it
+from ..text.messages import Message
 from ..text.redaction import redacted_json
 
 
@@ -101,6 +102,7 @@ class PartStatus(BaseModel):
     key: bool = True
     evidence: list[int] = Field(default_factory=list)  # the [n] numbers that cover it
     missing: str = ""  # plain words, when not covered
+    why: Message | None = None  # the same as a catalogued message
 
 
 class Result(BaseModel):
@@ -120,6 +122,11 @@ class Result(BaseModel):
     error: str = ""
     parts: list[PartStatus] = Field(default_factory=list)
     answer_type: str = ""
+    # The plain-text fields above are in the question's language (what the CLI and JSON show);
+    # a window renders these catalogued messages in its own language instead.
+    missing_codes: list[Message] = Field(default_factory=list)  # one per ``missing`` item
+    confidence_reasons: list[Message] = Field(default_factory=list)  # one per ``confidence_notes`` item
+    stop: Message | None = None  # why a run ended without an answer (cancelled, failed, refused)
 
     def to_cli_json(self) -> dict[str, Any]:
         return {
@@ -194,6 +201,7 @@ class Warning(_Event):
     type: Literal["warning"] = "warning"
     code: str
     message: str
+    msg: Message | None = None  # ``message`` as a catalogued message, when the windows show it
 
 
 class Info(_Event):
@@ -203,6 +211,7 @@ class Info(_Event):
     code: str
     message: str
     data: dict[str, Any] = Field(default_factory=dict)
+    msg: Message | None = None  # ``message`` as a catalogued message, when the windows show it
 
 
 class AnswerDrafted(_Event):

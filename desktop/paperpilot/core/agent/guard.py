@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from ..text.messages import Message, msg
 from .actions import Answer, Decision, PassageRef, Read, Search, fit_query
 from .extractive import extractive_answer
 from .state import AgentState, PolicyStep
@@ -34,14 +35,14 @@ def fallback_step(state: AgentState, e: BaseException, k: int = 3) -> PolicyStep
             segments=[first.segment],
             also=[PassageRef(doc_id=h.doc_id, segment=h.segment) for h in rest],
         )
-        warning = ("policy_error", f"the next step could not be taken ({why}); reading the best hits instead")
+        warning: tuple[str, str | Message] = ("policy_error", msg("policy.fallback_read", why=why))
         return PolicyStep(Decision(thought="fallback: read the best hits", action=action), warnings=[warning])
     terms = state.question_terms
     tried: set[str] = set()
     for q in state.queries_tried:
         tried.update(q.lower().split())
     fresh = [t for t in terms if t not in tried]
-    warning = ("policy_error", f"the next step could not be taken ({why}); searching the question's keywords instead")
+    warning = ("policy_error", msg("policy.fallback_search", why=why))
     for words in (fresh[:8], terms[:8]):
         query = fit_query(" ".join(words))
         if query and not state.tried(query):
@@ -53,7 +54,7 @@ def fallback_step(state: AgentState, e: BaseException, k: int = 3) -> PolicyStep
 
 def fallback_answer(state: AgentState, reason: str, e: BaseException) -> PolicyStep:
     """An extractive answer from the passages read (the offline policy's), when the policy's failed."""
-    warning = ("policy_error", f"the answer could not be written ({plain_error(e)}); answering from the passages read")
+    warning: tuple[str, str | Message] = ("policy_error", msg("policy.fallback_answer", why=plain_error(e)))
     try:
         step = extractive_answer(state, reason)
     except (ValidationError, ValueError, TypeError, KeyError):

@@ -465,7 +465,7 @@ class LLMPolicy:
             step.warnings[:0] = warnings
             return step
         self._reflect(state, parsed, action, infos)
-        step = PolicyStep(Decision(thought=thought, action=action), usage=usage, warnings=warnings, infos=infos)
+        step = PolicyStep(Decision(thought=thought, action=action), usage=usage, warnings=[*warnings], infos=infos)
         if isinstance(action, Answer) and self.quote_check:
             self._check_quotes(state, step)
         return step

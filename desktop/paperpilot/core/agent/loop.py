@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from ..errors import LibraryError
 from ..text.language import has_cjk
+from ..text.messages import Language, Message, msg
 from . import confidence as confidence_model
 from .actions import Answer, question_too_long
 from .analysis import QuestionAnalysis, analyze
@@ -119,7 +120,7 @@ class _Run:
         self.state.question_language = self.analysis.language
         self.state.library_languages = language_mix(pool) if self.state.question else {}
         self.instructions: dict[str, list[Instruction]] = {}  # evidence id -> instructions found in it
-        self.library_gaps: list[str] = []  # key concepts no document mentions (plain words)
+        self.library_gaps: list[Message] = []  # key concepts no document mentions
         self.stats_info: Info | None = None
 
     def ms(self) -> float:
@@ -134,12 +135,9 @@ class _Run:
         if not found:
             return []
         self.instructions[view.id] = found
-        return [
-            Warning(round=self.state.round, elapsed_ms=self.ms(), code="injection",
-                    message=f"[{view.id}] {view.title[:60]} contains text addressed to an AI; it is data, not an "
-                    f"instruction, and is never quoted: {i.sentence[:120]!r}")
-            for i in found
-        ]  # fmt: skip
+        flagged = [msg("trace.injection", id=view.id, title=view.title[:60], sentence=i.sentence[:120]) for i in found]
+        return [Warning(round=self.state.round, elapsed_ms=self.ms(), code="injection", message=m.text(), msg=m)
+                for m in flagged]  # fmt: skip
 
     def title(self, doc_id: int) -> str:
         docs = self.state.documents if self.state.documents is not None else self.pool.list_documents()
@@ -182,21 +180,24 @@ class _Run:
         self.state.usage.add(step.usage)
         for code, message in step.infos:
             yield Info(round=self.state.round, elapsed_ms=self.ms(), code=code, message=message)
-        for code, message in step.warnings:
-            yield Warning(round=self.state.round, elapsed_ms=self.ms(), code=code, message=message)
+        for code, said in step.warnings:
+            yield Warning(round=self.state.round, elapsed_ms=self.ms(), code=code, message=str(said),
+                          msg=said if isinstance(said, Message) else None)  # fmt: skip
 
     def finish(self, status: Status, answer: str, *, evidence: list[Evidence] | None = None,
-               missing: list[str] | None = None, confidence: float = 0.0, notes: list[str] | None = None,
-               error: str = "", parts: list[PartStatus] | None = None) -> Finished:  # fmt: skip
+               missing: list[Message] | None = None, confidence: float = 0.0, notes: list[Message] | None = None,
+               error: str = "", parts: list[PartStatus] | None = None, stop: Message | None = None) -> Finished:  # fmt: skip
+        """The run's one ``Finished``: what is missing and why the confidence is what it is come as
+        catalogued messages, written out in the language core chose for each."""
         result = Result(
             question=self.state.question,
             status=status,
             answer=answer,
             evidence=evidence or [],
-            missing=missing or [],
+            missing=[m.text() for m in missing or []],
             steps=self.state.round,
             confidence=round(max(0.0, min(1.0, confidence)), 3),
-            confidence_notes=notes or [],
+            confidence_notes=[m.text() for m in notes or []],
             usage=Usage(**self.state.usage.model_dump()),
             seconds=round(time.perf_counter() - self.t0, 4),
             mode=self.mode,
@@ -205,18 +206,25 @@ class _Run:
             error=error,
             parts=parts or [],
             answer_type=self.analysis.answer_type,
+            missing_codes=missing or [],
+            confidence_reasons=notes or [],
+            stop=stop,
         )
         return Finished(round=self.state.round, elapsed_ms=self.ms(), result=result)
 
     def _unverified(self, passages: list[PassageView], first: int) -> list[Evidence]:
         return [Evidence.of_passage(first + i, p, verified=False) for i, p in enumerate(passages)]
 
-    def partial(self, status: Status, message: str, error: str = "") -> Finished:
+    def partial(self, status: Status, message: Message, error: str = "") -> Finished:
         """Finish without an answer (failed), keeping what was read as evidence."""
         ev = self._unverified(list(self.state.passages.values()), 1)
-        return self.finish(status, message, evidence=ev, missing=[self.state.question], error=error)
+        return self.finish(status, message.text(), evidence=ev, missing=[self.asked()], error=error, stop=message)
 
-    def stopped(self, during: str) -> Iterator[Event]:
+    def asked(self) -> Message:
+        """The question itself as what is missing (a run that has nothing to say about its parts)."""
+        return msg("missing.question", question=self.state.question)
+
+    def stopped(self, during: Message) -> Iterator[Event]:
         """The user's Stop: say so in the trace and end ``cancelled``, keeping every passage read.
 
         When something was read, an extract from it (the extractive answer, no
@@ -225,11 +233,12 @@ class _Run:
         """
         st = self.state
         n = len(st.passages)
-        kept = f"keeping the {n} passage(s) read so far" if n else "nothing had been read yet"
-        yield Info(round=st.round, elapsed_ms=self.ms(), code="cancelled",
-                   message=f"stopped by the user {during}; {kept}", data={"passages": n})  # fmt: skip
+        said = msg("trace.cancelled", during=during, n=n) if n else msg("trace.cancelled_empty", during=during)
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="cancelled", message=said.text(), data={"passages": n},
+                   msg=said)  # fmt: skip
         if not n:
-            yield self.finish(Status.CANCELLED, "Stopped before anything was read.", missing=[st.question])
+            stop = msg("stop.nothing_read")
+            yield self.finish(Status.CANCELLED, stop.text(), missing=[self.asked()], stop=stop)
             return
         cited: list[Evidence] = []
         text = ""
@@ -241,28 +250,28 @@ class _Run:
                                          instructions=instructions)  # fmt: skip
                 cited, text = verified.evidence, verified.text
         except Exception as e:  # an extract is a courtesy; the passages are what must not be lost
-            yield Warning(round=st.round, elapsed_ms=self.ms(), code="extract_failed",
-                          message=f"no extract of what was read: {type(e).__name__}: {e}")  # fmt: skip
+            why = msg("trace.extract_failed", error=f"{type(e).__name__}: {e}")
+            yield Warning(round=st.round, elapsed_ms=self.ms(), code="extract_failed", message=why.text(), msg=why)
             cited, text = [], ""
         cited_ids = {e.id for e in cited}
         rest = [p for p in st.passages.values() if p.id not in cited_ids]
         evidence = cited + self._unverified(rest, len(cited) + 1)
         if cited and text:
             cov, uncovered = coverage(st.question, cited)
-            missing = [f"nothing read mentions “{t}”" for t in uncovered] or ["a full answer (the run was stopped)"]
+            missing = [msg("missing.not_mentioned", term=t) for t in uncovered] or [msg("missing.full_answer")]
             docs = {e.doc_id for e in cited}
             conf = 0.5 * (0.6 * cov + 0.4 * min(1.0, (len(cited) + len(docs) - 1) / 3))
-            notes = ["stopped by the user: an extract of what was read, not a full answer (×0.5)",
-                     f"question terms covered by evidence {cov:.0%}"]  # fmt: skip
+            notes = [msg("confidence.stopped_extract", factor="0.5"),
+                     msg("confidence.terms_covered", share=f"{cov:.0%}")]  # fmt: skip
             answer = (
                 f"Stopped before the answer was finished. What the {n} passage(s) read so far say "
                 f"(an extract, not a full answer):\n\n{text}"
             )
             yield self.finish(Status.CANCELLED, answer, evidence=evidence, missing=missing, confidence=conf,
-                              notes=notes)  # fmt: skip
+                              notes=notes, stop=msg("stop.extract", n=n))  # fmt: skip
             return
-        answer = f"Stopped before an answer was written. The {n} passage(s) read so far are listed below."
-        yield self.finish(Status.CANCELLED, answer, evidence=evidence, missing=[st.question])
+        stop = msg("stop.no_answer", n=n)
+        yield self.finish(Status.CANCELLED, stop.text(), evidence=evidence, missing=[self.asked()], stop=stop)
 
     def bridges(self) -> Bridges:
         """The equivalences the support check accepts: profile terms and what the policy vouched for."""
@@ -308,17 +317,14 @@ class _Run:
         bridges = self.bridges()
         v = verify_answer(answer, st.passages, question=st.question, bridges=bridges, instructions=instructions)
         for code, message in v.rejected:
-            yield Warning(round=st.round, elapsed_ms=self.ms(), code=code, message=message)
+            yield Warning(round=st.round, elapsed_ms=self.ms(), code=code, message=message,
+                          msg=v.rejected_msgs.get((code, message)))  # fmt: skip
         model = getattr(self.policy, "name", "") == "llm"  # the model's estimate counts only with a model
         if v.obeyed:
             # The draft repeats what a planted instruction demands: the whole draft is suspect.
-            yield self.finish(
-                Status.INSUFFICIENT,
-                "The draft answer repeated an instruction planted in a document, so it was rejected. "
-                "No answer from your library can be given.",
-                missing=[st.question], confidence=0.02, notes=["answer rejected: it obeyed a planted instruction"],
-                parts=[],
-            )  # fmt: skip
+            stop = msg("stop.obeyed")
+            yield self.finish(Status.INSUFFICIENT, stop.text(), missing=[self.asked()], confidence=0.02,
+                              notes=[msg("confidence.obeyed")], parts=[], stop=stop)  # fmt: skip
             return
         a = assess(self.analysis, v, st.passages, bridges)
         yield Info(round=st.round, elapsed_ms=self.ms(), code="coverage",
@@ -326,22 +332,23 @@ class _Run:
                        f"{p.part.kind} {p.part.text[:40]!r} {'✓' if p.covered else '✗'}" for p in a.parts),
                    data={"status": a.status.value, "bridge_entities": a.bridge_entities,
                          "parts": [{"kind": p.part.kind, "text": p.part.text, "covered": p.covered} for p in a.parts]})  # fmt: skip
-        missing = list(a.missing)
+        missing = list(a.why)
         for m in answer.missing:  # what the model says is missing, in its words
-            if m.strip() and m.strip() != st.question and m not in missing and model:
-                missing.append(m.strip())
+            if m.strip() and m.strip() != st.question and m not in [x.text() for x in missing] and model:
+                missing.append(msg("missing.model", text=m.strip()))
         missing.extend(m for m in self.library_gaps if m not in missing)
         # Offline, a question in a language the library lacks is said to be so, plainly, first.
-        cross_note = self.cross_language_note() if st.cross_language and not model else ""
+        cross = self.cross_language_note() if st.cross_language and not model else None
+        cross_note = cross.text() if cross is not None else ""
         feats = self.features(a, v)
         conf = confidence_model.probability(feats, answer.confidence if model else None)
         yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
                    data={"features": feats, "model_estimate": answer.confidence if model else None})  # fmt: skip
-        notes = confidence_model.explain(feats, answer.confidence if model else None)
+        notes = confidence_model.reasons(feats, answer.confidence if model else None)
         status = a.status
         if status == Status.ANSWERED and truncated:
             status = Status.TRUNCATED
-            notes.append("the round limit forced the answer")
+            notes.append(msg("confidence.round_limit"))
         text = v.text
         if not v.evidence or not v.claims:
             text = "I could not find enough evidence in your library to answer this."
@@ -349,24 +356,24 @@ class _Run:
                 text += " (The draft answer's citations or claims did not check out, so it was withheld.)"
             elif answer.text.strip() and not answer.evidence_ids and not v.evidence:
                 text += " (The draft answer cited no passage, so it was withheld.)"
-            if cross_note:
-                text, missing = f"{cross_note}\n\n{text}", [cross_note, *missing]
-            yield self.finish(Status.INSUFFICIENT, text, missing=missing or [st.question],
-                              confidence=min(conf, 0.1), notes=notes or ["no verified evidence"], parts=self.parts(a, v))  # fmt: skip
+            if cross is not None:
+                text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
+            yield self.finish(Status.INSUFFICIENT, text, missing=missing or [self.asked()],
+                              confidence=min(conf, 0.1), notes=notes or [msg("confidence.no_evidence")], parts=self.parts(a, v))  # fmt: skip
             return
         if status == Status.PARTIAL:
-            gaps = "; ".join(missing[:4]) or "some parts of the question"
+            gaps = "; ".join(m.text() for m in missing[:4]) or "some parts of the question"
             text = f"{text}\n\nPartial answer — not covered by the passages read: {gaps}."
         elif status == Status.INSUFFICIENT:
-            gaps = "; ".join(missing[:4])
+            gaps = "; ".join(m.text() for m in missing[:4])
             text = (
                 "I could not find evidence that answers this question"
                 + (f" ({gaps})" if gaps else "")
                 + ". Related passages:\n"
                 + text
             )
-        if cross_note:
-            text, missing = f"{cross_note}\n\n{text}", [cross_note, *missing]
+        if cross is not None:
+            text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
         yield self.finish(status, text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes,
                           parts=self.parts(a, v))  # fmt: skip
 
@@ -436,7 +443,8 @@ class _Run:
         number = {e.id: e.number for e in v.evidence}
         return [
             PartStatus(kind=p.part.kind, text=p.part.text, covered=p.covered, key=p.part.key,
-                       evidence=[number[r] for r in p.refs if r in number], missing=p.missing)
+                       evidence=[number[r] for r in p.refs if r in number], missing=p.missing,
+                       why=p.why)
             for p in a.parts
         ]  # fmt: skip
 
@@ -455,9 +463,9 @@ class _Run:
             # holds: only what the question writes in the library's script is looked up (names).
             key = [k for k in key if searchable_across(k, a.language)]
             if not key and not self.uses_model():
-                msg = self.cross_language_note()
-                return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
-                                   notes=["the question's language is not the library's; no model to translate it"])  # fmt: skip
+                note = self.cross_language_note()
+                return self.finish(Status.INSUFFICIENT, note.text(), missing=[note], confidence=0.01,
+                                   notes=[msg("confidence.cross_language")], stop=note)  # fmt: skip
         if not key:
             return None
         # A name must occur whole (all its words in one passage); a concept phrase of ordinary
@@ -510,60 +518,53 @@ class _Run:
                                data={"stats": stats, "absent": absent})  # fmt: skip
         if not absent:
             return None
-        zh = a.language == "zh"
-        shown = ", ".join(f"“{k}”" if zh else f"'{k}'" for k in absent)
+        nothing_on = msg("library.nothing_on", "zh" if a.language == "zh" else "en", terms=absent)
         # A multi-word name is specific: when every one the question has is absent, so is its
         # subject. Single words ("Beaver", "Discovery") are ambiguous: half of them must be absent.
         multi = [k for k in key if k in entities and (" " in k or has_cjk(k))]
         nothing = all(k in absent for k in multi) if multi else len(absent) * 2 >= len(key)
         if nothing:
-            msg = f"你的文献库里没有关于{shown}的内容。" if zh else f"Your library has nothing on {shown}."
-            return self.finish(Status.INSUFFICIENT, msg, missing=[msg], confidence=0.01,
-                               notes=["key concepts occur in no document (or only in reference lists)"])  # fmt: skip
-        self.library_gaps = [f"你的文献库里没有关于{shown}的内容" if zh else f"Your library has nothing on {shown}"]
+            said = msg("stop.nothing_on", nothing_on.lang, terms=absent)
+            return self.finish(Status.INSUFFICIENT, said.text(), missing=[said], confidence=0.01,
+                               notes=[msg("confidence.key_absent")], stop=said)  # fmt: skip
+        self.library_gaps = [nothing_on]
         return None
 
     def uses_model(self) -> bool:
         return getattr(self.policy, "name", "") == "llm"
 
-    def cross_language_note(self) -> str:
+    def cross_language_note(self) -> Message:
         """Plain words for a question in a language the library lacks, with no model to translate it."""
         st = self.state
-        zh = self.analysis.language == "zh"
-        shown = describe_languages(st.library_languages, zh=zh)
+        shares = [f"{lang} {round(100 * share)}" for lang, share in sorted(st.library_languages.items(), key=lambda x: -x[1])]
         terms = [k for k in dict.fromkeys([*self.analysis.entities, *self.analysis.concepts])
                  if searchable_across(k, self.analysis.language)]  # fmt: skip
-        if self.analysis.language == "zh":
-            searched = f"离线只检索了问题中的拉丁字母词：{'、'.join(terms)}。" if terms else "问题中没有可以直接检索的词。"
-            return (f"你的文献库中的文献：{shown}，没有中文文献；用中文问题检索其他语言的文献（跨语言检索）需要语言模型。"
-                    + searched)  # fmt: skip
-        searched = f"Offline, only the question's names were searched: {', '.join(terms)}." if terms else (
-            "Nothing in the question can be searched as written."
-        )
-        return (f"Your library is {shown}, with no documents in the question's language; searching it across "
-                f"languages needs a language model. {searched}")  # fmt: skip
+        lang: Language = "zh" if self.analysis.language == "zh" else "en"
+        code = f"library.cross_language.{lang}" + ("" if terms else "_none")
+        return msg(code, lang, languages=shares, terms=terms) if terms else msg(code, lang, languages=shares)
 
-    def forced_answer(self, reason: str, truncated: bool) -> Iterator[Event]:
+    def forced_answer(self, why: Message, truncated: bool) -> Iterator[Event]:
         st = self.state
         if self.cancelled():
-            yield from self.stopped("before the answer was written")
+            yield from self.stopped(msg("during.before_answer"))
             return
-        yield Info(round=st.round, elapsed_ms=self.ms(), code="force_answer", message=reason)
+        reason = why.text()  # the policy is told in English, as its prompts are
+        yield Info(round=st.round, elapsed_ms=self.ms(), code="force_answer", message=reason, msg=why)
         try:
             step = self.policy.answer(st, reason)
         except PolicyFailure as e:
             if self.cancelled():
-                yield from self.stopped("while the answer was being written")
+                yield from self.stopped(msg("during.writing_answer"))
             else:
-                yield self.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
+                yield self.partial(Status.FAILED, msg("stop.failed", error=str(e)), error=str(e))
             return
         except ValidationError as e:
             step = fallback_answer(st, reason, e)
         yield from self.step_events(step)
         action = step.decision.action
         if not isinstance(action, Answer):
-            yield Warning(round=st.round, elapsed_ms=self.ms(), code="not_an_answer",
-                          message="the policy was asked for an answer and chose another action")  # fmt: skip
+            said = msg("trace.not_an_answer")
+            yield Warning(round=st.round, elapsed_ms=self.ms(), code="not_an_answer", message=said.text(), msg=said)
             action = Answer(text="", evidence_ids=[], missing=[st.question], confidence=0.0)
         yield from self.finalize(action, reason, truncated)
 
@@ -617,10 +618,11 @@ def run_agent(
         except Exception as e:  # a broken note store must not stop the question
             yield Warning(elapsed_ms=run.ms(), code="start", message=f"{type(e).__name__}: {e}")
     if not st.question:
-        yield run.finish(Status.INSUFFICIENT, "Please ask a question.", missing=["a question"])
+        empty = msg("stop.empty_question")
+        yield run.finish(Status.INSUFFICIENT, empty.text(), missing=[msg("missing.a_question")], stop=empty)
         return
     if too_long:
-        yield run.finish(Status.FAILED, too_long, error=too_long)
+        yield run.finish(Status.FAILED, too_long, error=too_long, stop=msg("stop.too_long", text=too_long))
         return
     a = run.analysis
     yield Info(elapsed_ms=run.ms(), code="analysis",
@@ -641,7 +643,7 @@ def run_agent(
     try:
         while st.round < st.max_rounds:
             if run.cancelled():
-                yield from run.stopped(f"before round {st.round + 1}")
+                yield from run.stopped(msg("during.before_round", n=st.round + 1))
                 return
             st.round += 1
             yield RoundStarted(round=st.round, elapsed_ms=run.ms())
@@ -650,14 +652,14 @@ def run_agent(
                 step = active.decide(st)
             except PolicyFailure as e:
                 if run.cancelled():
-                    yield from run.stopped(f"in round {st.round}, while the {_policy_word(active)} was deciding")
+                    yield from run.stopped(msg(f"during.deciding.{_policy_word(active)}", n=st.round))
                 else:
-                    yield run.partial(Status.FAILED, f"The run failed: {e}", error=str(e))
+                    yield run.partial(Status.FAILED, msg("stop.failed", error=str(e)), error=str(e))
                 return
             except ValidationError as e:
                 fallback = fallback_step(st, e, opts.k)
                 if fallback is None:
-                    yield from run.forced_answer(f"no valid next step ({plain_error(e)})", truncated=False)
+                    yield from run.forced_answer(msg("force.no_next_step", error=plain_error(e)), truncated=False)
                     return
                 step = fallback
             decide_ms = (time.perf_counter() - t) * 1000
@@ -673,7 +675,7 @@ def run_agent(
             )
             st.notices.clear()
             if run.cancelled():
-                yield from run.stopped(f"in round {st.round}, before its {action.action} ran")
+                yield from run.stopped(msg("during.before_action", n=st.round, action=action.action))
                 return
             tool = tool_for(action)
             if tool.terminal:
@@ -689,19 +691,19 @@ def run_agent(
                 # One empty round is a hint (the policy sees the notice and may rewrite the
                 # query); a second in a row is convergence.
                 if st.stale_rounds >= CONVERGENCE_ROUNDS:
-                    yield from run.forced_answer("converged: two rounds in a row brought nothing new", truncated=False)
+                    yield from run.forced_answer(msg("force.converged"), truncated=False)
                     return
             else:
                 st.stale_rounds = 0
         if run.cancelled():
-            yield from run.stopped("after the last round")
+            yield from run.stopped(msg("during.after_last_round"))
             return
-        yield from run.forced_answer(f"round limit ({st.max_rounds}) reached", truncated=True)
+        yield from run.forced_answer(msg("force.round_limit", n=st.max_rounds), truncated=True)
     except Exception as e:  # the loop never crashes its caller: a bug becomes a failed run
         # The user gets plain words; the traceback goes to the log, where a bug stays visible.
         log.error("the agent run failed: %s", plain_error(e), exc_info=True)
         message = plain_error(e)
-        yield run.partial(Status.FAILED, f"The run failed unexpectedly: {message}.", error=message)
+        yield run.partial(Status.FAILED, msg("stop.failed_unexpectedly", error=message), error=message)
 
 
 def run_to_result(

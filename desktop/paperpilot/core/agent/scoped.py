@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from ..errors import DocumentNotFound
 from ..models import DocumentInfo, Hit, Passage
+from ..text.messages import Message, msg
 from .state import DocumentPool
 
 
@@ -16,7 +17,7 @@ class ScopedPool:
 
     ``documents``: the scope's document list when the caller has it; ``cache_documents`` keeps
     the list after its first reading (a workflow run asks many cells of the same papers);
-    ``outside`` is the message of a read outside the scope; ``languages`` False reports no
+    ``outside`` is the message (code, or a message with its parameters) of a read outside the scope; ``languages`` False reports no
     language mix (a workflow asks each paper in its own language, so the loop's cross-language
     note would only mislead).
     """
@@ -28,7 +29,7 @@ class ScopedPool:
         documents: Sequence[DocumentInfo] | None = None,
         *,
         cache_documents: bool = False,
-        outside: str = "document {doc_id} is not among the papers of this run",
+        outside: Message | str = "read.not_in_run",
         languages: bool = True,
     ) -> None:
         self.pool = pool
@@ -40,7 +41,8 @@ class ScopedPool:
         self._languages = languages
 
     def outside(self, doc_id: int) -> DocumentNotFound:
-        return DocumentNotFound(self._outside.format(doc_id=doc_id))
+        code, params = (self._outside.code, self._outside.params) if isinstance(self._outside, Message) else (self._outside, {})
+        return DocumentNotFound.said(msg(code, **{**params, "doc_id": doc_id}))
 
     def list_documents(self) -> list[DocumentInfo]:
         if self._documents is not None:

@@ -12,6 +12,7 @@ from typing import Protocol
 from ..errors import PaperPilotError
 from ..models import DocumentInfo, Hit, Passage
 from ..text.language import STOPWORDS, has_cjk, query_terms
+from ..text.messages import Message
 from .events import HitView, PassageView, Usage
 from .tools.base import Decision
 
@@ -137,7 +138,8 @@ class PolicyStep:
 
     decision: Decision
     usage: Usage = field(default_factory=Usage)
-    warnings: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
+    # (code, message); a catalogued message where the windows show it in their language
+    warnings: list[tuple[str, str | Message]] = field(default_factory=list)
     infos: list[tuple[str, str]] = field(default_factory=list)
 
 

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..text.language import cjk_bigrams, has_cjk
+from ..text.messages import Message, msg
 from .analysis import Part, QuestionAnalysis, names_in
 from .compare import Comparison, Value, comparison, is_demonym, side_value, stated_verdict, verdict
 from .events import PassageView, Status
@@ -79,16 +80,24 @@ class PartCoverage:
     part: Part
     covered: bool
     refs: list[str] = field(default_factory=list)  # evidence ids that cover it
-    missing: str = ""  # plain words, when not covered
+    why: Message | None = None  # what to tell the user, when not covered
+
+    @property
+    def missing(self) -> str:
+        return self.why.text() if self.why is not None else ""
 
 
 @dataclass
 class Assessment:
     status: Status
     parts: list[PartCoverage]
-    missing: list[str]
+    why: list[Message]  # what the answer leaves out, one message each
     bridge_entities: list[str] = field(default_factory=list)
     features: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def missing(self) -> list[str]:
+        return [m.text() for m in self.why]
 
     def covered(self) -> list[PartCoverage]:
         return [p for p in self.parts if p.covered]
@@ -280,7 +289,7 @@ def assess(
             bx = tuple(bridge) if analysis.is_bridge else ()
             cov = any(_is_typed(part.text, c.text, q, entity_words, bx) for c in claims)
         results.append(
-            PartCoverage(part, cov, list(dict.fromkeys(refs)), "" if cov else _missing(part, bridge))
+            PartCoverage(part, cov, list(dict.fromkeys(refs)), None if cov else _missing(part, bridge))
         )
 
     if comp is not None and comp.kind != "other" and analysis.sides:
@@ -289,7 +298,7 @@ def assess(
         attribute = set(analysis.attribute) | {"nationality", "country", "citizenship"} | set(comp.words)
         for r in results:
             if sides_ok and not r.covered and r.part.kind == "concept" and r.part.text in attribute:
-                r.covered, r.missing = True, ""
+                r.covered, r.why = True, None
     key = [r for r in results if r.part.key and r.part.kind != "slot"]
     soft = [r for r in results if r.part.kind == "concept" and not r.part.key]
     hard_ok = all(r.covered for r in results if r.part.key or r.part.kind in ("slot", "hop", "side", "number"))
@@ -309,12 +318,12 @@ def assess(
         status = Status.PARTIAL
     else:
         status = Status.INSUFFICIENT
-    missing: list[str] = []
+    missing: list[Message] = []
     for r in results:
-        if r.covered:
+        if r.covered or r.why is None:
             continue
         if r.part.key or r.part.kind in ("slot", "hop", "side", "entity") or not soft_ok:
-            missing.append(r.missing)
+            missing.append(r.why)
     required = [r for r in results if r.part.key or r.part.kind in ("slot", "hop", "side")]
     # The claim that fills the asked slot: how well it is supported, and whether its value is
     # corroborated by a second cited passage.
@@ -367,16 +376,18 @@ def _best_value(comp: Comparison, side: str, claims: list[Claim], passages: dict
     return next((v for v in values if v.has), values[0] if values else None)
 
 
-def _missing(part: Part, bridge: list[str]) -> str:
+def _missing(part: Part, bridge: list[str]) -> Message:
     if part.kind == "hop" and part.hop >= 2 and bridge:
         # The next step in words, with the entity the first hop found:
         # "No passage says what county shares a border with McDowell County".
         text = part.text.rstrip(" ?")
         if text.endswith((" of", " with", " by", " to", " in", " from")):
-            return f"No passage says {text[:1].lower() + text[1:]} {bridge[0]}"
-        rel = " ".join(w for w in part.terms if w not in _GENERIC_RELATION) or "what was asked"
-        return f"No passage about {bridge[0]} gives the {rel} asked for"
-    return part.missing
+            return msg("missing.hop_says", step=text[:1].lower() + text[1:], entity=bridge[0])
+        rel = " ".join(w for w in part.terms if w not in _GENERIC_RELATION)
+        if not rel:
+            return msg("missing.hop_unnamed", entity=bridge[0])
+        return msg("missing.hop_relation", entity=bridge[0], relation=rel)
+    return part.why
 
 
 __all__ = ["CAUSE", "Assessment", "PartCoverage", "assess", "has_relation", "mentions", "typed_values"]

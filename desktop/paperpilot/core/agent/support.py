@@ -24,6 +24,7 @@ import tantivy
 
 from ..text.kinds import answer_sentences, answerable
 from ..text.language import STOPWORDS, ZH_STOPWORDS, cjk_bigrams, has_cjk
+from ..text.messages import Message, msg
 from .analysis import names_in
 from .events import PassageView
 from .injection import is_instruction
@@ -201,6 +202,18 @@ class ClaimSupport:
         if self.missing_words:
             bits.append("words not in the passage: " + ", ".join(self.missing_words[:5]))
         return "; ".join(bits) or f"support {self.score:.0%}"
+
+    @property
+    def why(self) -> Message:
+        """``reason`` as a catalogued message."""
+        bits = []
+        if self.missing_numbers:
+            bits.append(msg("support.numbers", items=self.missing_numbers[:3]))
+        if self.missing_names:
+            bits.append(msg("support.names", items=self.missing_names[:3]))
+        if self.missing_words:
+            bits.append(msg("support.words", items=self.missing_words[:5]))
+        return msg("support.gaps", parts=bits) if bits else msg("support.score", share=f"{self.score:.0%}")
 
 
 def citable_text(passage: PassageView) -> str:

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..text.language import has_cjk, query_terms, split_sentences
+from ..text.messages import Message, msg
 from .actions import Answer
 from .events import Evidence, PassageView
 from .injection import Instruction, obeys, without_instructions
@@ -86,6 +87,7 @@ class Verified:
     text: str
     evidence: list[Evidence]
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (code, message)
+    rejected_msgs: dict[tuple[str, str], Message] = field(default_factory=dict)  # each as a catalogued message
     unsupported_sentences: int = 0  # sentences removed because their cited text does not support them
     claims: list[Claim] = field(default_factory=list)
     obeyed: list[str] = field(default_factory=list)  # demanded outputs of planted instructions it repeated
@@ -123,7 +125,7 @@ def verify_answer(
     An uncited sentence is kept only when it says what is missing, or when the answer's cited
     passages together support it (a conclusion drawn from them), and it gets no marker.
     """
-    rejected: list[tuple[str, str]] = []
+    rejected = _Rejections()
     order: list[str] = []
     quotes_by_id: dict[str, str] = {}
     out_sentences: list[str] = []
@@ -149,7 +151,7 @@ def verify_answer(
             # same text in two documents): the first one stays, with its citations.
             key = " ".join(re.findall(r"\w+", claim_text(sent).lower()))
             if len(key.split()) >= 3 and key in said:
-                rejected.append(("duplicate_sentence", f"sentence repeated, said once: {claim_text(sent)[:80]!r}"))
+                _reject(rejected, "duplicate_sentence", msg("verify.duplicate", sentence=claim_text(sent)[:80]))
                 continue
             said.add(key)
             if unmarked:
@@ -158,8 +160,8 @@ def verify_answer(
                 demand = obeys(claim_text(sent), ctx.instructions, question, ctx.ordinary_text(pool_ids))
                 if demand is not None:
                     obeyed.append(demand)
-                    rejected.append(("injection_obeyed", f"the answer repeats what an instruction in a document "
-                                     f"demands ({demand[:40]!r}); sentence removed: {claim_text(sent)[:80]!r}"))  # fmt: skip
+                    _reject(rejected, "injection_obeyed",
+                            msg("verify.injection_obeyed", demand=demand[:40], sentence=claim_text(sent)[:80]))  # fmt: skip
                     continue
             if not _CITE.search(sent):
                 kept = _check_uncited(sent, pool_ids, ctx, claims, rejected)
@@ -177,13 +179,27 @@ def verify_answer(
     for ref in answer.evidence_ids:
         ref = _canon(ref)
         if ref not in passages and not any(ref in m for _, m in rejected):
-            rejected.append(("invented_citation", f"evidence id {ref} was never read in this run"))
+            _reject(rejected, "invented_citation", msg("verify.invented_id", ref=ref))
     evidence = [Evidence.of_passage(i + 1, passages[ref], quote=quotes_by_id.get(ref, "")) for i, ref in enumerate(order)]
     text = "\n".join(out_sentences).strip()
     # Renumbering happened as sentences were kept; drop bullets left without a sentence.
     text = re.sub(r"\n{3,}", "\n\n", text)
-    return Verified(text=text, evidence=evidence, rejected=rejected, unsupported_sentences=unsupported,
-                    claims=claims, obeyed=obeyed, sentences=n_sentences)  # fmt: skip
+    return Verified(text=text, evidence=evidence, rejected=list(rejected), rejected_msgs=rejected.msgs,
+                    unsupported_sentences=unsupported, claims=claims, obeyed=obeyed, sentences=n_sentences)  # fmt: skip
+
+
+class _Rejections(list[tuple[str, str]]):
+    """The (code, message) pairs of what verification rejected, with each message's code."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.msgs: dict[tuple[str, str], Message] = {}
+
+
+def _reject(rejected: list[tuple[str, str]], code: str, message: Message) -> None:
+    rejected.append((code, message.text()))
+    if isinstance(rejected, _Rejections):
+        rejected.msgs[(code, message.text())] = message
 
 
 @dataclass
@@ -235,9 +251,9 @@ def _check_uncited(
         if sup.supported:
             claims.append(Claim(body, [], sup))
             return sent
-        rejected.append(("unsupported_claim", f"uncited sentence not supported by the passages cited: {body[:80]!r} ({sup.reason})"))
+        _reject(rejected, "unsupported_claim", msg("verify.unsupported_uncited", sentence=body[:80], why=sup.why))
     else:
-        rejected.append(("uncited_claim", f"sentence cites no passage and was removed: {body[:80]!r}"))
+        _reject(rejected, "uncited_claim", msg("verify.uncited", sentence=body[:80]))
     return None
 
 
@@ -270,14 +286,13 @@ def _check_sentence(
         keep: list[str] = []
         for ref in dict.fromkeys(_canon(r) for r in re.split(r"[,;]", m.group(1))):
             if ref not in passages:
-                rejected.append(("invented_citation", f"[{ref}] was never read in this run"))
+                _reject(rejected, "invented_citation", msg("verify.invented_citation", ref=ref))
                 continue
             ptext = _norm(passages[ref].text)
             bad = [q for q in quotes if _norm(q) not in ptext]
             if bad:
-                rejected.append(
-                    ("quote_not_found", f"quote {bad[0][:60]!r} does not occur in [{ref}] ({passages[ref].title})")
-                )
+                _reject(rejected, "quote_not_found",
+                        msg("verify.quote_not_found", quote=bad[0][:60], ref=ref, title=passages[ref].title))  # fmt: skip
                 continue
             keep.append(ref)
             if quotes and ref not in seen_q:
@@ -311,7 +326,7 @@ def _check_sentence(
             if not sup.supported:
                 drop.add(i)
                 titles = ", ".join(f"[{r}] {passages[r].title[:40]}" for r in groups[i])
-                rejected.append(("unsupported_claim", f"not supported by {titles}: {body[:80]!r} ({sup.reason})"))
+                _reject(rejected, "unsupported_claim", msg("verify.unsupported", titles=titles, sentence=body[:80], why=sup.why))
                 continue
             # A citation that adds nothing to the support of its clause is not kept.
             if len(groups[i]) > 1:

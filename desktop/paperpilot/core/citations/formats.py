@@ -10,6 +10,7 @@ from typing import Literal
 
 from ..errors import InvalidInput
 from ..models import ImportFailure
+from ..text.messages import msg
 from .model import CslItem
 
 ExportFormat = Literal["bibtex", "ris", "csl-json"]
@@ -62,10 +63,7 @@ def bibliography_format(path: Path) -> Literal["bibtex", "ris", "csl-json"]:
         return "ris"
     if ext == ".json":
         return "csl-json"
-    raise ImportFailure(
-        f"Unsupported bibliography file '{ext or path.name}': use .bib, .ris or a CSL-JSON .json file.",
-        "unsupported",
-    )
+    raise ImportFailure(msg("import.unsupported_bibliography", ext=ext or path.name), "unsupported")
 
 
 def export_text(items: Sequence[CslItem], fmt: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from ..errors import InvalidInput
 from ..models import Chunk, DocumentInfo, ImportFailure
 from ..text.language import has_cjk
+from ..text.messages import msg
 from .identifiers import bare_doi, doi_or_empty, is_doi, normalize_arxiv
 from .lookup import name_from_string
 from .model import CslItem, item_from_csl
@@ -256,7 +257,7 @@ def read_bibliography_text(path: Path) -> str:
     try:
         data = path.read_bytes()
     except OSError as e:
-        raise ImportFailure(f"The file cannot be read: {e.strerror}.", "io") from None
+        raise ImportFailure(msg("import.cannot_read", error=str(e.strerror)), "io") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -47,6 +47,7 @@ import pypdfium2.raw as pdfium_c
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
 from paperpilot.core.text.lazy import lazy_pattern
+from paperpilot.core.text.messages import Message, msg
 
 from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
@@ -487,22 +488,19 @@ def _load_failure(path: Path) -> ImportFailure:
             fh.seek(max(0, size - 65536))
             tail = fh.read()
     except OSError:
-        return ImportFailure("The file could not be read from disk.", "unreadable")
+        return ImportFailure(msg("import.unreadable"), "unreadable")
     if b"%PDF-" not in head[:1024]:
-        return ImportFailure("The file is damaged or is not a PDF.", "corrupt")
+        return ImportFailure(msg("import.not_pdf"), "corrupt")
     # An encryption dictionary plus a refusal to open means we lack the password (an
     # empty user password would have opened); the error code alone may be left over.
     if b"/Encrypt" in head or b"/Encrypt" in tail:
-        return ImportFailure(
-            "The PDF is password-protected; unlock it (save an unprotected copy) first.",
-            "encrypted",
-        )
+        return ImportFailure(msg("import.encrypted"), "encrypted")
     if size <= 1 << 20:
         data = path.read_bytes()
         has_page = re.search(rb"/Type\s*/Page(?![a-zA-Z])", data) is not None
         if not has_page and re.search(rb"/Count\s+0\b", data):
-            return ImportFailure("The PDF has no pages.", "empty")
-    return ImportFailure("The file is damaged or is not a PDF.", "corrupt")
+            return ImportFailure(msg("import.no_pages"), "empty")
+    return ImportFailure(msg("import.not_pdf"), "corrupt")
 
 
 def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_matter.Front]:
@@ -515,7 +513,7 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_ma
         try:
             n_pages = len(doc)
             if n_pages == 0:
-                raise ImportFailure("The PDF has no pages.", "empty")
+                raise ImportFailure(msg("import.no_pages"), "empty")
             try:
                 meta = {k: str(v) for k, v in doc.get_metadata_dict(skip_empty=True).items()}
             except Exception:  # metadata is optional; a broken Info dict must not stop import
@@ -529,12 +527,12 @@ def _read_pdf(path: Path) -> tuple[dict[str, str], list[_RawPage], int, front_ma
                 except Exception:  # one damaged page should not lose the rest of the paper
                     failed += 1
             if failed == n_pages:
-                raise ImportFailure("The file is damaged or is not a PDF.", "corrupt")
+                raise ImportFailure(msg("import.not_pdf"), "corrupt")
             return meta, pages, n_pages, front.front
         except ImportFailure:
             raise
         except Exception:
-            raise ImportFailure("The file is damaged or is not a PDF.", "corrupt") from None
+            raise ImportFailure(msg("import.not_pdf"), "corrupt") from None
         finally:
             with contextlib.suppress(Exception):
                 doc.close()
@@ -1527,7 +1525,7 @@ def scan_pdf(path: Path) -> PdfScan:
     """
     path = Path(path)
     if not path.is_file():
-        raise ImportFailure(f"The file {path.name} could not be found or read.", "unreadable")
+        raise ImportFailure(msg("import.not_found_named", name=path.name), "unreadable")
     meta, raw_pages, n_pages, front = _read_pdf(path)
     return PdfScan(str(path), meta, raw_pages, n_pages, front)
 
@@ -1650,13 +1648,13 @@ def finish_pdf(scan: PdfScan, ocr: dict[int, list[OcrLine]] | None, ocr_off: boo
     if ocr is not None:
         _use_ocr_lines(pages, ocr)
     if ocr is not None and needing:
-        no_text = "No text found on any page, even by OCR."
+        no_text = msg("import.no_text_even_ocr")
     elif needing and ocr_off:
-        no_text = "The PDF has no text layer (it looks scanned) and OCR is turned off in the settings."
+        no_text = msg("import.scanned_ocr_off")
     elif needing:
-        no_text = "The PDF has no text layer (it looks scanned); OCR would be needed to import it."
+        no_text = msg("import.scanned")
     else:
-        no_text = "No text found on any page: the pages are blank."
+        no_text = msg("import.blank")
     extracted = _assemble(scan.meta, pages, scan.n_pages, no_text)
     # After OCR, so a scanned first page's OCR lines are what the layout sources read.
     _front_matter(Path(scan.path), scan.meta, pages, scan.front, extracted)
@@ -1763,7 +1761,7 @@ def _assemble(
     meta: dict[str, str],
     raw_pages: list[_RawPage],
     n_pages: int,
-    no_text: str = "The PDF has no text layer (it looks scanned); OCR would be needed to import it.",
+    no_text: Message | None = None,
 ) -> Extracted:
     """Layout, clean-up and metadata: everything after PDFium has been read."""
     for p in raw_pages:
@@ -1803,7 +1801,7 @@ def _assemble(
             pages.append(Page(p.number, text, source=p.source, layout=layout))
             all_paras.append(paras)
     if letters < max(12, 12 * n_pages):
-        raise ImportFailure(no_text, "no_text")
+        raise ImportFailure(no_text or msg("import.scanned"), "no_text")
     md = _metadata(meta, raw_pages, title_lines, pages, all_paras)
     return Extracted(pages=pages, metadata=md, kind="pdf")
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from paperpilot.core.models import Extracted, ImportFailure, Metadata, Page
 from paperpilot.core.text.language import detect_language
+from paperpilot.core.text.messages import msg
 
 # Roughly the 580 most frequent characters of modern Chinese text (general plus academic
 # vocabulary), simplified and traditional. They decide between GB18030 and Big5: each
@@ -62,10 +63,7 @@ _MAX_BAD_SHARE = 0.02
 _PLAUSIBLE = 0.2
 _SCORE_SAMPLE = 30_000
 
-_UNDECODABLE = (
-    "The file does not look like text: its bytes make no sense in any supported encoding "
-    "(UTF-8, UTF-16, GB18030/GBK, Big5, Windows-1252)."
-)
+_UNDECODABLE = msg("import.undecodable")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -352,13 +350,12 @@ def extract_text_file(path: Path) -> Extracted:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        reason = f"Could not read {path.name}: {exc.strerror or exc}."
-        raise ImportFailure(reason, "unreadable") from exc
+        raise ImportFailure(msg("import.could_not_read", name=path.name, error=str(exc.strerror or exc)), "unreadable") from exc
     if not data.strip(b" \t\r\n\x00\x0c\x0b"):
-        raise ImportFailure(f"{path.name} is empty.", "empty")
+        raise ImportFailure(msg("import.empty_named", name=path.name), "empty")
     text, _encoding = decode_bytes(data)
     if not text.strip():
-        raise ImportFailure(f"{path.name} is empty.", "empty")
+        raise ImportFailure(msg("import.empty_named", name=path.name), "empty")
 
     is_markdown = path.suffix.lower() in {".md", ".markdown", ".mdown", ".mkd"}
     metadata = Metadata()
@@ -381,7 +378,7 @@ def extract_text_file(path: Path) -> Extracted:
     metadata.title = metadata.title or path.stem
     body = "\n\n".join(paragraphs)
     if not body.strip():
-        raise ImportFailure(f"{path.name} has no text besides its header.", "empty")
+        raise ImportFailure(msg("import.header_only", name=path.name), "empty")
     metadata.language = detect_language(body)
     return Extracted(
         pages=[Page(number=1, text=body)],

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..models import Extracted, ImportFailure
+from ..text.messages import msg
 
 if TYPE_CHECKING:
     from .ocr import OcrLine
@@ -115,7 +116,7 @@ def worker_main() -> None:
         except (ImportFailure, OcrUnavailable) as e:
             payload, ok = e, False
         except Exception as e:  # an extractor bug: the parent reports it for this one file
-            payload, ok = ImportFailure(f"Unexpected error while reading the file: {e}", "error"), False
+            payload, ok = ImportFailure(msg("import.unexpected", error=str(e)), "error"), False
         try:
             pickle.dump((req_id, ok, payload), answers, protocol=pickle.HIGHEST_PROTOCOL)
             answers.flush()

@@ -31,9 +31,11 @@ from typing import Any
 from ..clock import file_stamp
 from ..errors import LibraryReadOnly
 from ..models import ImportFailure
+from ..text.messages import Message, msg
 from .library import ImportReport, Library
 
-ProgressFn = Callable[[str], None]
+# The check says where it is as a catalogued message (a window renders it in its language).
+ProgressFn = Callable[[Message], None]
 
 
 class Kind(StrEnum):
@@ -60,6 +62,11 @@ class Problem:
     doc_id: int | None = None
     path: str = ""  # relative to the library folder
     other: int | None = None  # DUPLICATE: the document it duplicates
+    msg: Message | None = None  # ``message`` as a catalogued message
+
+    @classmethod
+    def said(cls, kind: Kind, message: Message, fixable: bool, **where: Any) -> Problem:
+        return cls(kind, message.text(), fixable, msg=message, **where)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -91,6 +98,9 @@ class IntegrityReport:
     counts: Counts = field(default_factory=Counts)
     problems: list[Problem] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)  # what the repair did, one line each
+    # The same lines as catalogued messages, where the repair wrote them (the library's own
+    # notes about settling half-written copies stay words).
+    repaired_msgs: list[Message | None] = field(default_factory=list)
     recovered: list[str] = field(default_factory=list)  # what opening the library already fixed
     read_only: bool = False
 
@@ -103,11 +113,12 @@ class IntegrityReport:
         return sum(1 for p in self.problems if p.fixable)
 
     def summary(self) -> str:
+        return self.summary_msg().text()
+
+    def summary_msg(self) -> Message:
         c = self.counts
-        return (
-            f"{c.documents} document(s), {c.chunks} passage(s), {c.index_entries} index entries, "
-            f"{c.stored_files} stored file(s), {c.notes} note(s)"
-        )
+        return msg("check.summary", documents=c.documents, chunks=c.chunks, index_entries=c.index_entries,
+                   stored_files=c.stored_files, notes=c.notes)  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -134,7 +145,7 @@ def check_library(
     process keeps the writer lock, LibraryFull when the disk fills up during a repair.
     """
     say = progress or (lambda _msg: None)
-    say("Checking the library…")
+    say(msg("progress.checking"))
     report = _check(library)
     if not repair or report.clean:
         return report
@@ -143,7 +154,7 @@ def check_library(
             f"The library folder {library.paths.library_dir} is read-only: the check can report problems "
             "but not repair them."
         )
-    done: list[str] = []
+    done: list[Message | str] = []
     after = report
     # A second pass picks up what the first one uncovers (a rebuilt database leaves sidecars
     # of copies that could not be re-imported, for example).
@@ -159,7 +170,8 @@ def check_library(
         after = _check(library)
         if after.clean or not after.fixable or (cancel is not None and cancel.is_set()):
             break
-    after.repaired = done
+    after.repaired = [str(line) for line in done]
+    after.repaired_msgs = [line if isinstance(line, Message) else None for line in done]
     after.recovered = report.recovered
     return after
 
@@ -186,11 +198,8 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
     verdict = [str(r[0]) for r in conn.execute("PRAGMA quick_check").fetchall()]
     if verdict != ["ok"]:
         problems.append(
-            Problem(
-                Kind.DATABASE_DAMAGED,
-                f"The library database is damaged ({'; '.join(verdict[:3])}); the repair sets it aside and "
-                "rebuilds the library from the stored files.",
-                fixable=not library.read_only,
+            Problem.said(
+                Kind.DATABASE_DAMAGED, msg("check.database_damaged", why="; ".join(verdict[:3])), fixable=not library.read_only
             )
         )
         return problems
@@ -210,7 +219,7 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
     for r in rows:
         if r[3] == "deleting":
             problems.append(
-                Problem(Kind.HALF_REMOVED, f"#{r[0]} {r[6]!r}: its removal was interrupted.", True, doc_id=r[0])
+                Problem.said(Kind.HALF_REMOVED, msg("check.half_removed", id=r[0], title=r[6]), True, doc_id=r[0])
             )
 
     first_by_sha: dict[str, int] = {}
@@ -220,9 +229,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
         if r[1] in first_by_sha:
             keep = first_by_sha[r[1]]
             problems.append(
-                Problem(
+                Problem.said(
                     Kind.DUPLICATE,
-                    f"#{r[0]} {r[6]!r} has the same content as #{keep}: stored twice.",
+                    msg("check.duplicate", id=r[0], title=r[6], other=keep),
                     True,
                     doc_id=r[0],
                     other=keep,
@@ -242,10 +251,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
         if r[2] and r[2] not in on_disk:
             fixable = (r[2] + ".part") in parts or bool(r[7] and Path(r[7]).is_file())
             problems.append(
-                Problem(
+                Problem.said(
                     Kind.STORED_FILE_MISSING,
-                    f"#{r[0]} {r[6]!r}: its stored copy {r[2]} is missing"
-                    + ("." if fixable else " and its original file is gone; it stays searchable."),
+                    msg("check.copy_missing" if fixable else "check.copy_gone", id=r[0], title=r[6], path=r[2]),
                     fixable,
                     doc_id=r[0],
                     path=r[2],
@@ -253,16 +261,16 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
             )
     for rel in sorted(on_disk - set(wanted)):
         problems.append(
-            Problem(
+            Problem.said(
                 Kind.ORPHAN_FILE,
-                f"{rel}: a stored file no document refers to (the repair re-imports it).",
+                msg("check.orphan_file", path=rel),
                 True,
                 path=rel,
             )
         )
     for rel in sorted(parts):
         problems.append(
-            Problem(Kind.PARTIAL_FILE, f"{rel}: a copy whose import did not finish.", True, path=rel)
+            Problem.said(Kind.PARTIAL_FILE, msg("check.partial_file", path=rel), True, path=rel)
         )
 
     # The index against the database: every passage of an indexed document once, nothing else.
@@ -279,7 +287,7 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
     for r in live:
         if not r[4]:
             problems.append(
-                Problem(Kind.UNINDEXED, f"#{r[0]} {r[6]!r} is not in the search index yet.", True, doc_id=r[0])
+                Problem.said(Kind.UNINDEXED, msg("check.unindexed", id=r[0], title=r[6]), True, doc_id=r[0])
             )
     seen = Counter(c for c, _d in entries)
     missing: Counter[int] = Counter()
@@ -289,9 +297,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
     titles = {int(r[0]): str(r[6]) for r in ready}
     for d, n in sorted(missing.items()):
         problems.append(
-            Problem(
+            Problem.said(
                 Kind.CHUNKS_NOT_INDEXED,
-                f"#{d} {titles.get(d, '')!r}: {n} passage(s) missing from the search index.",
+                msg("check.chunks_not_indexed", id=d, title=titles.get(d, ""), n=n),
                 True,
                 doc_id=d,
             )
@@ -301,11 +309,12 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
         if chunk_doc.get(c) != d or seen[c] > 1:
             stray[d] += 1
     for d, n in sorted(stray.items()):
-        what = f"#{d} {titles[d]!r}" if d in titles else f"document #{d}, which is not in the library"
+        code = "check.index_orphans" + ("" if n > 1 else "_one") + ("" if d in titles else "_gone")
+        said = msg(code, n=n, id=d, title=titles[d]) if d in titles else msg(code, n=n, id=d)
         problems.append(
-            Problem(
+            Problem.said(
                 Kind.INDEX_ORPHANS,
-                f"{n} search index entr{'y' if n == 1 else 'ies'} for {what} that match no passage.",
+                said,
                 True,
                 doc_id=d,
             )
@@ -316,9 +325,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
         " WHERE d.id IS NULL OR d.status != 'ready' ORDER BY n.doc_id"
     ):
         problems.append(
-            Problem(
+            Problem.said(
                 Kind.ORPHAN_NOTE,
-                f"A note on document #{doc_id} {title!r}, which is not in the library.",
+                msg("check.orphan_note", id=doc_id, title=title),
                 True,
                 doc_id=int(doc_id),
             )
@@ -337,10 +346,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
             or actual.get("collections", []) != expected.get("collections", [])
         ):
             problems.append(
-                Problem(
+                Problem.said(
                     Kind.SIDECAR_OUTDATED,
-                    f"#{r[0]} {r[6]!r}: the metadata kept beside its stored copy is "
-                    + ("missing." if actual is None else "out of date."),
+                    msg("check.sidecar_missing" if actual is None else "check.sidecar_outdated", id=r[0], title=r[6]),
                     True,
                     doc_id=r[0],
                     path=r[2],
@@ -351,10 +359,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
     wanted_org = organization["collections"] or organization["tag_colors"]
     if (kept is not None or wanted_org) and {k: (kept or {}).get(k) for k in organization} != organization:
         problems.append(
-            Problem(
+            Problem.said(
                 Kind.ORGANIZE_OUTDATED,
-                "The collections and tag colours kept beside the library (meta/library.json) are "
-                + ("missing." if kept is None else "out of date."),
+                msg("check.organize_missing" if kept is None else "check.organize_outdated"),
                 True,
                 path="meta/library.json",
             )
@@ -365,9 +372,9 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
             rel = f"files/{f.parent.name}/{f.name[: -len('.json')]}"
             if rel not in wanted and rel not in on_disk:
                 problems.append(
-                    Problem(
+                    Problem.said(
                         Kind.STALE_SIDECAR,
-                        f"{f.relative_to(library.paths.library_dir).as_posix()}: metadata of a stored file that is gone.",
+                        msg("check.stale_sidecar", path=f.relative_to(library.paths.library_dir).as_posix()),
                         True,
                         path=f.relative_to(library.paths.library_dir).as_posix(),
                     )
@@ -379,7 +386,7 @@ def _scan(library: Library, counts: Counts) -> list[Problem]:
 
 
 def _repair(
-    library: Library, problems: list[Problem], done: list[str], say: ProgressFn, cancel: threading.Event | None
+    library: Library, problems: list[Problem], done: list[Message | str], say: ProgressFn, cancel: threading.Event | None
 ) -> None:
     by_kind: dict[Kind, list[Problem]] = defaultdict(list)
     for p in problems:
@@ -390,7 +397,7 @@ def _repair(
     for p in by_kind.get(Kind.HALF_REMOVED, []):
         assert p.doc_id is not None
         library.finish_removal(p.doc_id)
-        done.append(f"finished removing document #{p.doc_id}")
+        done.append(msg("repair.finished_removing", id=p.doc_id))
     if by_kind.get(Kind.PARTIAL_FILE) or by_kind.get(Kind.STORED_FILE_MISSING):
         done.extend(library.settle_part_files())
     for p in by_kind.get(Kind.STORED_FILE_MISSING, []):
@@ -398,17 +405,17 @@ def _repair(
         if (library.paths.library_dir / p.path).exists():
             continue  # settled from its .part above
         if library.recopy_from_source(p.doc_id):
-            done.append(f"copied the original file of #{p.doc_id} back into the library")
+            done.append(msg("repair.copied_back", id=p.doc_id))
     for p in by_kind.get(Kind.DUPLICATE, []):
         assert p.doc_id is not None and p.other is not None
         library.merge_duplicate(p.doc_id, p.other)
-        done.append(f"removed #{p.doc_id}, a second copy of #{p.other} (its note, if any, was kept)")
+        done.append(msg("repair.merged", id=p.doc_id, other=p.other))
     orphans = by_kind.get(Kind.ORPHAN_FILE, [])
     for i, p in enumerate(orphans, 1):
         if cancel is not None and cancel.is_set():
-            done.append("stopped: cancelled (run the repair again for the rest)")
+            done.append(msg("repair.cancelled"))
             break
-        say(f"Re-importing stored file {i} of {len(orphans)}…")
+        say(msg("progress.reimporting", i=i, n=len(orphans)))
         done.append(_restore(library, p.path))
     reindex = {
         p.doc_id
@@ -417,9 +424,9 @@ def _repair(
         if p.doc_id is not None
     }
     if reindex:
-        say("Updating the search index…")
+        say(msg("progress.indexing"))
         n = library.reindex_documents(reindex)
-        done.append(f"re-indexed {len(reindex)} document(s) ({n} passage(s))")
+        done.append(msg("repair.reindexed", documents=len(reindex), passages=n))
     notes = by_kind.get(Kind.ORPHAN_NOTE, [])
     if notes:
         done.append(_keep_orphan_notes(library, [p.doc_id for p in notes if p.doc_id is not None]))
@@ -427,16 +434,16 @@ def _repair(
         assert p.doc_id is not None
         library.write_sidecar(p.doc_id)
     if by_kind.get(Kind.SIDECAR_OUTDATED):
-        done.append(f"rewrote the metadata beside {len(by_kind[Kind.SIDECAR_OUTDATED])} stored file(s)")
+        done.append(msg("repair.sidecars", n=len(by_kind[Kind.SIDECAR_OUTDATED])))
     if by_kind.get(Kind.ORGANIZE_OUTDATED):
         library.write_organize_file()
-        done.append("rewrote the collections and tag colours kept beside the library")
+        done.append(msg("repair.organize"))
     for p in by_kind.get(Kind.STALE_SIDECAR, []):
         dest = library.quarantine(library.paths.library_dir / p.path, "metadata of a stored file that is gone")
-        done.append(f"moved {p.path} to {dest.relative_to(library.paths.library_dir).as_posix()}")
+        done.append(msg("repair.moved", path=p.path, dest=dest.relative_to(library.paths.library_dir).as_posix()))
 
 
-def _restore(library: Library, rel: str) -> str:
+def _restore(library: Library, rel: str) -> Message:
     """Re-import one stored copy, or quarantine it; returns the line for the report."""
     scratch = ImportReport()
     try:
@@ -444,14 +451,15 @@ def _restore(library: Library, rel: str) -> str:
     except (ImportFailure, OSError) as e:
         why = e.reason if isinstance(e, ImportFailure) else (e.strerror or str(e))
         dest = library.quarantine(library.paths.library_dir / rel, why)
-        return f"moved {rel} to {dest.relative_to(library.paths.library_dir).as_posix()}: {why}"
+        said: str | Message = e.msg if isinstance(e, ImportFailure) and e.msg is not None else why
+        return msg("repair.moved_why", path=rel, dest=dest.relative_to(library.paths.library_dir).as_posix(), why=said)
     if doc_id is None:
-        return f"{rel}: already in the library"
+        return msg("repair.already_there", path=rel)
     title = scratch.imported[0].title if scratch.imported else ""
-    return f"re-imported {rel} as #{doc_id} {title!r}"
+    return msg("repair.reimported", path=rel, id=doc_id, title=title)
 
 
-def _keep_orphan_notes(library: Library, doc_ids: list[int]) -> str:
+def _keep_orphan_notes(library: Library, doc_ids: list[int]) -> Message:
     rows = library.store.notes(doc_ids)
     out = library.paths.quarantine_dir / f"notes-{file_stamp()}.md"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -459,15 +467,15 @@ def _keep_orphan_notes(library: Library, doc_ids: list[int]) -> str:
     with library.storage_errors():
         out.write_text("# Notes of documents no longer in the library\n\n" + body, encoding="utf-8")
         library.store.delete_notes(doc_ids)
-    return f"kept {len(rows)} note(s) of removed documents in {out.relative_to(library.paths.library_dir).as_posix()}"
+    return msg("repair.notes_kept", n=len(rows), path=out.relative_to(library.paths.library_dir).as_posix())
 
 
-def _rebuild(library: Library, done: list[str], say: ProgressFn, cancel: threading.Event | None) -> None:
+def _rebuild(library: Library, done: list[Message | str], say: ProgressFn, cancel: threading.Event | None) -> None:
     """Set the database aside and re-import every stored copy (with its sidecar)."""
-    say("Setting the damaged database aside…")
+    say(msg("progress.setting_aside"))
     aside = library.rebuild_database()
     if aside:
-        done.append(f"set the old database aside as {aside} (nothing was deleted)")
+        done.append(msg("repair.set_aside", path=str(aside)))
     files = [rel for rel, _p in library.iter_stored_files()]
     restored = 0
     with library.exclusive():
@@ -475,16 +483,16 @@ def _rebuild(library: Library, done: list[str], say: ProgressFn, cancel: threadi
         # The collection tree first (empty collections too); each copy's sidecar then files it.
         made, colours = library.restore_organization()
         if made or colours:
-            done.append(f"restored {made} collection(s) and {colours} tag colour(s) from meta/library.json")
+            done.append(msg("repair.organization_restored", collections=made, colours=colours))
         for i, rel in enumerate(files, 1):
             if cancel is not None and cancel.is_set():
-                done.append("stopped: cancelled (run the repair again for the rest)")
+                done.append(msg("repair.cancelled"))
                 break
-            say(f"Re-importing stored file {i} of {len(files)}…")
+            say(msg("progress.reimporting", i=i, n=len(files)))
             line = _restore(library, rel)
-            restored += line.startswith("re-imported")
+            restored += line.code == "repair.reimported"
             done.append(line)
-    done.append(f"rebuilt the library from {restored} of {len(files)} stored file(s)")
+    done.append(msg("repair.rebuilt", restored=restored, n=len(files)))
 
 
 __all__ = ["Counts", "IntegrityReport", "Kind", "Problem", "check_library"]

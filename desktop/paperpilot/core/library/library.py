@@ -67,6 +67,7 @@ from ..models import Chunk, DocumentInfo, Extracted, Hit, ImportFailure, Metadat
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
 from ..text.language import detect_language, query_terms
+from ..text.messages import Message, msg
 from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
 from .metadata import import_bibliography
@@ -135,6 +136,12 @@ class ImportReport:
     stopped: str = ""
     # The files the batch did not get to because it stopped.
     not_imported: list[str] = field(default_factory=list)
+    # Each reason above (failed, unsupported, stopped) as a catalogued message, by its words.
+    said: dict[str, Message] = field(default_factory=dict)
+
+    def message(self, reason: str) -> Message | None:
+        """``reason`` (one of this report's) as a catalogued message, when core gave it as one."""
+        return self.said.get(reason)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -161,6 +168,7 @@ class ImportProgress:
     total: int
     path: str
     detail: str = ""  # a step within the file, e.g. "OCR page 3 of 12"
+    detail_msg: Message | None = None  # the same as a catalogued message
 
 
 ProgressFn = Callable[[ImportProgress], None]
@@ -179,13 +187,13 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def scan_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[tuple[str, str]]]:
+def scan_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], list[tuple[str, Message]]]:
     """Files to import (named directly, or found recursively in named folders), and the files
     in those folders that cannot be imported, with the reason. Hidden files and folders are
     skipped silently; a file named directly is always returned (its import says what is wrong).
     """
     out: list[Path] = []
-    unsupported: list[tuple[str, str]] = []
+    unsupported: list[tuple[str, Message]] = []
     for p in paths:
         path = Path(p).expanduser()
         if path.is_dir():
@@ -196,7 +204,7 @@ def scan_paths(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Path], lis
                         continue
                     f = Path(root) / name
                     why = _unsupported_reason(f)
-                    if why:
+                    if why is not None:
                         unsupported.append((str(f.resolve()), why))
                     else:
                         out.append(f)
@@ -210,16 +218,16 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return scan_paths(paths)[0]
 
 
-def _unsupported_reason(f: Path) -> str:
+def _unsupported_reason(f: Path) -> Message | None:
     ext = f.suffix.lower()
     if not ext:
-        return "no file extension: PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
+        return msg("import.no_extension")
     if ext not in SUPPORTED_EXT:
-        return f"unsupported file type '{ext}': PaperPilot imports PDF, text, Markdown, JSONL corpus and bibliography files"
+        return msg("import.unsupported_found", ext=ext)
     # A folder of papers may hold any .json (configs, data): only CSL-JSON.
     if ext == ".json" and not looks_like_csl_json(f):
-        return "a .json file that is not a CSL-JSON bibliography"
-    return ""
+        return msg("import.json_not_csl")
+    return None
 
 
 def _disk_full(e: BaseException) -> bool:
@@ -292,9 +300,7 @@ class _PdfPrefetcher:
                     raise _Cancelled() from None
             except WorkerCrashed as e:
                 if e.culprit:
-                    raise ImportFailure(
-                        "The PDF could not be read: the text extractor crashed on it.", "corrupt"
-                    ) from None
+                    raise ImportFailure(msg("import.extractor_crashed"), "corrupt") from None
                 return self._here(path)
             except CancelledError:
                 return self._here(path)
@@ -968,7 +974,7 @@ class Library:
         imported is kept, ``stopped`` says why in one line and ``not_imported`` lists the rest.
         """
         files, unsupported = scan_paths(paths)
-        report = ImportReport(unsupported=unsupported)
+        report = ImportReport(unsupported=[(p, m.text()) for p, m in unsupported], said={m.text(): m for _, m in unsupported})
         try:
             self._check_writable()
         except LibraryError as e:
@@ -982,13 +988,13 @@ class Library:
                 if cancel is not None and cancel.is_set():
                     report.cancelled = True
                     break
-                step: Callable[[str], None] | None = None
+                step: Callable[[Message], None] | None = None
                 if progress is not None:
                     progress(ImportProgress(i + 1, len(files), str(f)))
 
-                    def step(detail: str, i: int = i, f: Path = f) -> None:
+                    def step(detail: Message, i: int = i, f: Path = f) -> None:
                         assert progress is not None
-                        progress(ImportProgress(i + 1, len(files), str(f), detail))
+                        progress(ImportProgress(i + 1, len(files), str(f), detail.text(), detail))
 
                 try:
                     self._import_one(f, report, cancel, prefetch, step)
@@ -1024,7 +1030,7 @@ class Library:
         report: ImportReport,
         cancel: threading.Event | None,
         prefetch: _PdfPrefetcher | None = None,
-        step: Callable[[str], None] | None = None,
+        step: Callable[[Message], None] | None = None,
     ) -> None:
         # A file name that is not valid UTF-8 reaches us with surrogates, which SQLite and JSON
         # cannot hold: the library keeps its readable form (bytes as \xNN).
@@ -1033,41 +1039,28 @@ class Library:
         try:
             ext = path.suffix.lower()
             if not path.exists():
-                raise ImportFailure(f"{path} does not exist.", "missing")
+                raise ImportFailure(msg("import.missing", path=str(path)), "missing")
             if not path.is_file():
-                raise ImportFailure(f"{path} is not a regular file.", "unsupported")
+                raise ImportFailure(msg("import.not_regular", path=str(path)), "unsupported")
             if ext not in SUPPORTED_EXT:
-                raise ImportFailure(
-                    f"Unsupported file type '{ext or name}': PaperPilot imports PDF, .txt, .md and "
-                    ".jsonl corpus files, and .bib, .ris and CSL-JSON bibliographies.",
-                    "unsupported",
-                )
+                raise ImportFailure(msg("import.unsupported_type", ext=ext or name), "unsupported")
             size = path.stat().st_size
             limit = self.settings.max_file_mb * 1024 * 1024
             if size > limit:
                 raise ImportFailure(
-                    f"File is too large ({size / 1048576:.0f} MB; the limit is "
-                    f"{self.settings.max_file_mb:g} MB, see the import settings).",
+                    msg("import.too_large", size=f"{size / 1048576:.0f}", limit=f"{self.settings.max_file_mb:g}"),
                     "too_large",
                 )
             if size == 0:
-                raise ImportFailure("The file is empty.", "empty")
+                raise ImportFailure(msg("import.empty"), "empty")
             if ext in CORPUS_EXT:
                 if not is_corpus_file(path):
-                    raise ImportFailure(
-                        'Not a PaperPilot corpus: a .jsonl file needs one {"id", "title", "text"} '
-                        "object per line.",
-                        "unsupported",
-                    )
+                    raise ImportFailure(msg("import.not_corpus"), "unsupported")
                 self._import_corpus(path, report, cancel)
                 return
             if ext in BIBLIOGRAPHY_EXT:
                 if ext == ".json" and not looks_like_csl_json(path):
-                    raise ImportFailure(
-                        "Not a CSL-JSON bibliography: a .json file needs an array of CSL-JSON items "
-                        '([{"type": …, "title": …}, …]).',
-                        "unsupported",
-                    )
+                    raise ImportFailure(msg("import.not_csl_json"), "unsupported")
                 self._import_bibliography(path, report, cancel)
                 return
             data = path.read_bytes()
@@ -1076,7 +1069,7 @@ class Library:
             return
         except OSError as e:
             self._fail(
-                src, name, "", ImportFailure(f"The file cannot be read: {e.strerror}.", "io"), report
+                src, name, "", ImportFailure(msg("import.cannot_read", error=str(e.strerror)), "io"), report
             )
             return
         digest = sha256_bytes(data)
@@ -1111,7 +1104,7 @@ class Library:
                 src,
                 name,
                 digest,
-                ImportFailure(f"Unexpected error while reading the file: {e}", "error"),
+                ImportFailure(msg("import.unexpected", error=str(e)), "error"),
                 report,
             )
 
@@ -1125,7 +1118,7 @@ class Library:
         path: Path,
         prefetch: _PdfPrefetcher | None = None,
         cancel: threading.Event | None = None,
-        step: Callable[[str], None] | None = None,
+        step: Callable[[Message], None] | None = None,
     ) -> Extracted:
         """The PDF's text: its text layer, and OCR in worker processes for pages without one."""
         if prefetch is not None:
@@ -1142,7 +1135,7 @@ class Library:
 
         def on_page(done: int, total: int) -> None:
             if step is not None:
-                step(f"OCR page {done} of {total}")
+                step(msg("import.ocr_page", done=done, total=total))
 
         try:
             lines = run_ocr(pool, got.path, got.ocr_pages, on_page, lambda: self._idle(cancel))
@@ -1195,6 +1188,8 @@ class Library:
                 )
             except ImportFailure as e:
                 report.failed.append((where, e.reason))
+                if e.msg is not None:
+                    report.said[e.reason] = e.msg
             self._maybe_flush()
 
     def _import_bibliography(self, path: Path, report: ImportReport, cancel: threading.Event | None) -> None:
@@ -1205,7 +1200,9 @@ class Library:
             raise
         except Exception as e:  # a parser bug must not end the batch
             log.exception("import of %s failed", path)
-            report.failed.append((src, f"Unexpected error while reading the bibliography: {e}"))
+            said = msg("import.unexpected_bibliography", error=str(e))
+            report.failed.append((src, said.text()))
+            report.said[said.text()] = said
             return
         if bib.cancelled:
             report.cancelled = True
@@ -1370,11 +1367,13 @@ class Library:
 
     def _fail(self, src: str, name: str, sha: str, err: ImportFailure, report: ImportReport) -> None:
         report.failed.append((src, err.reason))
+        if err.msg is not None:
+            report.said[err.reason] = err.msg
         if err.code in ("missing", "unsupported"):
             return  # nothing to retry: not worth a row in the library
         with self._write_lock(), self._storage_errors():
             self.store.record_failure(
-                source_path=src, file_name=name, sha256=sha, reason=err.reason, code=err.code
+                source_path=src, file_name=name, sha256=sha, reason=err.reason, code=err.code, said=err.msg
             )
         self._changed()
 
@@ -1984,10 +1983,10 @@ class Library:
         if p is None:
             doc = self.store.document(doc_id)
             if doc is None:
-                raise DocumentNotFound(f"No document with id {doc_id}.")
+                raise DocumentNotFound.said(msg("read.no_document", doc_id=doc_id))
             if doc.status == "trashed":
-                raise DocumentNotFound(f"Document {doc_id} is in the trash (restore it to read it).")
-            raise DocumentNotFound(f"Document {doc_id} has no segment {segment}.")
+                raise DocumentNotFound.said(msg("read.trashed", doc_id=doc_id))
+            raise DocumentNotFound.said(msg("read.no_segment", doc_id=doc_id, segment=segment))
         return p
 
 

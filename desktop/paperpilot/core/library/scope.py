@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..agent.scoped import ScopedPool
+from ..text.messages import msg
 
 if TYPE_CHECKING:
     from .library import Library
@@ -30,7 +31,7 @@ class ScopedLibrary(ScopedPool):
 
     def __init__(self, library: Library, doc_ids: Sequence[int], scope: Scope) -> None:
         super().__init__(library, sorted(set(doc_ids)),
-                         outside=f"Document {{doc_id}} is outside the question's scope ({scope.label()}).")  # fmt: skip
+                         outside=msg("read.out_of_scope", doc_id=0, scope=scope.label()))  # fmt: skip
         self.library = library
         self.scope = scope
 

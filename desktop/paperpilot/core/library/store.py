@@ -7,7 +7,7 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from ..clock import utc_now
 from ..errors import Damaged, PaperPilotError
 from ..models import Chunk, DocumentInfo, Metadata, Passage, Reference
 from ..text.kinds import classify_passage
+from ..text.messages import Message
 
 # 2: documents.csl (the CSL-JSON item) and metadata-only documents (kind='metadata').
 # 3: notes (one Markdown note per document, see library.notes).
@@ -93,6 +94,12 @@ CREATE TABLE IF NOT EXISTS notes (
     doc_id  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
     text    TEXT NOT NULL DEFAULT '',
     updated TEXT NOT NULL
+);
+-- A failed import's reason as a catalogued message (JSON), so that a window says it in its own
+-- language; created on open, so a library of any version gets it without a schema step.
+CREATE TABLE IF NOT EXISTS import_messages (
+    doc_id  INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+    message TEXT NOT NULL
 );
 """
 
@@ -272,6 +279,13 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
         metadata_confidence=r[22],
         check_metadata=bool(r[23]),
     )
+
+
+def _error_msg(raw: str) -> Message | None:
+    try:
+        return Message.model_validate_json(raw)
+    except ValueError:  # written by another version: the words in ``error`` stand
+        return None
 
 
 class Store:
@@ -504,8 +518,12 @@ class Store:
             _insert_references(c, new_id, references)
         return new_id
 
-    def record_failure(self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str) -> int:
-        """Remember a failed import (one row per source path) so the user can see and retry it."""
+    def record_failure(
+        self, *, source_path: str, file_name: str, sha256: str, reason: str, code: str, said: Message | None = None
+    ) -> int:
+        """Remember a failed import (one row per source path) so the user can see and retry it.
+        ``said``: the reason as a catalogued message (kept beside the row, so that a window can
+        say it in its own language)."""
         with self.transaction() as c:
             row = c.execute(
                 "SELECT id FROM documents WHERE status='failed' AND source_path=?", (source_path,)
@@ -515,13 +533,37 @@ class Store:
                     "UPDATE documents SET error=?, error_code=?, sha256=?, added=? WHERE id=?",
                     (reason, code, sha256, utc_now(), row[0]),
                 )
-                return int(row[0])
-            cur = c.execute(
-                "INSERT INTO documents (sha256, file_name, source_path, title, added, status, error,"
-                " error_code) VALUES (?,?,?,?,?,'failed',?,?)",
-                (sha256, file_name, source_path, file_name, utc_now(), reason, code),
-            )
-            return int(cur.lastrowid or 0)
+                doc_id = int(row[0])
+            else:
+                cur = c.execute(
+                    "INSERT INTO documents (sha256, file_name, source_path, title, added, status, error,"
+                    " error_code) VALUES (?,?,?,?,?,'failed',?,?)",
+                    (sha256, file_name, source_path, file_name, utc_now(), reason, code),
+                )
+                doc_id = int(cur.lastrowid or 0)
+            if said is None:
+                c.execute("DELETE FROM import_messages WHERE doc_id=?", (doc_id,))
+            else:
+                c.execute(
+                    "INSERT INTO import_messages (doc_id, message) VALUES (?, ?)"
+                    " ON CONFLICT(doc_id) DO UPDATE SET message=excluded.message",
+                    (doc_id, said.model_dump_json()),
+                )
+            return doc_id
+
+    def _with_failure_messages(self, docs: list[DocumentInfo]) -> list[DocumentInfo]:
+        """``docs`` with each failed import's reason as a catalogued message, where one was kept."""
+        failed = [d.doc_id for d in docs if d.status == "failed"]
+        if not failed:
+            return docs
+        try:
+            rows = self.conn.execute(
+                f"SELECT doc_id, message FROM import_messages WHERE doc_id IN ({','.join('?' * len(failed))})", failed
+            ).fetchall()
+        except sqlite3.OperationalError:  # an older library opened read-only has no such table
+            return docs
+        said = {int(i): _error_msg(str(m)) for i, m in rows}
+        return [replace(d, error_msg=said[d.doc_id]) if d.doc_id in said else d for d in docs]
 
     def mark_indexed(self, doc_ids: Iterable[int]) -> None:
         ids = list(doc_ids)
@@ -737,7 +779,7 @@ class Store:
         rows = self.conn.execute(
             f"SELECT {_DOC_COLUMNS} FROM documents WHERE {' OR '.join(where)} ORDER BY id", tuple(plain)
         ).fetchall()
-        return [_doc_from_row(r) for r in rows]
+        return self._with_failure_messages([_doc_from_row(r) for r in rows])
 
     def ready_ids(self) -> set[int]:
         """The ids of the ready documents not in the trash (``documents(("ready",))`` without
@@ -746,7 +788,7 @@ class Store:
 
     def document(self, doc_id: int) -> DocumentInfo | None:
         r = self.conn.execute(f"SELECT {_DOC_COLUMNS} FROM documents WHERE id=?", (doc_id,)).fetchone()
-        return _doc_from_row(r) if r else None
+        return self._with_failure_messages([_doc_from_row(r)])[0] if r else None
 
     def doc_ids_with_status(self, status: str) -> list[int]:
         return [r[0] for r in self.conn.execute("SELECT id FROM documents WHERE status=?", (status,))]

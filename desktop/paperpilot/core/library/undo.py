@@ -20,6 +20,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidInput, NotFound, PaperPilotError
+from ..text.messages import Message, msg
 
 if TYPE_CHECKING:
     from ..citations.model import CslItem
@@ -55,6 +56,24 @@ class UndoEntry:
     name: str  # the collection or document the label names ("" when none)
     payload: dict[str, Any]
 
+    def said(self) -> Message | str:
+        """The label as a catalogued message a window says in its own language; the stored
+        words when they are not what this version would write (another version's entry)."""
+        one = "_one" if self.n == 1 else ""
+        m = {
+            Action.RESTORE: lambda: msg(f"undo.label.remove{one}", n=self.n),
+            Action.SET_TAGS: lambda: msg(f"undo.label.tag{one}", n=self.n),
+            Action.UNFILE: lambda: msg(f"undo.label.add{one}", n=self.n, name=self.name),
+            Action.FILE: lambda: msg(f"undo.label.take_out{one}", n=self.n, name=self.name),
+            Action.RECREATE: lambda: msg("undo.label.delete_collection", name=self.name),
+            Action.RENAME: lambda: msg(
+                "undo.label.rename_collection", name=self.name, new=str(self.payload.get("path") or "").rsplit("/", 1)[-1]
+            ),
+            Action.METADATA: lambda: msg("undo.label.metadata", name=self.name) if self.name
+            else msg("undo.label.metadata_untitled"),
+        }[self.action]()
+        return m if m.text() == self.label else self.label
+
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.entry_id,
@@ -85,15 +104,17 @@ def documents_label(verb: str, n: int, rest: str = "") -> str:
     return f"{verb} {n} document{'' if n == 1 else 's'}{rest}"
 
 
-def _ids(n: Sequence[int]) -> str:
-    shown = ", ".join(f"#{i}" for i in n[:5])
-    return shown + (f" and {len(n) - 5} more" if len(n) > 5 else "")
+def _gone_for_good(gone: Sequence[int], *, trash: bool = False) -> Message:
+    """ "documents #3, #4 were deleted (from the trash) for good since"."""
+    kind = "undo.trashed_for_good" if trash else "undo.deleted_for_good"
+    ids = [f"#{i}" for i in gone[:5]]
+    if len(gone) > 5:
+        return msg(f"{kind}_more", ids=ids, more=len(gone) - 5)
+    return msg(kind + ("_one" if len(gone) == 1 else ""), ids=ids)
 
 
-def _gone_phrase(gone: Sequence[int]) -> str:
-    return (
-        f"{'document' if len(gone) == 1 else 'documents'} {_ids(gone)} {'was' if len(gone) == 1 else 'were'}"
-    )
+def _cannot(e: UndoEntry, why: Message) -> NothingToUndo:
+    return NothingToUndo.said(msg("undo.cannot", label=e.said(), why=why))
 
 
 class UndoJournal:
@@ -104,6 +125,8 @@ class UndoJournal:
     def __init__(self, library: Callable[[], Library], limit: int = MAX_STEPS) -> None:
         self._library = library
         self.limit = limit
+        # What the last ``undo`` did, as a message a window says in its language ("" for nothing).
+        self.last_said: Message | str = ""
 
     # --- reading -----------------------------------------------------------------------------
 
@@ -191,6 +214,7 @@ class UndoJournal:
         library's errors (busy, read-only …) with the entry kept for another try.
         """
         lib = self._library()
+        self.last_said = ""
         while True:
             rows = lib.store.undo_entries(1)
             if not rows:
@@ -202,9 +226,7 @@ class UndoJournal:
             # Another process undid that one in between: look again.
         entry = _entry(row)
         if entry is None:
-            raise NothingToUndo(
-                f"The last change ({row[3]}) was recorded by another PaperPilot version and cannot be undone here."
-            )
+            raise NothingToUndo.said(msg("undo.other_version", label=row[3]))
         try:
             note = _apply(lib, entry)
         except NothingToUndo:
@@ -213,7 +235,8 @@ class UndoJournal:
             with lib.writing():
                 lib.store.put_back_undo(row)
             raise
-        return f"{entry.label} ({note})" if note else entry.label
+        self.last_said = msg("undo.done_in_part", label=entry.said(), note=note) if note else entry.said()
+        return str(self.last_said)
 
 
 def _split(lib: Library, ids: Iterable[int]) -> tuple[list[int], list[int]]:
@@ -226,43 +249,42 @@ def _split(lib: Library, ids: Iterable[int]) -> tuple[list[int], list[int]]:
     return here, gone
 
 
-def _apply(lib: Library, e: UndoEntry) -> str:
+def _apply(lib: Library, e: UndoEntry) -> Message | None:
+    """Undo ``e``; a note when part of it could not be done (None when all of it was)."""
     p = e.payload
     if e.action is Action.RESTORE:
         here, gone = _split(lib, p.get("doc_ids") or [])
         if not here:
-            raise NothingToUndo(
-                f"Cannot undo “{e.label}”: {_gone_phrase(gone)} deleted from the trash for good since."
-            )
+            raise _cannot(e, _gone_for_good(gone, trash=True))
         trashed = {d.doc_id for d in lib.trashed_documents()}
         back = lib.restore([i for i in here if i in trashed])
         if gone:
-            return f"{_gone_phrase(gone)} deleted from the trash for good since"
-        return "" if back else "already restored"
+            return _gone_for_good(gone, trash=True)
+        return None if back else msg("undo.already_restored")
     if e.action is Action.SET_TAGS:
         tags = {int(k): [str(t) for t in v] for k, v in (p.get("tags") or {}).items()}
         here, gone = _split(lib, tags)
         if not here:
-            raise NothingToUndo(f"Cannot undo “{e.label}”: {_gone_phrase(gone)} deleted for good since.")
+            raise _cannot(e, _gone_for_good(gone))
         lib.set_tags({i: tags[i] for i in here})
-        return f"{_gone_phrase(gone)} deleted for good since" if gone else ""
+        return _gone_for_good(gone) if gone else None
     if e.action in (Action.FILE, Action.UNFILE):
         path = str(p.get("path") or "")
         here, gone = _split(lib, p.get("doc_ids") or [])
         if not here:
-            raise NothingToUndo(f"Cannot undo “{e.label}”: {_gone_phrase(gone)} deleted for good since.")
+            raise _cannot(e, _gone_for_good(gone))
         tree = lib.collection_tree()
         c = tree.by_id.get(int(p.get("collection_id") or 0))
         if c is None and path:
             c = tree.find(path)
         if e.action is Action.UNFILE:
             if c is None:
-                raise NothingToUndo(f"Cannot undo “{e.label}”: the collection {path} was deleted since.")
+                raise _cannot(e, msg("undo.collection_gone", path=path))
             lib.file_documents(c.collection_id, here, False)
         else:
             cid = c.collection_id if c is not None else lib.create_collection(path)
             lib.file_documents(cid, here, True)
-        return f"{_gone_phrase(gone)} deleted for good since" if gone else ""
+        return _gone_for_good(gone) if gone else None
     if e.action is Action.RECREATE:
         subtree = [
             c for c in p.get("collections") or [] if isinstance(c, dict) and isinstance(c.get("path"), str)
@@ -274,13 +296,13 @@ def _apply(lib: Library, e: UndoEntry) -> str:
             ids, _gone = _split(lib, item.get("doc_ids") or [])
             if ids:
                 lib.file_documents(cid, ids, True)
-        return f"{_gone_phrase(sorted(gone))} deleted for good since" if gone else ""
+        return _gone_for_good(sorted(gone)) if gone else None
     if e.action is Action.RENAME:
         renamed = lib.collection_tree().by_id.get(int(p.get("collection_id") or 0))
         if renamed is None:
-            raise NothingToUndo(f"Cannot undo “{e.label}”: the collection {p.get('path')} was deleted since.")
+            raise _cannot(e, msg("undo.collection_gone", path=str(p.get("path"))))
         lib.rename_collection(renamed.collection_id, str(p.get("old_name") or renamed.name))
-        return ""
+        return None
     # METADATA
     from ..citations.model import item_from_csl
     from .metadata import save_item
@@ -288,11 +310,9 @@ def _apply(lib: Library, e: UndoEntry) -> str:
     doc_id = int(p.get("doc_id") or 0)
     here, gone = _split(lib, [doc_id])
     if not here:
-        raise NothingToUndo(f"Cannot undo “{e.label}”: document #{doc_id} was deleted for good since.")
+        raise _cannot(e, _gone_for_good([doc_id]))
     doc = lib.document(doc_id)
     if doc is not None and doc.status == "trashed":
-        raise InvalidInput(
-            f"Cannot undo “{e.label}” yet: document #{doc_id} is in the trash; restore it first."
-        )
+        raise InvalidInput.said(msg("undo.cannot_yet", label=e.said(), why=msg("undo.in_trash", id=doc_id)))
     save_item(lib, doc_id, item_from_csl(dict(p.get("item") or {})))
-    return ""
+    return None

@@ -25,6 +25,7 @@ from ..errors import InvalidInput
 from ..memory.workflows import WorkflowStore
 from ..models import DocumentInfo
 from ..text.language import has_cjk
+from ..text.messages import Message, msg
 from .cells import Ask, ask_papers, first_named
 from .scope import Scope, ScopePool, resolve_scope
 from .templates import templates_dir
@@ -218,10 +219,22 @@ def create_matrix(store: WorkflowStore, pool: ScopePool, scope: Scope, columns: 
     if len(docs) > MAX_ROWS:
         raise InvalidInput(f"{len(docs)} papers match; a matrix has at most {MAX_ROWS} rows: narrow the scope")
     rows = [_row(d) for d in docs]
-    title = title or f"{len(rows)} papers × {len(cols)} columns ({scope.describe()})"
+    title = title or generated_title(len(rows), len(cols), scope).text()
     mid = store.create_matrix(title, policy, scope.to_json(), [c.model_dump() for c in cols],
                               [r.model_dump() for r in rows])  # fmt: skip
     return _load(store, mid)
+
+
+def generated_title(rows: int, columns: int, scope: Scope) -> Message:
+    """The title a matrix gets when it is made without one ("12 papers × 4 columns (…)")."""
+    return msg("matrix.title", rows=rows, columns=columns, scope=scope.describe_msg())
+
+
+def shown_title(matrix: Matrix) -> Message | None:
+    """The matrix's title as a message when it is still the one it was made with (a window says
+    it in its own language); ``None`` for a title the user gave or that no longer fits."""
+    made = generated_title(len(matrix.rows), len(matrix.columns), matrix.scope)
+    return made if matrix.title == made.text() else None
 
 
 def set_columns(store: WorkflowStore, matrix: Matrix, columns: Sequence[Column]) -> Matrix:

@@ -17,6 +17,7 @@ from ..clock import today
 from ..errors import InvalidInput, NotFound
 from ..models import DocumentInfo
 from ..text.kinds import answerable
+from ..text.messages import Message, msg
 from .kinds import hit_kind
 
 # How many passages a query scope looks at: enough that every paper mentioning it has one.
@@ -66,6 +67,21 @@ class Scope:
         if self.collections:
             bits.append("in " + ", ".join(self.collections))
         return "; ".join(bits) or "the whole library"
+
+    def describe_msg(self) -> Message:
+        """``describe`` as a catalogued message (the parts as ``scope.*`` messages)."""
+        bits = []
+        if self.doc_ids:
+            bits.append(msg("scope.documents", ids=[str(i) for i in self.doc_ids]))
+        if self.query:
+            bits.append(msg("scope.matching", query=self.query))
+        if self.year_from is not None or self.year_to is not None:
+            bits.append(msg("scope.years", start=str(self.year_from or "…"), end=str(self.year_to or "…")))
+        if self.tags:
+            bits.append(msg("scope.tagged", tags=list(self.tags)))
+        if self.collections:
+            bits.append(msg("scope.in", collections=list(self.collections)))
+        return msg("scope.parts", parts=bits) if bits else msg("scope.whole_library")
 
 
 _NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,

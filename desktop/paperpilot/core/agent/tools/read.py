@@ -101,7 +101,7 @@ class ReadTool(Tool):
             try:
                 p = run.pool.read(doc_id, seg)
             except LibraryError as e:
-                warnings.append(Warning(round=st.round, elapsed_ms=run.ms(), code="bad_read", message=str(e)))
+                warnings.append(Warning(round=st.round, elapsed_ms=run.ms(), code="bad_read", message=str(e), msg=e.msg))
                 continue
             view = st.add_passage(p)
             if view is not None:
