@@ -232,7 +232,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from ..core.agent.evaluate import format_table
+    from ..core.evaluation.hotpotqa import format_table
 
     dataset = Path(args.dataset)
     if not dataset.is_file():

@@ -53,7 +53,7 @@ from .settings.paths import AppPaths, app_paths
 from .text.redaction import clean_api_key
 
 if TYPE_CHECKING:
-    from .agent.evaluate import EvalReport
+    from .evaluation.hotpotqa import EvalReport
     from .llm.client import LLMConfig
 
 DEFAULT_STYLE = "apa"
@@ -429,7 +429,7 @@ class Session:
     ) -> EvalReport:
         """Run the HotpotQA-style evaluation with this home's settings and key; ``into_home``:
         pool the paragraphs into this home's library (kept and reused), else a temporary one."""
-        from .agent.evaluate import run_eval
+        from .evaluation.hotpotqa import run_eval
 
         name = self.policy_name(policy, base_url=base_url, model=model)
 
@@ -755,7 +755,7 @@ class Session:
 
 def eval_library(home: Path) -> Library:
     """The library an evaluation pools its paragraphs into (one paragraph, one passage)."""
-    from .agent.evaluate import EVAL_IMPORT
+    from .evaluation.hotpotqa import EVAL_IMPORT
 
     return Library(app_paths(home), settings=EVAL_IMPORT)
 
