@@ -186,19 +186,19 @@ def test_an_unreadable_xmp_packet_gives_nothing() -> None:
     assert parse_packet(b"").authors == []
 
 
-def test_the_packet_is_the_one_the_catalog_names() -> None:
-    from paperpilot.core.extract.metadata.xmp import packet_of
-    from tests.unit.core.extract.test_xmp_xref import _classic
+def test_the_packet_is_the_one_a_metadata_key_points_to() -> None:
+    from paperpilot.core.extract.metadata.xmp import _packet_of
 
     packet = xmp_packet({"dc:title": "A Study of Brine"}).encode()
     # An image's packet in a file whose catalog names no /Metadata stream is not the document's.
-    assert packet_of(b"%PDF-1.7\n1 0 obj <</Type /XObject>> stream\n" + packet + b"\nendstream") == b""
-    assert packet_of(_classic(None)) == b""  # a figure's packet beside a catalog without /Metadata
-    # The document's packet, found from the catalog's /Metadata reference.
-    assert parse_packet(packet_of(_classic(packet))).title == "A Study of Brine"
-    # A packet that no catalog names, and a file that is no PDF: none, and no error.
-    assert packet_of(b"%PDF-1.7\n/Metadata\n" + packet) == b""
-    assert packet_of(b"%PDF-1.7\n") == b""
+    assert _packet_of(b"%PDF-1.7\n1 0 obj <</Type /XObject>> stream\n" + packet + b"\nendstream") == b""
+    # The document's packet, found from the uncompressed catalog's /Metadata reference.
+    doc = (b"%PDF-1.7\n1 0 obj <</Type /Catalog /Pages 2 0 R /Metadata 5 0 R>> endobj\n"
+           b"5 0 obj <</Type /Metadata /Subtype /XML>> stream\n" + packet + b"\nendstream endobj\n")  # fmt: skip
+    assert parse_packet(_packet_of(doc)).title == "A Study of Brine"
+    # One plain packet and a /Metadata key somewhere (the catalog in an object stream).
+    assert _packet_of(b"%PDF-1.7\n/Metadata\n" + packet) == packet
+    assert _packet_of(b"%PDF-1.7\n") == b""
 
 
 # --- mastheads, by category ----------------------------------------------------------------------

@@ -1,13 +1,16 @@
-"""The XMP packet of a PDF whose catalog sits in a compressed object stream: the catalog's own,
-never an embedded figure's, and nothing (no error) from a damaged stream.
+"""The XMP packet of a PDF whose catalog sits in a compressed object stream, found without pypdf.
 
-The files are written byte by byte (PDF 1.5: an object stream and a cross-reference stream).
+The files are written byte by byte (PDF 1.5: an object stream and a cross-reference stream), and
+pypdf, reading the same files, is the oracle.
 """
 
 from __future__ import annotations
 
+import io
 import zlib
-from pathlib import Path
+
+import pypdf
+import pytest
 
 from paperpilot.core.extract.metadata import xmp
 
@@ -53,20 +56,47 @@ def _pdf(catalog_metadata: bool, image_metadata: bool = True, objstm_data: bytes
     return bytes(out)
 
 
-def test_the_catalogs_packet_is_read_from_the_object_stream(tmp_path: Path) -> None:
-    assert xmp.packet_of(_pdf(catalog_metadata=True)) == _PACKET
+def _pypdf_packet(data: bytes) -> bytes:
+    root = pypdf.PdfReader(io.BytesIO(data), strict=False).trailer["/Root"].get_object()
+    meta = root.get("/Metadata")
+    return b"" if meta is None else bytes(meta.get_object().get_data())
+
+
+@pytest.fixture
+def no_pypdf(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pypdf was asked")
+
+    monkeypatch.setattr(pypdf.PdfReader, "__init__", refuse)
+
+
+def test_the_catalogs_packet_is_read_from_the_object_stream() -> None:
+    data = _pdf(catalog_metadata=True)
+    assert _pypdf_packet(data) == _PACKET  # the file is what it says
+    assert xmp._packet_via_object_streams(data) == _PACKET
+
+
+def test_without_pypdf(no_pypdf: None) -> None:
+    assert xmp._packet_of(_pdf(catalog_metadata=True)) == _PACKET
     # The figure's metadata stream is not the paper's: a catalog without /Metadata has none.
-    assert xmp.packet_of(_pdf(catalog_metadata=False)) == b""
-    path = tmp_path / "objstm.pdf"
-    path.write_bytes(_pdf(catalog_metadata=True))
-    assert xmp.read_xmp(path).title == "Object Streams in Practice"
+    assert xmp._packet_of(_pdf(catalog_metadata=False)) == b""
+    assert xmp.parse_packet(xmp._packet_of(_pdf(catalog_metadata=True))).title == "Object Streams in Practice"
 
 
-def test_a_damaged_object_stream_gives_no_packet_and_no_error(tmp_path: Path) -> None:
+def test_what_it_cannot_read_is_left_to_pypdf(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+    real = pypdf.PdfReader.__init__
+
+    def spy(self: pypdf.PdfReader, *args: object, **kwargs: object) -> None:
+        asked.append(1)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pypdf.PdfReader, "__init__", spy)
     damaged = _pdf(catalog_metadata=True, objstm_data=b"x\x9c not deflate data at all")
-    assert xmp.packet_of(damaged) == b""  # the catalog cannot be read
-    assert xmp.packet_of(b"%PDF-1.4\n1 0 obj\n<< /Type /Metadata >>\nendobj\n") == b""
-    assert xmp.read_packet(tmp_path / "missing.pdf") == b""
-    path = tmp_path / "damaged.pdf"
-    path.write_bytes(damaged)
-    assert xmp.read_xmp(path) == xmp.Xmp()
+    assert xmp._packet_via_object_streams(damaged) is None
+    assert xmp._packet_of(damaged) == b"" and asked  # pypdf cannot find the catalog either
+    # No object stream: undecided.
+    assert xmp._packet_via_object_streams(b"%PDF-1.4\n1 0 obj\n<< /Type /Metadata >>\nendobj\n") is None
+    # A file it can read never asks pypdf.
+    asked.clear()
+    assert xmp._packet_of(_pdf(catalog_metadata=True)) == _PACKET and not asked
