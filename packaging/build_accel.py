@@ -7,8 +7,7 @@ The set-up commands run it; it is optional: without a C compiler, Python headers
 so in one line and PaperPilot runs on the pure-Python modules, a little slower. A new build is
 made in a temporary folder, every module is imported from it in a fresh interpreter, and only
 then does it replace the old one; the manifest holds the sources' fingerprints taken before the
-compile, so a file edited meanwhile leaves the build unused rather than wrong. The build also
-records the regular expressions an extraction worker compiles at start-up (see accel.py).
+compile, so a file edited meanwhile leaves the build unused rather than wrong.
 """
 
 from __future__ import annotations
@@ -87,10 +86,6 @@ def build(out: Path, modules: tuple[str, ...], root: Path, jobs: int) -> None:
             os.chdir(here)
         (new / accel.MANIFEST).write_text(manifest, encoding="utf-8")
         _check(new, modules, root)
-        try:  # optional: without it the patterns are compiled at start-up as before
-            accel.record_patterns(new / accel.PATTERNS, root)
-        except Exception as e:
-            print(f"regular expressions not recorded ({e}): they are compiled at start-up", file=sys.stderr)
         old = out.with_name(out.name + ".old")
         shutil.rmtree(old, ignore_errors=True)
         if out.exists():

@@ -10,32 +10,20 @@ different Python leaves the whole set unused (pure Python; the modules are compi
 and call each other natively, so it is all or nothing). ``PAPERPILOT_PURE_PYTHON=1`` turns it off.
 
 Kept cheap: it runs at every start of the app and of each extraction worker (about 1 ms).
-
-The build also records the regular expressions that starting an extraction worker compiles (its
-modules' patterns, the lazy ones and those written inline in functions included, and the standard
-library's it imports): Python compiles a pattern in Python code, about 25 ms of every worker's
-start. ``prime_patterns`` builds them from the recorded code and puts them in ``re``'s own cache,
-where ``re.compile`` finds them, so the modules compile nothing. The record holds the exact interpreter version and the regular-expression
-engine's magic number and code size: any other interpreter ignores it, and a pattern not in it
-(edited, or made at run time) is compiled as usual.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import importlib.machinery
 import importlib.util
-import marshal
 import os
-import re
 import sys
 import zlib
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 # The modules compiled, in the import pipeline's hot path (the worker's CPU per page).
 MODULES: tuple[str, ...] = (
@@ -62,10 +50,7 @@ GROUP = "paperpilot_accel"  # the shared library every compiled module's shim lo
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent  # the folder that holds ``paperpilot``
 BUILD_DIR = Path(__file__).resolve().parent / "_accel"
 MANIFEST = "manifest.txt"
-PATTERNS = "patterns.marshal"
 _FORMAT = "paperpilot-accel 1"
-# What an extraction worker imports, whose patterns the build records (with the lazy ones).
-PATTERN_MODULES: tuple[str, ...] = ("paperpilot.core.extract.workers", "paperpilot.core.extract.pdf")
 
 
 def source_path(module: str, root: Path = PACKAGE_ROOT) -> Path:
@@ -153,15 +138,11 @@ def verified_modules(build: Path = BUILD_DIR, root: Path = PACKAGE_ROOT) -> tupl
 
 
 def install(build: Path = BUILD_DIR) -> bool:
-    """Put the finder for a verified build first on ``sys.meta_path``, and its recorded patterns
-    in ``re``'s cache; False when there is none (not built, stale, another Python, or
-    ``PAPERPILOT_PURE_PYTHON`` set)."""
+    """Put the finder for a verified build first on ``sys.meta_path``; False when there is none
+    (not built, stale, another Python, or ``PAPERPILOT_PURE_PYTHON`` set)."""
     if active():
         return True
-    if os.environ.get("PAPERPILOT_PURE_PYTHON") or not use_build(build):
-        return False
-    prime_patterns(build)
-    return True
+    return not os.environ.get("PAPERPILOT_PURE_PYTHON") and use_build(build)
 
 
 def use_build(build: Path) -> bool:
@@ -170,134 +151,6 @@ def use_build(build: Path) -> bool:
     if modules:
         sys.meta_path.insert(0, _Finder(build, modules))
     return bool(modules)
-
-
-# --- the recorded regular expressions ----------------------------------------------------------
-
-
-def pattern_stamp() -> str:
-    """What a recorded pattern's code is valid for: this interpreter and its regex engine."""
-    sre: Any = importlib.import_module("_sre")
-    return f"{sys.version} | {sre.MAGIC} {sre.CODESIZE}"
-
-
-def prime_patterns(build: Path = BUILD_DIR) -> int:
-    """Put the patterns recorded in ``build`` into ``re``'s cache (those not there yet, while it
-    has room); how many. A record for another interpreter, a damaged one or a ``re`` without that
-    cache primes nothing: the patterns are then compiled as usual."""
-    try:
-        record = marshal.loads((build / PATTERNS).read_bytes())
-        cache = getattr(re, "_cache", None)
-        if not (isinstance(cache, dict) and isinstance(record, tuple) and len(record) == 2 and record[0] == pattern_stamp()):  # fmt: skip
-            return 0
-        room = int(getattr(re, "_MAXCACHE", 0)) - len(cache)
-        sre: Any = importlib.import_module("_sre")
-        made = 0
-        for pattern, flags, engine_flags, code, groups, groupindex, indexgroup in record[1]:
-            if made >= room:
-                break
-            key = (type(pattern), pattern, flags)
-            if key not in cache:
-                cache[key] = sre.compile(pattern, engine_flags, code, groups, groupindex, indexgroup)
-                made += 1
-        return made
-    except Exception:  # no record (an older build), or one this code cannot read
-        return 0
-
-
-def record_patterns(out: Path, root: Path = PACKAGE_ROOT, modules: Sequence[str] = PATTERN_MODULES) -> None:
-    """Write the record of the patterns that importing ``modules`` (from the sources under
-    ``root``) compiles, of every lazy pattern and of the literal ones written inline in their
-    functions, to ``out``. A fresh interpreter does it, on pure Python (nothing primed)."""
-    import subprocess
-
-    env = {**os.environ, "PAPERPILOT_PURE_PYTHON": "1", "PYTHONPATH": str(root)}
-    code = "import sys; from paperpilot import accel; accel._record(sys.argv[1], sys.argv[2:])"
-    done = subprocess.run([sys.executable, "-c", code, str(out), *modules], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError((done.stderr.strip().splitlines() or ["the patterns could not be recorded"])[-1])
-
-
-# Where each re function takes its flags (the pattern comes first).
-_FLAGS_AT = {"compile": 1, "search": 2, "match": 2, "fullmatch": 2, "findall": 2, "finditer": 2, "split": 3, "sub": 4,
-             "subn": 4}  # fmt: skip
-
-
-def _record(out: str, modules: Sequence[str]) -> None:
-    """``record_patterns`` in the fresh interpreter: re's compiler is watched while the modules
-    are imported and the other patterns compiled, and what it hands the engine is written down."""
-    compiler: Any = importlib.import_module("re._compiler")
-    engine = compiler._sre
-    made: list[tuple[Any, ...]] = []
-    seen: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
-
-    class Recorder:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(engine, name)
-
-        def compile(self, pattern: Any, flags: int, code: Any, groups: int, groupindex: Any, indexgroup: Any) -> Any:
-            made.append((int(flags), [int(c) for c in code], int(groups), dict(groupindex), tuple(indexgroup)))
-            return engine.compile(pattern, flags, code, groups, groupindex, indexgroup)
-
-    compile_pattern = compiler.compile
-
-    def recording(pattern: Any, flags: int = 0) -> Any:
-        made.clear()
-        compiled = compile_pattern(pattern, flags)
-        if isinstance(pattern, str | bytes) and len(made) == 1:
-            seen[(pattern, int(flags))] = made[0]
-        return compiled
-
-    compiler._sre = Recorder()
-    compiler.compile = recording
-    try:
-        for name in modules:
-            importlib.import_module(name)
-        from .core.text.lazy import registered_patterns
-
-        for pattern, flags in registered_patterns():
-            re.compile(pattern, flags)
-        for name, module in sorted(sys.modules.items()):
-            path = getattr(module, "__file__", None) or ""
-            if name.startswith("paperpilot.") and path.endswith(".py"):
-                for inline, inline_flags in _inline_patterns(Path(path).read_text(encoding="utf-8")):
-                    with contextlib.suppress(re.error):
-                        re.compile(inline, inline_flags)
-    finally:
-        compiler._sre, compiler.compile = engine, compile_pattern
-    entries = [(p, f, *v) for (p, f), v in seen.items()]
-    Path(out).write_bytes(marshal.dumps((pattern_stamp(), entries)))
-
-
-def _inline_patterns(source: str) -> list[tuple[str | bytes, int]]:
-    """The literal patterns of ``re.search(r"...", text)`` and the like in ``source``, with
-    their flags when those are literal too (as re will be asked for them)."""
-    import ast
-
-    def flag_value(node: ast.expr) -> int | None:
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "re":
-            value = getattr(re, node.attr, None)
-            return int(value) if isinstance(value, re.RegexFlag) else None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-            left, right = flag_value(node.left), flag_value(node.right)
-            return None if left is None or right is None else left | right
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            return node.value
-        return None
-
-    found: list[tuple[str | bytes, int]] = []
-    for call in ast.walk(ast.parse(source)):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and isinstance(call.func.value, ast.Name) and call.func.value.id == "re"
-                and call.func.attr in _FLAGS_AT and call.args and isinstance(call.args[0], ast.Constant)
-                and isinstance(call.args[0].value, str | bytes)):  # fmt: skip
-            continue
-        at = _FLAGS_AT[call.func.attr]
-        given = call.args[at] if len(call.args) > at else next((k.value for k in call.keywords if k.arg == "flags"), None)
-        flags = 0 if given is None else flag_value(given)
-        if flags is not None:
-            found.append((call.args[0].value, flags))
-    return found
 
 
 def active() -> bool:

@@ -21,8 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import SHARED, percentile
 
-from paperpilot.core.agent.evaluate import format_table
 from paperpilot.core.app import Session
+from paperpilot.core.evaluation.hotpotqa import format_table
 
 DATASET = SHARED / "hotpotqa" / "hotpot_dev500.jsonl"
 

@@ -28,12 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _util import SHARED
 from tests.fakes.openai_server import ScriptedServer
 
-from paperpilot.core.agent.evaluate import _library, load_dataset
 from paperpilot.core.agent.events import Finished
 from paperpilot.core.agent.llm_policy import LLMPolicy
 from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.state import AgentState
 from paperpilot.core.app import eval_library
+from paperpilot.core.evaluation.hotpotqa import _library, load_dataset
 from paperpilot.core.llm.client import LLMClient, LLMConfig, estimate_tokens
 from paperpilot.core.text.language import query_terms
 

@@ -155,7 +155,7 @@ def long_scan(out: Path, n_pages: int, cancel_at: int) -> None:
         if not p.detail:
             return
         seen.append(p.detail)
-        pool = lib._ocr_pool
+        pool = lib.importer._ocr_pool
         for pid in pool.pids() if isinstance(pool, ExtractionPool) else []:
             peak[pid] = max(peak.get(pid, 0.0), _rss_mb(pid))
         k = len(seen)

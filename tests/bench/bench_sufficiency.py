@@ -40,14 +40,14 @@ from _util import SHARED
 from tests.fakes.openai_server import ScriptedServer
 
 from paperpilot.core.agent import confidence
-from paperpilot.core.agent.evaluate import (
+from paperpilot.core.app import Session
+from paperpilot.core.evaluation.hotpotqa import (
     PLANTED_INSTRUCTION,
     EvalReport,
     auroc,
     expected_calibration_error,
     format_table,
 )
-from paperpilot.core.app import Session
 from paperpilot.core.llm.client import LLMConfig, estimate_tokens
 from paperpilot.core.text.language import query_terms, split_sentences
 
@@ -204,10 +204,10 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
     """The hand-written set: 2Wiki/MuSiQue-style questions over the HotpotQA pool, and questions
     over the sample library + the three papers + the seed documents (English and Chinese).
     Written once for checking generalisation; never used to tune anything."""
-    from paperpilot.core.agent.evaluate import _library, contains_answer, load_dataset
     from paperpilot.core.agent.events import Finished
     from paperpilot.core.agent.loop import AgentOptions, run_agent
     from paperpilot.core.app import eval_library
+    from paperpilot.core.evaluation.hotpotqa import _library, contains_answer, load_dataset
     from paperpilot.core.library import Library
     from paperpilot.core.settings.paths import app_paths
 

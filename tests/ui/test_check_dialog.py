@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from paperpilot.core.library import Library
-from paperpilot.core.library import library as library_module
+from paperpilot.core.library import importer as importer_module
 from tests.unit.safety_helpers import alive, make_folder
 
 TIMEOUT_MS = 30_000
@@ -61,13 +61,13 @@ def test_closing_the_window_mid_import_ends_the_extraction_workers(
     window: Any, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pids: list[int] = []
-    real_init = library_module.ExtractionPool.__init__
+    real_init = importer_module.ExtractionPool.__init__
 
-    def init(pool: library_module.ExtractionPool, workers: int) -> None:
+    def init(pool: importer_module.ExtractionPool, workers: int) -> None:
         real_init(pool, workers)
         pids.extend(pool.pids())
 
-    monkeypatch.setattr(library_module.ExtractionPool, "__init__", init)
+    monkeypatch.setattr(importer_module.ExtractionPool, "__init__", init)
     window.start_import([str(make_folder(tmp_path / "papers", 40, 0))])
     qtbot.waitUntil(lambda: bool(pids), timeout=TIMEOUT_MS)
     assert all(alive(p) for p in pids)

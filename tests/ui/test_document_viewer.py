@@ -219,7 +219,7 @@ def test_closing_the_viewer_during_a_look_up_is_safe(library: Library, span_doc:
 def test_gui_keeps_running_while_pdfium_is_busy_elsewhere(
     library: Library, span_doc: DocumentInfo, open_viewers: list[DocumentViewer], qtbot: Any, lag_meter: Any
 ) -> None:
-    from paperpilot.core.extract.pdf import PDFIUM_LOCK
+    from paperpilot.core.extract.pdfium_calls import PDFIUM_LOCK
 
     passage = passage_with(library, span_doc, "gutter")
     # An import extracting a big PDF holds PDFium's lock for a while; the look-up must wait for

@@ -54,7 +54,7 @@ from .text.messages import Message
 from .text.redaction import clean_api_key
 
 if TYPE_CHECKING:
-    from .agent.evaluate import EvalReport
+    from .evaluation.hotpotqa import EvalReport
     from .llm.client import LLMConfig
     from .settings.keystore import Backend, KeyLocation
     from .workflows.draft import Draft, SectionProgress
@@ -437,7 +437,7 @@ class Session:
     ) -> EvalReport:
         """Run the HotpotQA-style evaluation with this home's settings and key; ``into_home``:
         pool the paragraphs into this home's library (kept and reused), else a temporary one."""
-        from .agent.evaluate import run_eval
+        from .evaluation.hotpotqa import run_eval
 
         name = self.policy_name(policy, base_url=base_url, model=model)
 
@@ -969,14 +969,14 @@ def open_library(paths: AppPaths, settings: Settings, *, allow_damaged: bool = F
 
 def eval_library(home: Path) -> Library:
     """The library an evaluation pools its paragraphs into (one paragraph, one passage)."""
-    from .agent.evaluate import EVAL_IMPORT
+    from .evaluation.hotpotqa import EVAL_IMPORT
 
     return Library(app_paths(home), settings=EVAL_IMPORT)
 
 
 def eval_table(report: EvalReport) -> str:
     """An evaluation's report as a Markdown table (one column per mode, one row per measure)."""
-    from .agent.evaluate import format_table
+    from .evaluation.hotpotqa import format_table
 
     return format_table(report)
 

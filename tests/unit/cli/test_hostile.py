@@ -12,7 +12,7 @@ import pytest
 
 from paperpilot import cli
 from paperpilot.cli import main
-from paperpilot.core.library import library as library_module
+from paperpilot.core.library import importer as importer_module
 from paperpilot.core.settings.paths import app_paths
 
 USAGE, ERROR = 2, 1
@@ -226,7 +226,7 @@ def test_a_logged_traceback_stays_in_the_log_file(
     def explode(*a: object, **k: object) -> object:
         raise RuntimeError("chunker bug")
 
-    monkeypatch.setattr(library_module, "chunk_document", explode)
+    monkeypatch.setattr(importer_module, "chunk_document", explode)
     (tmp_path / "a.md").write_text("# A\n\ntext\n")
     home = str(tmp_path / "h")
     _, _, err = run(capsys, "--home", home, "import", str(tmp_path / "a.md"))

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..text.lazy import lazy_pattern
+from .pdfium_calls import PDFIUM_LOCK
 
 __all__ = [
     "RENDER_LONG_SIDE_PX",
@@ -313,8 +314,6 @@ def _document(path: str) -> Any:
 def render_page(path: str, index: int) -> tuple[Any, float, float]:
     """Page ``index`` (0-based) as an RGB array, with the render scale and the page height."""
     import numpy as np
-
-    from .pdf import PDFIUM_LOCK
 
     with PDFIUM_LOCK:
         page = _document(path)[index]

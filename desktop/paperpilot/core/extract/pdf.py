@@ -31,7 +31,6 @@ import dataclasses
 import math
 import re
 import statistics
-import threading
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -51,11 +50,10 @@ from paperpilot.core.text.messages import Message, msg
 
 from . import metadata as front_matter
 from .ocr import OcrLine, image_cover, needs_ocr
-from .pdfium_calls import address_arg, keeping_gil, without_argtypes
+from .pdfium_calls import PDFIUM_LOCK, address_arg, keeping_gil, without_argtypes
 from .structure_reader import read_structure
 
 __all__ = [
-    "PDFIUM_LOCK",
     "PdfScan",
     "clean_line",
     "extract_pdf",
@@ -64,9 +62,6 @@ __all__ = [
     "read_pdf_for_import",
     "scan_pdf",
 ]
-
-# One lock for the whole process: PDFium keeps global state (including its last-error code).
-PDFIUM_LOCK = threading.Lock()
 
 # --- text clean-up -----------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from paperpilot.core.extract.pdf import PDFIUM_LOCK
+from paperpilot.core.extract.pdfium_calls import PDFIUM_LOCK
 
 __all__ = ["PageRects", "Rect", "SpanLocation", "locate_span", "match_key", "merge_line_rects", "span_key"]
 

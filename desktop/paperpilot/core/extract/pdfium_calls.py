@@ -1,4 +1,7 @@
-"""PDFium functions called without ctypes' per-call argument checks.
+"""PDFium calls: the one lock around them, and functions called without ctypes' argument checks.
+
+PDFium is not thread-safe and keeps global state (including its last-error code): every call
+into it, from the importer, the OCR renderer or the span locator, holds ``PDFIUM_LOCK``.
 
 The page reader (``extract.pdf``) and the front page's glyph reader (``metadata.glyphs``) call
 a few PDFium functions for every line or character. pypdfium2 declares typed pointers for
@@ -9,7 +12,11 @@ the call itself.
 from __future__ import annotations
 
 import ctypes
+import threading
 from typing import Any
+
+# One lock for the whole process: PDFium keeps global state (including its last-error code).
+PDFIUM_LOCK = threading.Lock()
 
 
 def without_argtypes(func: Any, restype: Any) -> Any | None:

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -49,10 +49,8 @@ from ..extract.metadata import CHOSEN_SOURCES, FIELDS
 from ..extract.metadata import confidence as metadata_confidence
 from ..models import DocumentInfo, Extracted, Metadata
 from ..text.language import has_cjk
+from .base import LibraryBase, LibraryWriter
 from .organize import merge_tags, split_keywords
-
-if TYPE_CHECKING:  # the library calls this module: no import at run time
-    from .library import Library, LibraryWriter
 
 
 @dataclass
@@ -75,14 +73,14 @@ class BibImportReport:
 # --- documents → items ------------------------------------------------------------------------
 
 
-def _ready_document(library: Library, doc_id: int) -> DocumentInfo:
+def _ready_document(library: LibraryBase, doc_id: int) -> DocumentInfo:
     doc = library.document(doc_id)
     if doc is None or doc.status != "ready":
         raise LibraryError(f"No document with id {doc_id}.")
     return doc
 
 
-def item_for_document(library: Library, doc_id: int) -> CslItem:
+def item_for_document(library: LibraryBase, doc_id: int) -> CslItem:
     """The CSL item of a ready document: the saved item, corrected by later column edits.
 
     Raises LibraryError for an unknown or failed document.
@@ -94,7 +92,7 @@ def item_for_document(library: Library, doc_id: int) -> CslItem:
     return item
 
 
-def _item_from_columns(library: Library, doc: DocumentInfo) -> CslItem:
+def _item_from_columns(library: LibraryBase, doc: DocumentInfo) -> CslItem:
     doc_id = doc.doc_id
     kind = library.store.kind(doc_id)
     guessed = guess_item(doc, kind)
@@ -131,13 +129,13 @@ def _item_from_columns(library: Library, doc: DocumentInfo) -> CslItem:
     return item
 
 
-def items_for_documents(library: Library, doc_ids: Sequence[int] | None = None) -> list[CslItem]:
+def items_for_documents(library: LibraryBase, doc_ids: Sequence[int] | None = None) -> list[CslItem]:
     """Items for ``doc_ids`` in that order, or for every ready document when None."""
     ids = [d.doc_id for d in library.list_documents()] if doc_ids is None else list(doc_ids)
     return [item_for_document(library, i) for i in ids]
 
 
-def is_metadata_only(library: Library, doc_id: int) -> bool:
+def is_metadata_only(library: LibraryBase, doc_id: int) -> bool:
     """True for documents made from a bibliography entry: no file, no pages, nothing to open."""
     return library.store.kind(doc_id) == METADATA_KIND
 
@@ -177,7 +175,7 @@ def provenance_after(
     return sources, conf, check
 
 
-def _save(library: Library, w: LibraryWriter, doc_id: int, item: CslItem, source: str = "user") -> None:
+def _save(library: LibraryBase, w: LibraryWriter, doc_id: int, item: CslItem, source: str = "user") -> None:
     """Write item and columns in one transaction and re-index the document (inside ``writing()``).
 
     The fields that change take ``source`` as their provenance ("user" for the editor,
@@ -195,7 +193,7 @@ def _save(library: Library, w: LibraryWriter, doc_id: int, item: CslItem, source
         raise LibraryError(f"No document with id {doc_id} can be edited.")
 
 
-def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
+def save_item(library: LibraryBase, doc_id: int, item: CslItem) -> DocumentInfo:
     """Store ``item`` as the document's metadata and bring its columns and index in step.
 
     Raises ValueError with a sentence for the user (empty title, impossible year, not a DOI),
@@ -213,7 +211,7 @@ def save_item(library: Library, doc_id: int, item: CslItem) -> DocumentInfo:
     return _ready_document(library, doc_id)
 
 
-def update_metadata(library: Library, doc_id: int, **fields: Any) -> DocumentInfo:
+def update_metadata(library: LibraryBase, doc_id: int, **fields: Any) -> DocumentInfo:
     """Change title / authors / year / venue / DOI of a ready document; returns the new record.
 
     Raises ValueError for invalid values, LibraryError for an unknown or failed document and
@@ -265,7 +263,7 @@ class _Matcher:
     of two words or more (a lone "Introduction" or "Editorial" is too common to stand alone).
     """
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: LibraryBase) -> None:
         self.by_doi: dict[str, int] = {}
         self.by_arxiv: dict[str, int] = {}
         self.by_title: dict[str, list[_Known]] = {}
@@ -328,7 +326,7 @@ def _first_author(item: CslItem) -> str:
     return item.author[0].display() if item.author else ""
 
 
-def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, bool]:
+def _new_document(library: LibraryBase, item: CslItem, path: Path) -> tuple[int, bool]:
     """Add a metadata-only document; (id, False) when one with the same entry already exists
     (another process imported the same bibliography since the matcher looked)."""
     if not item.title:
@@ -364,7 +362,7 @@ def _new_document(library: Library, item: CslItem, path: Path) -> tuple[int, boo
 
 
 def import_bibliography(
-    library: Library, path: str | Path, *, cancel: threading.Event | None = None
+    library: LibraryBase, path: str | Path, *, cancel: threading.Event | None = None
 ) -> BibImportReport:
     """Import a .bib, .ris or CSL-JSON file: merge entries into matching documents, add the rest.
 
@@ -424,12 +422,12 @@ def import_bibliography(
 # --- export and formatting ----------------------------------------------------------------------
 
 
-def export_items(library: Library, doc_ids: Sequence[int] | None, fmt: ExportFormat) -> str:
+def export_items(library: LibraryBase, doc_ids: Sequence[int] | None, fmt: ExportFormat) -> str:
     """BibTeX, RIS or CSL-JSON text for ``doc_ids`` in that order (None: the whole library)."""
     return export_text(items_for_documents(library, doc_ids), fmt)
 
 
-def format_references(library: Library, doc_ids: Sequence[int], style: str) -> list[Rendered]:
+def format_references(library: LibraryBase, doc_ids: Sequence[int], style: str) -> list[Rendered]:
     """The reference list for ``doc_ids``: in the given (citation) order for numeric styles,
     with "[n] " first; alphabetical by first author for author-date styles.
 
@@ -440,7 +438,7 @@ def format_references(library: Library, doc_ids: Sequence[int], style: str) -> l
 
 
 def in_text(
-    library: Library, doc_ids: Sequence[int], style: str, numbers: Sequence[int] | None = None
+    library: LibraryBase, doc_ids: Sequence[int], style: str, numbers: Sequence[int] | None = None
 ) -> str:
     """The in-text citation of ``doc_ids`` together: "[1, 2]", "(Vaswani et al., 2017)" …
 
@@ -494,7 +492,7 @@ def _apply_fields(base: CslItem, other: CslItem, fields: set[str]) -> CslItem:
     return out
 
 
-def _chosen(doc: DocumentInfo, library: Library) -> set[str] | None:
+def _chosen(doc: DocumentInfo, library: LibraryBase) -> set[str] | None:
     """Fields a person chose; None for a document from before provenance whose item was saved
     (an edit, an import or a lookup we can no longer tell apart field by field)."""
     if not doc.metadata_sources:
@@ -506,7 +504,7 @@ def _chosen(doc: DocumentInfo, library: Library) -> set[str] | None:
 _FRONT_PAGES = 2
 
 
-def _reread_pdf(library: Library, path: Path) -> Extracted:
+def _reread_pdf(library: LibraryBase, path: Path) -> Extracted:
     """The PDF read again for its metadata: a scanned front page is read by OCR again (in a
     worker process, as at import), since without it a scan has nothing to read; the other
     scanned pages are left out, they hold no metadata the front pages do not."""
@@ -528,7 +526,7 @@ def _reread_pdf(library: Library, path: Path) -> Extracted:
     return finish_pdf(scan, lines)
 
 
-def reread_metadata(library: Library, doc_id: int) -> MetadataUpdate:
+def reread_metadata(library: LibraryBase, doc_id: int) -> MetadataUpdate:
     """Read the document's metadata again from its stored file; fields a person chose are kept.
 
     For documents imported before provenance was recorded: re-read when nothing was ever saved
@@ -572,7 +570,7 @@ def reread_metadata(library: Library, doc_id: int) -> MetadataUpdate:
 
 
 def retrieve_metadata(
-    library: Library, doc_id: int, lookup: Any
+    library: LibraryBase, doc_id: int, lookup: Any
 ) -> MetadataUpdate:
     """Fill the document's metadata from an online record (``lookup(kind, key)`` → CslItem, kind
     "doi" or "arxiv"); fields from the user or a bibliography entry are kept.

@@ -13,17 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["has_char_from", "has_char_from_3000", "lazy_pattern", "registered_patterns"]
-
-# Every lazy pattern made (they are module constants): the set-up compiles them once ahead, for
-# re's cache at start-up (paperpilot.accel.prime_patterns).
-_REGISTERED: list[tuple[str, int]] = []
+__all__ = ["has_char_from", "has_char_from_3000", "lazy_pattern"]
 
 
 def lazy_pattern(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
     """A function that returns ``re.compile(pattern, flags)``, compiled on its first call."""
     compiled: list[re.Pattern[str]] = []
-    _REGISTERED.append((pattern, int(flags)))
 
     def get() -> re.Pattern[str]:
         if not compiled:
@@ -31,11 +26,6 @@ def lazy_pattern(pattern: str, flags: int = 0) -> Callable[[], re.Pattern[str]]:
         return compiled[0]
 
     return get
-
-
-def registered_patterns() -> list[tuple[str, int]]:
-    """The (pattern, flags) of every lazy pattern made so far in this process."""
-    return list(_REGISTERED)
 
 
 def has_char_from(text: str, lowest: str) -> bool:

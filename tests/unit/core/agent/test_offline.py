@@ -8,13 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.agent.evaluate import (
-    EvalAborted,
-    format_table,
-    load_dataset,
-    question_overlap,
-    token_f1,
-)
 from paperpilot.core.agent.events import (
     AnswerDrafted,
     Finished,
@@ -28,6 +21,13 @@ from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy, names_in, question_terms, title_core
 from paperpilot.core.agent.state import AgentState, PolicyFailure, PolicyStep
 from paperpilot.core.app import Session
+from paperpilot.core.evaluation.hotpotqa import (
+    EvalAborted,
+    format_table,
+    load_dataset,
+    question_overlap,
+    token_f1,
+)
 from paperpilot.core.library import Library
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.text.language import query_terms

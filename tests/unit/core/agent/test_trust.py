@@ -15,14 +15,6 @@ import pytest
 
 from paperpilot.core.agent.actions import Answer
 from paperpilot.core.agent.analysis import analyze
-from paperpilot.core.agent.evaluate import (
-    EvalItem,
-    Paragraph,
-    absent_from,
-    build_devset,
-    corpus_text,
-    question_names,
-)
 from paperpilot.core.agent.events import Evidence, Finished, Info, Result, Status, ToolResult, Warning
 from paperpilot.core.agent.followup import REWRITE_SYSTEM_PROMPT, offline_rewrite, rewrite_followup
 from paperpilot.core.agent.llm_policy import LLMPolicy
@@ -30,6 +22,14 @@ from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.offline import OfflinePolicy
 from paperpilot.core.agent.state import AgentState
 from paperpilot.core.agent.verify import verify_answer
+from paperpilot.core.evaluation.hotpotqa import (
+    EvalItem,
+    Paragraph,
+    absent_from,
+    build_devset,
+    corpus_text,
+    question_names,
+)
 from paperpilot.core.library import Library
 from paperpilot.core.llm.client import LLMClient, LLMConfig
 from paperpilot.core.settings.paths import app_paths

@@ -296,7 +296,7 @@ def test_cancel_during_ocr_ends_the_workers_and_stores_nothing(fixture_dir: Path
 
     def progress(p: ImportProgress) -> None:
         if p.detail == "OCR page 1 of 4":
-            pool = lib._ocr_pool
+            pool = lib.importer._ocr_pool
             assert pool is not None and hasattr(pool, "pids")
             pids.extend(pool.pids())
             cancel.set()  # while page 1 is being read
@@ -305,7 +305,7 @@ def test_cancel_during_ocr_ends_the_workers_and_stores_nothing(fixture_dir: Path
         report = lib.import_paths([path], progress=progress, cancel=cancel)
         assert report.cancelled and not report.imported and not report.failed
         assert lib.list_documents() == []
-        assert pids and lib._ocr_pool is None
+        assert pids and lib.importer._ocr_pool is None
         for pid in pids:  # the worker was ended, not left reading the other pages
             with pytest.raises(ChildProcessError):
                 os.waitpid(pid, os.WNOHANG)

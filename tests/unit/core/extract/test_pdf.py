@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.extract.pdf import PDFIUM_LOCK, clean_line, extract_pdf, join_lines
+from paperpilot.core.extract.pdf import clean_line, extract_pdf, join_lines
+from paperpilot.core.extract.pdfium_calls import PDFIUM_LOCK
 from paperpilot.core.models import Extracted, ImportFailure
 from tests.fixtures import pdfs
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from paperpilot.core.extract.pdf import PDFIUM_LOCK
 from paperpilot.core.extract.pdf_spans import (
     Rect,
     SpanLocation,
@@ -17,6 +16,7 @@ from paperpilot.core.extract.pdf_spans import (
     merge_line_rects,
     span_key,
 )
+from paperpilot.core.extract.pdfium_calls import PDFIUM_LOCK
 from tests.fixtures import pdfs
 from tests.fixtures.pdfs import MM, SPAN_FONT_SIZE, PlacedLine
 

@@ -332,9 +332,10 @@ def test_crash_after_file_copy_leaves_no_orphan(tmp_path: Path) -> None:
     r = run_py(f"""
         import os
         from paperpilot.core.library import library as L
+        from paperpilot.core.library.store import Store
         from paperpilot.core.settings.paths import app_paths
         def die(self, **kw): os._exit(9)
-        L.Store.add_document = die
+        Store.add_document = die
         lib = L.Library(app_paths(), recover=False)
         lib.import_paths([{str(f)!r}])
     """)
@@ -491,7 +492,7 @@ def test_reads_from_another_thread_while_importing(lib: Library, tmp_path: Path)
 
 def test_large_pdf_imports_extract_in_worker_processes(lib: Library, tmp_path: Path) -> None:
     """Five or more PDFs go through the process pool: same results, in order, codes intact."""
-    from paperpilot.core.library import library as library_module
+    from paperpilot.core.library import importer as importer_module
 
     folder = tmp_path / "pdfs"
     folder.mkdir()
@@ -501,8 +502,8 @@ def test_large_pdf_imports_extract_in_worker_processes(lib: Library, tmp_path: P
     for i in range(4):
         (folder / f"p{i}.pdf").write_bytes(paper.read_bytes() + f"\n% copy {i}\n".encode())
     pdfs.make_encrypted_pdf(tmp_path / "gen2").rename(folder / "p9-encrypted.pdf")
-    files = library_module.expand_paths([folder])
-    assert library_module._PdfPrefetcher.for_files(files) is not None or (os.cpu_count() or 1) < 2
+    files = importer_module.expand_paths([folder])
+    assert importer_module._PdfPrefetcher.for_files(files) is not None or (os.cpu_count() or 1) < 2
     report = lib.import_paths([folder])
     assert [Path(d.path).name for d in report.imported] == ["p0.pdf", "p1.pdf", "p2.pdf", "p3.pdf"]
     assert [d.doc_id for d in report.imported] == sorted(d.doc_id for d in report.imported)

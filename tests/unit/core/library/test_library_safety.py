@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from paperpilot.core.library import Library, LibraryDamaged
-from paperpilot.core.library import library as library_module
+from paperpilot.core.library import importer as importer_module
 from paperpilot.core.library.metadata import update_metadata
 from paperpilot.core.settings.paths import app_paths
 from tests.unit.safety_helpers import (
@@ -71,13 +71,13 @@ def test_a_waiting_writer_gets_its_turn_between_the_files_of_a_long_import(
     script.write_text(
         textwrap.dedent(f"""
             import sys, time
-            from paperpilot.core.library import library as L
+            from paperpilot.core.library import importer as I, library as L
             from paperpilot.core.settings.paths import app_paths
-            real = L.extract_text_file
+            real = I.extract_text_file
             def slow(path):
                 time.sleep(0.05)
                 return real(path)
-            L.extract_text_file = slow
+            I.extract_text_file = slow
             with L.Library(app_paths({str(paperpilot_home)!r})) as lib:
                 print("started", flush=True)
                 rep = lib.import_paths([{str(folder)!r}])
@@ -253,14 +253,14 @@ class _PoolSpy:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.pids: list[int] = []
-        real_init = library_module.ExtractionPool.__init__
+        real_init = importer_module.ExtractionPool.__init__
         spy = self
 
-        def init(pool: library_module.ExtractionPool, workers: int) -> None:
+        def init(pool: importer_module.ExtractionPool, workers: int) -> None:
             real_init(pool, workers)
             spy.pids.extend(pool.pids())
 
-        monkeypatch.setattr(library_module.ExtractionPool, "__init__", init)
+        monkeypatch.setattr(importer_module.ExtractionPool, "__init__", init)
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="PDF extraction uses worker processes only with 2+ cores")
@@ -272,7 +272,7 @@ def test_extraction_workers_end_with_the_import(
     folder = make_folder(tmp_path / "papers", 10, 0)
     cancel = threading.Event()
 
-    def progress(p: library_module.ImportProgress) -> None:
+    def progress(p: importer_module.ImportProgress) -> None:
         if cancel_after is not None and p.index > cancel_after:
             cancel.set()
 
@@ -402,14 +402,14 @@ def test_a_full_disk_stops_the_import_cleanly_and_keeps_what_was_imported(
         script.write_text(
             textwrap.dedent(f"""
                 import errno, sys
-                from paperpilot.core.library import library as L
-                real, count = L.Library._write_part, [0]
+                from paperpilot.core.library import importer as I
+                real, count = I.Importer.write_part, [0]
                 def write_part(data, dest):
                     count[0] += 1
                     if count[0] > 25:
                         raise OSError(errno.ENOSPC, "No space left on device")
                     return real(data, dest)
-                L.Library._write_part = staticmethod(write_part)
+                I.Importer.write_part = staticmethod(write_part)
                 from paperpilot.cli import main
                 sys.exit(main(["--home", {str(home)!r}, "import", "--json", {str(folder)!r}]))
             """)

@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 import tantivy
 from pydantic import BaseModel, Field
 
+from ..agent.events import ActionChosen, Finished, Info, RoundStarted, ToolResult
+from ..agent.loop import AgentOptions, run_agent
+from ..agent.state import DocumentPool, Policy
 from ..settings.config import ImportSettings
 from ..text.language import query_terms
-from .events import ActionChosen, Finished, Info, RoundStarted, ToolResult
-from .loop import AgentOptions, run_agent
-from .state import DocumentPool, Policy
 
 if TYPE_CHECKING:
     from ..llm.client import LLMConfig
