@@ -28,7 +28,7 @@ from _util import ROOT, SHARED
 
 from paperpilot.core.app import Session
 from paperpilot.core.workflows.matrix import create_matrix, run_matrix
-from paperpilot.core.workflows.scope import Scope
+from paperpilot.core.workflows.selection import PaperSelection
 
 LABELS = Path(__file__).resolve().parent / "data" / "cell_labels.json"
 VERDICTS = ["right", "acceptable", "wrong", "wrongly not stated", "wrongly found"]
@@ -76,7 +76,7 @@ def main() -> None:
     docs = {d.file_name: d for d in s.library.list_documents()}
     chosen = [n for n, lab in labels.items() if args.split == "all" or lab["split"] == args.split]
     ids = [docs[n].doc_id for n in chosen if n in docs]
-    m = create_matrix(s.workflows, s.library, Scope(doc_ids=ids))
+    m = create_matrix(s.workflows, s.library, PaperSelection(doc_ids=ids))
     t = time.perf_counter()
     cells = [p for p in run_matrix(s.workflows, m, s.library) if p.cell is not None]
     seconds = time.perf_counter() - t

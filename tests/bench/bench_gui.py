@@ -69,7 +69,7 @@ def import_stall(work: Path, n_files: int) -> dict[str, float]:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         sys.path.insert(0, {str(ROOT)!r})
-        from paperpilot.ui.app import freeze_startup_objects
+        from paperpilot.ui.application import freeze_startup_objects
         from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
         from PySide6.QtWidgets import QApplication
         from paperpilot.core.settings.config import Settings
@@ -155,7 +155,7 @@ def agent_stall(home: Path, runs: int) -> dict[str, float]:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         sys.path.insert(0, {str(ROOT)!r})
-        from paperpilot.ui.app import freeze_startup_objects
+        from paperpilot.ui.application import freeze_startup_objects
         from PySide6.QtCore import QEventLoop, QObject, QTimer, Slot
         from PySide6.QtWidgets import QApplication
         from paperpilot.core.settings.config import Settings

@@ -31,7 +31,7 @@ from ocr_study import DATA, REAL_SCANS, edit_distance, make_pages, normalise
 
 from paperpilot.core.extract.ocr import run_ocr
 from paperpilot.core.extract.pdf import finish_pdf, scan_pdf
-from paperpilot.core.extract.workers import ExtractionPool
+from paperpilot.core.extract.worker_processes import ExtractionPool
 
 
 def _page_texts(pool: ExtractionPool, pdf: Path) -> tuple[dict[int, str], float]:

@@ -27,7 +27,7 @@ from paperpilot.core.app import Session
 from paperpilot.core.llm.client import LLMConfig
 from paperpilot.core.workflows.draft import Draft, to_json, write_draft
 from paperpilot.core.workflows.matrix import create_matrix, run_matrix
-from paperpilot.core.workflows.scope import Scope
+from paperpilot.core.workflows.selection import PaperSelection
 from paperpilot.core.workflows.templates import load_template
 
 
@@ -56,7 +56,7 @@ def main() -> None:
         print(f"imported {len(report.imported)} of {len(files)} papers in {time.perf_counter() - t:.1f} s")
         ids = [d.doc_id for d in s.library.list_documents()]
 
-        m = create_matrix(s.workflows, s.library, Scope(doc_ids=ids))
+        m = create_matrix(s.workflows, s.library, PaperSelection(doc_ids=ids))
         t = time.perf_counter()
         cells = [p.cell for p in run_matrix(s.workflows, m, s.library) if p.cell is not None]
         offline_s = time.perf_counter() - t
@@ -69,7 +69,7 @@ def main() -> None:
         with ScriptedServer() as srv:
             srv.set_script([writer] * 400)
             model = s.make_policy("llm", config=LLMConfig(base_url=srv.url, model="scripted-model"))
-            m2 = create_matrix(s.workflows, s.library, Scope(doc_ids=ids))
+            m2 = create_matrix(s.workflows, s.library, PaperSelection(doc_ids=ids))
             t = time.perf_counter()
             cells2 = [p.cell for p in run_matrix(s.workflows, m2, s.library, model=model) if p.cell is not None]
             llm_s = time.perf_counter() - t
@@ -93,7 +93,7 @@ def main() -> None:
         style = s.draft_style("zh")
         draft: Draft | None = None
         for ev in write_draft(s.workflows, s.library, "文档解析与信息抽取的研究进展", load_template("proposal-zh"),
-                              Scope(doc_ids=ids), references=lambda i: s.reference_entries(i, style)):  # fmt: skip
+                              PaperSelection(doc_ids=ids), references=lambda i: s.reference_entries(i, style)):  # fmt: skip
             if isinstance(ev, Draft):
                 draft = ev
         assert draft is not None

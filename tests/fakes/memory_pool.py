@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from paperpilot.core.errors import LibraryError
-from paperpilot.core.records import DocumentInfo, Hit, Passage
+from paperpilot.core.library_records import DocumentInfo, Hit, Passage
 from paperpilot.core.text.language import query_terms
 
 

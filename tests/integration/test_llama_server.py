@@ -160,7 +160,7 @@ def test_draft_and_matrix_cell_through_a_real_weak_model(llama_server: str, tmp_
     from paperpilot.core.llm.client import LLMClient, LLMConfig
     from paperpilot.core.workflows.draft import Draft, to_json, write_draft
     from paperpilot.core.workflows.matrix import Row, default_columns, run_cell
-    from paperpilot.core.workflows.scope import Scope
+    from paperpilot.core.workflows.selection import PaperSelection
     from paperpilot.core.workflows.templates import Template
 
     (tmp_path / "sparrows.md").write_text(
@@ -177,7 +177,7 @@ def test_draft_and_matrix_cell_through_a_real_weak_model(llama_server: str, tmp_
             {"heading": "Findings", "kind": "evidence", "question": "findings on {topic}", "cues": ["fell", "lacked"]},
             {"heading": "References", "kind": "references"}])  # type: ignore[list-item]  # fmt: skip
         draft = None
-        for ev in write_draft(s.workflows, s.library, "urban sparrows", template, Scope(), model=model,
+        for ev in write_draft(s.workflows, s.library, "urban sparrows", template, PaperSelection(), model=model,
                               references=lambda ids: s.reference_entries(ids)):  # fmt: skip
             if isinstance(ev, Draft):
                 draft = ev

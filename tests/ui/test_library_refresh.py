@@ -134,7 +134,7 @@ def test_a_tag_write_shows_the_tag_without_the_gui_thread_reading_the_library(
 
 
 def test_the_first_window_is_built_without_the_document_viewer() -> None:
-    code = "import sys, paperpilot.ui.app; print(sorted(m for m in sys.modules if 'QtPdf' in m or 'document_viewer' in m))"
+    code = "import sys, paperpilot.ui.application; print(sorted(m for m in sys.modules if 'QtPdf' in m or 'document_viewer' in m))"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"},
@@ -144,7 +144,7 @@ def test_the_first_window_is_built_without_the_document_viewer() -> None:
 
 
 def test_after_first_paint_runs_once_when_the_window_has_painted(qapp: Any, qtbot: Any) -> None:
-    from paperpilot.ui.app import after_first_paint
+    from paperpilot.ui.application import after_first_paint
 
     widget = QWidget()
     qtbot.addWidget(widget)

@@ -6,7 +6,7 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from paperpilot.ui.app import freeze_startup_objects
+from paperpilot.ui.application import freeze_startup_objects
 from paperpilot.ui.workers import ImportWorker
 from tests.fixtures.pdfs import make_paper_pdf
 from tests.timing import bound

@@ -24,7 +24,7 @@ from paperpilot.core.settings.config import Settings
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.workflows.draft import Draft, write_draft
 from paperpilot.core.workflows.matrix import create_matrix, default_columns, run_matrix
-from paperpilot.core.workflows.scope import Scope
+from paperpilot.core.workflows.selection import PaperSelection
 from paperpilot.core.workflows.templates import load_template
 from paperpilot.ui.theme import apply_theme, is_dark
 
@@ -48,11 +48,11 @@ def saved(home: Path) -> Iterator[tuple[Any, str, str]]:
     lib.import_paths([SAMPLE / "01-house-sparrow-decline.md", SAMPLE / "06-binjiang-park-vegetation-birds-zh.md"])
     main = MainWindow(lib, app_paths(), Settings())
     s = main.session
-    m = create_matrix(s.workflows, lib, Scope())
+    m = create_matrix(s.workflows, lib, PaperSelection())
     for _ in run_matrix(s.workflows, m, lib):
         pass
     draft: Draft | None = None
-    for ev in write_draft(s.workflows, lib, "城市鸟类与建筑", load_template("proposal-zh"), Scope(),
+    for ev in write_draft(s.workflows, lib, "城市鸟类与建筑", load_template("proposal-zh"), PaperSelection(),
                           references=lambda ids: s.reference_entries(ids)):  # fmt: skip
         if isinstance(ev, Draft):
             draft = ev

@@ -12,7 +12,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..core.api import MAX_ROUNDS, MIN_ROUNDS, Scope, TraceWarning, event_to_json, question_too_long, tools
+from ..core.api import (
+    MAX_ROUNDS,
+    MIN_ROUNDS,
+    CollectionScope,
+    TraceWarning,
+    event_to_json,
+    question_too_long,
+    tools,
+)
 from ..core.app import FOLLOWUP_WARNING, ConversationNotFound
 from .args import (
     EXIT_ERROR,
@@ -165,8 +173,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 max_rounds=args.max_rounds,
                 policy=policy,
                 cancel=cancel,
-                scope=Scope("collection", args.collection) if args.collection
-                else Scope("tag", args.tag) if args.tag else None,
+                scope=CollectionScope("collection", args.collection) if args.collection
+                else CollectionScope("tag", args.tag) if args.tag else None,
             )
         except ConversationNotFound as unknown:
             raise CliError(f"{unknown} (see: paperpilot conversations)") from None

@@ -24,7 +24,7 @@ def add_parsers(add: AddParser) -> None:
 def cmd_gui(args: argparse.Namespace) -> int:
     # Imported here so that every other command runs without loading Qt.
     try:
-        from ..ui.app import main_gui_entry
+        from ..ui.application import main_gui_entry
     except ImportError as e:
         raise CliError(f"the desktop app cannot start ({e}); install PySide6-Essentials and PySide6-Pdf") from e
     return main_gui_entry(args)

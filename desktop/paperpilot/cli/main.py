@@ -21,8 +21,17 @@ from ..core.api import (
     reset_logging,
 )
 from ..core.errors import PaperPilotError
-from . import ask, check, cite, gui, library, memory, organize, workflows
-from . import metadata as metadata_cli
+from . import (
+    ask,
+    check,
+    cite,
+    gui,
+    library_commands,
+    memory,
+    metadata_commands,
+    organize_commands,
+    workflow_commands,
+)
 from .args import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -51,10 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
         return sp
 
     # In the order `paperpilot --help` lists them.
-    library.add_parsers(add)
-    organize.add_parsers(add)
+    library_commands.add_parsers(add)
+    organize_commands.add_parsers(add)
     check.add_parsers(add)
-    metadata_cli.add_parsers(add)
+    metadata_commands.add_parsers(add)
     ask.add_ask_parser(add)
     memory.add_conversations_parser(add)
     memory.add_profile_parser(add)
@@ -62,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_eval_parser(add)
     cite.add_cite_parser(add)
     cite.add_export_parser(add)
-    workflows.add_parsers(add)
+    workflow_commands.add_parsers(add)
     gui.add_parsers(add)
     return p
 
@@ -72,11 +81,11 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     **cite.COMMANDS,
     **memory.COMMANDS,
     **gui.COMMANDS,
-    **library.COMMANDS,
-    **organize.COMMANDS,
+    **library_commands.COMMANDS,
+    **organize_commands.COMMANDS,
     **check.COMMANDS,
-    **metadata_cli.COMMANDS,
-    **workflows.COMMANDS,
+    **metadata_commands.COMMANDS,
+    **workflow_commands.COMMANDS,
 }
 
 

@@ -39,7 +39,7 @@ from .library.integrity import IntegrityReport
 from .library.metadata import MetadataUpdate
 from .library.organize import TAG_COLORS, Collection, CollectionTree, all_tags, recently_added
 from .library.query import DocumentFilter, parse_query
-from .library.scope import Scope
+from .library.scoped_library import CollectionScope
 from .library.undo import Action as UndoAction
 from .library.undo import UndoEntry
 from .llm.presets import PRESETS, Preset, model_for_preset, preset_for_url, replacement_for
@@ -68,8 +68,7 @@ from .workflows.draft import to_json as draft_to_json
 from .workflows.export import Reference, draft_markdown
 from .workflows.matrix import CellProgress, Column, Matrix, column, family, parse_column, shown_title
 from .workflows.saved import SavedDraft, SavedItem
-from .workflows.scope import Scope as WorkflowScope
-from .workflows.scope import parse_years, year_argument
+from .workflows.selection import PaperSelection, parse_years, year_argument
 from .workflows.templates import BUILTIN_TEMPLATES, Template
 
 __all__ = [
@@ -89,6 +88,7 @@ __all__ = [
     "AppPaths",
     "CellProgress",
     "Collection",
+    "CollectionScope",
     "CollectionTree",
     "Column",
     "ConversationError",
@@ -116,6 +116,7 @@ __all__ = [
     "Message",
     "MetadataUpdate",
     "PageRects",
+    "PaperSelection",
     "Preset",
     "RedactingStream",
     "Reference",
@@ -126,7 +127,6 @@ __all__ = [
     "RunStarted",
     "SavedDraft",
     "SavedItem",
-    "Scope",
     "SectionProgress",
     "Settings",
     "SpanLocation",
@@ -136,7 +136,6 @@ __all__ = [
     "TraceWarning",
     "UndoAction",
     "UndoEntry",
-    "WorkflowScope",
     "all_tags",
     "answer_status",
     "app_paths",

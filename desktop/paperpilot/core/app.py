@@ -41,11 +41,11 @@ from .library.metadata import (
     save_item,
 )
 from .library.organize import Collection, CollectionTree, merge_tags, normalize_tag
-from .library.scope import Scope, ScopedLibrary
+from .library.scoped_library import CollectionScope, ScopedLibrary
 from .library.undo import UndoJournal
 from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
-from .memory.workflows import WorkflowStore
+from .memory.workflow_store import WorkflowStore
 from .models import DocumentInfo
 from .settings.config import LLMSettings, Settings, load_settings, save_settings
 from .settings.keystore import load_api_key
@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from .workflows.export import Reference
     from .workflows.matrix import CellProgress, Column, Matrix
     from .workflows.saved import SavedDraft, SavedItem
-    from .workflows.scope import Scope as WorkflowScope
+    from .workflows.selection import PaperSelection
     from .workflows.templates import Template
 
 DEFAULT_STYLE = "apa"
@@ -90,7 +90,7 @@ class AskRun:
     policy: Policy
     cancel: threading.Event
     # The documents the agent may use (a collection or a tag), None for the whole library.
-    scope: Scope | None = None
+    scope: CollectionScope | None = None
     scope_ids: list[int] | None = None
     standalone: str = ""
     rewritten: bool = False
@@ -389,7 +389,7 @@ class Session:
         max_rounds: int | None = None,
         policy: Policy | None = None,
         cancel: threading.Event | None = None,
-        scope: Scope | None = None,
+        scope: CollectionScope | None = None,
     ) -> AskRun:
         """Answer ``question``; iterate the returned run for the loop's events.
 
@@ -629,7 +629,7 @@ class Session:
             self.undo_stack.record_renamed_collection(c.collection_id, c.path, renamed)
         return c.collection_id
 
-    def scope_doc_ids(self, scope: Scope) -> list[int]:
+    def scope_doc_ids(self, scope: CollectionScope) -> list[int]:
         """The live documents of a scope (NotFound for an unknown collection)."""
         if scope.kind == "collection":
             ids = self.collections().get(scope.name).all_doc_ids()
@@ -784,9 +784,9 @@ class Session:
 
         (saved.delete_matrix if kind == "matrix" else saved.delete_draft)(self.workflows, item_id)
 
-    def scope_documents(self, scope: WorkflowScope) -> list[DocumentInfo]:
+    def scope_documents(self, scope: PaperSelection) -> list[DocumentInfo]:
         """The papers a matrix or a draft over ``scope`` would take (the scope row's count)."""
-        from .workflows.scope import resolve_scope
+        from .workflows.selection import resolve_scope
 
         return resolve_scope(self.library, scope)
 
@@ -806,7 +806,7 @@ class Session:
 
     def create_matrix(
         self,
-        scope: WorkflowScope,
+        scope: PaperSelection,
         columns: Sequence[Column] | None = None,
         *,
         column_set: str = "",
@@ -912,7 +912,7 @@ class Session:
         self,
         topic: str,
         template: str | Template,
-        scope: WorkflowScope,
+        scope: PaperSelection,
         *,
         language: str = "",
         policy: str | None = None,

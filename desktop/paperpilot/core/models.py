@@ -11,9 +11,9 @@ from .errors import ImportFailed
 from .text.messages import Message
 
 if TYPE_CHECKING:
-    from .records import DocumentInfo as DocumentInfo
-    from .records import Hit as Hit
-    from .records import Passage as Passage
+    from .library_records import DocumentInfo as DocumentInfo
+    from .library_records import Hit as Hit
+    from .library_records import Passage as Passage
 
 
 class ImportFailure(ImportFailed):
@@ -158,7 +158,7 @@ _RECORDS = frozenset(("DocumentInfo", "Hit", "Passage"))
 
 def __getattr__(name: str) -> Any:
     if name in _RECORDS:
-        from . import records
+        from . import library_records as records
 
         return getattr(records, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,13 +32,13 @@ from PySide6.QtWidgets import (
 from ..core.api import (
     BUILTIN_TEMPLATES,
     Draft,
+    PaperSelection,
     SavedDraft,
     SectionProgress,
     Template,
     draft_markdown,
     draft_scope,
 )
-from ..core.api import WorkflowScope as Scope
 from ..core.app import Session
 from .i18n import tr
 from .workflow_parts import WorkflowWindow, policy_box
@@ -47,7 +47,7 @@ TEMPLATE_LABELS = {"proposal-zh": "Research proposal (开题报告)", "review-en
 OTHER_TEMPLATE = "__file__"
 
 
-def _write(session: Session, topic: str, template_name: str | Template, scope: Scope, language: str, policy: str,
+def _write(session: Session, topic: str, template_name: str | Template, scope: PaperSelection, language: str, policy: str,
            cancel: threading.Event, draft_id: str | None = None) -> Iterator[SectionProgress | Draft]:  # fmt: skip
     """The draft's sections (a new one, or the rest of ``draft_id``), with the model and the
     template read here, off the GUI thread."""
@@ -130,7 +130,7 @@ class DraftWindow(WorkflowWindow):
             self.shown.title = title
         self.set_title(title)
 
-    def _with_topic_years(self, scope: Scope) -> Scope:
+    def _with_topic_years(self, scope: PaperSelection) -> PaperSelection:
         return draft_scope(self.topic_edit.text(), scope)
 
     def _buttons(self) -> None:

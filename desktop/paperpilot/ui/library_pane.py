@@ -46,13 +46,13 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.api import (
+    CollectionScope,
     CollectionTree,
     DocumentFilter,
     DocumentInfo,
     Library,
     LibraryError,
     MetadataUpdate,
-    Scope,
     all_tags,
     one_line,
     parse_query,
@@ -1037,10 +1037,10 @@ class LibraryPane(QWidget):
             self._fill_model()  # the trash is another list
         self.apply_filter()
 
-    def current_scope(self) -> Scope | None:
+    def current_scope(self) -> CollectionScope | None:
         """The collection or tag open in the sources pane, which a question is asked of."""
         kind, value = self.sources.current()
-        return Scope(kind, value) if kind in (COLLECTION, TAG) and value else None
+        return CollectionScope(kind, value) if kind in (COLLECTION, TAG) and value else None
 
     def show_source(self, kind: str, value: str = "") -> None:
         """Switch the view (All, Recently added, Unfiled, Trash, a collection, a tag)."""

@@ -49,8 +49,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.api import CellProgress, Column, Evidence, Matrix, Result, Status, column, family, shown_title
-from ..core.api import WorkflowScope as Scope
+from ..core.api import (
+    CellProgress,
+    Column,
+    Evidence,
+    Matrix,
+    PaperSelection,
+    Result,
+    Status,
+    column,
+    family,
+    shown_title,
+)
 from ..core.app import Session
 from .i18n import language, said, tr
 from .qtcompat import new_mime_data
@@ -168,7 +178,7 @@ class MatrixModel(QAbstractTableModel):
 # --- work done off the GUI thread ----------------------------------------------------------------
 
 
-def _create(session: Session, scope: Scope, column_set: str, title: str) -> Matrix:
+def _create(session: Session, scope: PaperSelection, column_set: str, title: str) -> Matrix:
     return session.create_matrix(scope, column_set=column_set, title=title)
 
 
@@ -475,7 +485,7 @@ class MatrixWindow(WorkflowWindow):
 
     # --- making, opening, filling ------------------------------------------------------------------
 
-    def new_matrix(self, scope: Scope | None = None, column_set: str = "") -> bool:
+    def new_matrix(self, scope: PaperSelection | None = None, column_set: str = "") -> bool:
         """Make a matrix over ``scope`` (default: the scope row's) and fill it; False when busy."""
         if self.busy:
             return False

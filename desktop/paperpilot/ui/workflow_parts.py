@@ -30,8 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.api import SavedItem, all_tags, parse_years, today
-from ..core.api import WorkflowScope as Scope
+from ..core.api import PaperSelection, SavedItem, all_tags, parse_years, today
 from ..core.app import Session
 from .i18n import tr
 from .workers import BackgroundTask
@@ -49,7 +48,7 @@ def _pickers(session: Session) -> tuple[list[str], list[str]]:
     return tags, [c.path for c in session.collections().walk()]
 
 
-def _count(session: Session, scope: Scope) -> int:
+def _count(session: Session, scope: PaperSelection) -> int:
     return len(session.scope_documents(scope))
 
 
@@ -73,7 +72,7 @@ class ScopeRow(QWidget):
         self.session = session
         self.selected = list(selected)
         # The draft window widens the scope by its topic's year phrase ("近三年").
-        self.adjust: Callable[[Scope], Scope] | None = None
+        self.adjust: Callable[[PaperSelection], PaperSelection] | None = None
         self.count: int | None = None
         self.error = ""
         self._dirty = False
@@ -179,11 +178,11 @@ class ScopeRow(QWidget):
         self.from_spin.setValue(lo or NO_YEAR)
         self.to_spin.setValue(hi or NO_YEAR)
 
-    def scope(self) -> Scope:
+    def scope(self) -> PaperSelection:
         """The scope as chosen (before the draft's topic adds its years)."""
         lo, hi = self.years()
         kind = self.kind()
-        s = Scope(year_from=lo, year_to=hi)
+        s = PaperSelection(year_from=lo, year_to=hi)
         if kind == "selection":
             s.doc_ids = list(self.selected)
         elif kind == "tag" and self.tag_box.currentText():
@@ -206,7 +205,7 @@ class ScopeRow(QWidget):
             text += f" · {lo or '…'}–{hi or '…'}"
         return text
 
-    def effective_scope(self) -> Scope:
+    def effective_scope(self) -> PaperSelection:
         s = self.scope()
         return self.adjust(s) if self.adjust is not None else s
 
@@ -289,7 +288,7 @@ class ScopeRow(QWidget):
             box.blockSignals(False)
         self.on_edited()
 
-    def show_scope(self, scope: Scope) -> None:
+    def show_scope(self, scope: PaperSelection) -> None:
         """A saved matrix's or draft's scope, shown as it was chosen (and fixed: its papers are chosen)."""
         self.timer.stop()
         if scope.doc_ids:

@@ -12,11 +12,11 @@ from pydantic import TypeAdapter
 
 from .tools import registry
 from .tools.answer import Answer
-from .tools.base import Decision, ToolArgs
 from .tools.list_documents import ListDocuments
 from .tools.notes import Notes
 from .tools.read import PassageRef, Read
 from .tools.search import MAX_QUERY_CHARS, Search, fit_query
+from .tools.tool import Decision, ToolArgs
 
 # Any registered tool's arguments; the discriminated union itself is ``registry.action_union()``,
 # rebuilt when a tool registers.

@@ -27,7 +27,7 @@ from .router import is_complex
 from .state import LANGUAGE_NAMES, AgentState, PolicyFailure, PolicyStep, describe_languages
 from .support import Bridges, claim_text
 from .tools import registry as tool_registry
-from .tools.base import validate_action
+from .tools.tool import validate_action
 from .verify import cited_ids, sentences_of
 
 # Prompt budgets, in characters. They bound every round's prompt, whatever the run's length.

@@ -24,6 +24,7 @@ from .analysis import QuestionAnalysis, analyze
 from .events import (
     ActionChosen,
     AnswerDrafted,
+    Event,
     Evidence,
     Finished,
     Info,
@@ -33,7 +34,6 @@ from .events import (
     RoundStarted,
     RunStarted,
     Status,
-    ToolResult,
     Usage,
     Warning,
 )
@@ -65,9 +65,6 @@ log = logging.getLogger(__name__)
 CONVERGENCE_ROUNDS = 2
 # Words of a title that name nothing ("The", "of", "film") when checking who names a document.
 _TITLE_STOP = frozenset(["the", "a", "an", "of", "and", "in", "on", "for", "to", "with", "at", "by", "from"])
-
-Event = RunStarted | RoundStarted | ActionChosen | ToolResult | Warning | Info | AnswerDrafted | Finished
-
 
 def _zh_probe(concept: str) -> str:
     """A Chinese concept as the library check looks it up: a compound cut without a dictionary

@@ -14,7 +14,7 @@ from ..models import DocumentInfo, Hit, Passage
 from ..text.language import STOPWORDS, has_cjk, query_terms
 from ..text.messages import Message
 from .events import HitView, PassageView, Usage
-from .tools.base import Decision
+from .tools.tool import Decision
 
 
 class DocumentPool(Protocol):

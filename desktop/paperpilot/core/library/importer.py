@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..citations.csl_record import looks_like_csl_json
 from ..citations.formats import BIBLIOGRAPHY_EXT
-from ..citations.records import looks_like_csl_json
 from ..citations.references import parse_references
 from ..errors import (
     InvalidInput,
@@ -43,11 +43,11 @@ from ..extract.metadata import confidence as metadata_confidence
 from ..extract.ocr import LocalOcrPool, OcrCancelled, OcrPool, OcrUnavailable, ocr_available, run_ocr
 from ..extract.pdf import PdfScan, finish_pdf, read_pdf_for_import
 from ..extract.text import extract_text_file
-from ..extract.workers import ExtractionPool, WorkerCrashed
+from ..extract.worker_processes import ExtractionPool, WorkerCrashed
 from ..models import Extracted, ImportFailure, Metadata, Page
 from ..text.language import detect_language
 from ..text.messages import Message, msg
-from .base import PART_SUFFIX, LibraryBase
+from .library_base import PART_SUFFIX, LibraryBase
 from .metadata import import_bibliography
 from .organize import parse_path
 from .sidecar import METADATA_KEYS

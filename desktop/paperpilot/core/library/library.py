@@ -18,8 +18,8 @@ from collections.abc import Iterable
 
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
-from .base import LibraryBase, LibraryWriter, LinkedReference
 from .importer import ImportedDoc, Importer, ImportProgress, ImportReport, ProgressFn
+from .library_base import LibraryBase, LibraryWriter, LinkedReference
 from .recovery import Recovery
 
 __all__ = ["ImportProgress", "ImportReport", "ImportedDoc", "Library", "LibraryWriter", "LinkedReference"]

@@ -25,11 +25,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..citations.formats import ExportFormat, ParseError, bibliography_format, export_text, parse_bibliography
-from ..citations.identifiers import is_arxiv_id, normalize_arxiv, normalize_doi
-from ..citations.lookup import name_from_string
-from ..citations.model import CslItem, item_from_csl
-from ..citations.records import (
+from ..citations.csl_record import (
     METADATA_KIND,
     clean_fields,
     columns_for,
@@ -43,13 +39,17 @@ from ..citations.records import (
     title_key,
     title_key_usable,
 )
+from ..citations.formats import ExportFormat, ParseError, bibliography_format, export_text, parse_bibliography
+from ..citations.identifiers import is_arxiv_id, normalize_arxiv, normalize_doi
+from ..citations.lookup import name_from_string
+from ..citations.model import CslItem, item_from_csl
 from ..citations.styles import Rendered, bibliography, get_style, in_list_order
 from ..errors import InvalidInput, LibraryError
 from ..extract.metadata import CHOSEN_SOURCES, FIELDS
 from ..extract.metadata import confidence as metadata_confidence
 from ..models import DocumentInfo, Extracted, Metadata
 from ..text.language import has_cjk
-from .base import LibraryBase, LibraryWriter
+from .library_base import LibraryBase, LibraryWriter
 from .organize import merge_tags, split_keywords
 
 
@@ -510,7 +510,7 @@ def _reread_pdf(library: LibraryBase, path: Path) -> Extracted:
     scanned pages are left out, they hold no metadata the front pages do not."""
     from ..extract.ocr import LocalOcrPool, OcrPool, OcrUnavailable, ocr_available, run_ocr
     from ..extract.pdf import finish_pdf, scan_pdf
-    from ..extract.workers import ExtractionPool
+    from ..extract.worker_processes import ExtractionPool
 
     scan = scan_pdf(path)
     front = [n for n in scan.ocr_pages if n <= _FRONT_PAGES]

@@ -22,9 +22,9 @@ from pathlib import Path
 from ..clock import now as clock_now
 from ..extract.text import extract_text_file
 from ..models import ImportFailure
-from .base import COLLECTIONS_KEPT, PART_SUFFIX, SIDECARS_DONE, LibraryBase, plural
 from .importer import PDF_EXT, STORED_EXT, Importer, ImportReport, sha256_bytes
 from .index import SearchIndex
+from .library_base import COLLECTIONS_KEPT, PART_SUFFIX, SIDECARS_DONE, LibraryBase, plural
 from .sidecar import sidecar_path
 
 log = logging.getLogger(__name__)

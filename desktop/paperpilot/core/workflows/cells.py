@@ -28,7 +28,7 @@ from ..agent.verify import without_source_refs
 from ..models import DocumentInfo
 from ..text.kinds import Kind, answer_sentences, answerable, heading_names
 from ..text.language import STOPWORDS, has_cjk, query_terms
-from .kinds import hit_kind, passage_kind, stored_kind
+from .passage_kind import hit_kind, passage_kind, stored_kind
 
 # Words of a column's question that say what kind of thing is asked, not what to look for.
 _FRAME = frozenset(

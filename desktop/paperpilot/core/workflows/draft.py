@@ -24,11 +24,11 @@ from ..agent.events import Evidence, Usage
 from ..agent.state import Policy
 from ..agent.verify import sentences_of
 from ..errors import InvalidInput
-from ..memory.workflows import WorkflowStore
+from ..memory.workflow_store import WorkflowStore
 from ..models import DocumentInfo
 from .cells import Ask, ask_papers
 from .matrix import Matrix, create_matrix, default_columns, family, run_matrix
-from .scope import Scope, ScopePool, parse_years, resolve_scope
+from .selection import PaperSelection, ScopePool, parse_years, resolve_scope
 from .templates import SectionSpec, Template
 
 # How much of one section's evidence a model sees: a bounded prompt whatever the library holds.
@@ -252,7 +252,7 @@ def evidence_section(spec: SectionSpec, topic: str, pool: object, doc_ids: Seque
     return section
 
 
-def related_work_section(spec: SectionSpec, topic: str, pool: object, store: WorkflowStore, scope: Scope, *,
+def related_work_section(spec: SectionSpec, topic: str, pool: object, store: WorkflowStore, scope: PaperSelection, *,
                          model: Policy | None, language: str, cancel: threading.Event | None = None,
                          matrix: Matrix | None = None) -> tuple[Section, Matrix]:  # fmt: skip
     """The papers grouped by method family (from a matrix's method column) and year, newest first:
@@ -336,12 +336,12 @@ def prompt_section(spec: SectionSpec) -> Section:
                    paragraphs=[Paragraph(text=spec.prompt or f"[For the author] {spec.heading}", status="prompt")])  # fmt: skip
 
 
-def draft_scope(topic: str, scope: Scope) -> Scope:
+def draft_scope(topic: str, scope: PaperSelection) -> PaperSelection:
     """The scope, with the topic's year range ("近三年") when none was given."""
     if scope.year_from is None and scope.year_to is None:
         years = parse_years(topic)
         if years is not None:
-            return Scope(doc_ids=list(scope.doc_ids), query=scope.query, year_from=years[0], year_to=years[1],
+            return PaperSelection(doc_ids=list(scope.doc_ids), query=scope.query, year_from=years[0], year_to=years[1],
                          tags=list(scope.tags), collections=list(scope.collections))  # fmt: skip
     return scope
 
@@ -351,7 +351,7 @@ def write_draft(
     pool: ScopePool,
     topic: str,
     template: Template,
-    scope: Scope,
+    scope: PaperSelection,
     *,
     model: Policy | None = None,
     language: str | None = None,

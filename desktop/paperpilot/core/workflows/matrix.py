@@ -22,12 +22,12 @@ from pydantic import BaseModel, Field, ValidationError
 from ..agent.events import Usage
 from ..agent.state import Policy
 from ..errors import InvalidInput
-from ..memory.workflows import WorkflowStore
+from ..memory.workflow_store import WorkflowStore
 from ..models import DocumentInfo
 from ..text.language import has_cjk
 from ..text.messages import Message, msg
 from .cells import Ask, ask_papers, first_named
-from .scope import Scope, ScopePool, resolve_scope
+from .selection import PaperSelection, ScopePool, resolve_scope
 from .templates import templates_dir
 
 NOT_STATED = "not stated in this paper"
@@ -141,7 +141,7 @@ class Matrix:
     id: str
     title: str
     policy: str
-    scope: Scope
+    scope: PaperSelection
     columns: list[Column]
     rows: list[Row]
     cells: dict[tuple[int, str], Cell]
@@ -196,7 +196,7 @@ def _load(store: WorkflowStore, matrix_id: str) -> Matrix:
             cells[key] = Cell(**raw)
         except (ValidationError, TypeError):
             continue  # a cell that no longer reads is run again
-    return Matrix(id=data["id"], title=data["title"], policy=data["policy"], scope=Scope.from_json(data["scope"]),
+    return Matrix(id=data["id"], title=data["title"], policy=data["policy"], scope=PaperSelection.from_json(data["scope"]),
                   columns=[Column(**c) for c in data["columns"]], rows=[Row(**r) for r in data["rows"]], cells=cells)  # fmt: skip
 
 
@@ -205,7 +205,7 @@ def open_matrix(store: WorkflowStore, matrix_id: str) -> Matrix:
     return _load(store, matrix_id)
 
 
-def create_matrix(store: WorkflowStore, pool: ScopePool, scope: Scope, columns: Sequence[Column] | None = None,
+def create_matrix(store: WorkflowStore, pool: ScopePool, scope: PaperSelection, columns: Sequence[Column] | None = None,
                   *, policy: str = "offline", title: str = "") -> Matrix:  # fmt: skip
     """A new, empty matrix over the papers of ``scope`` (saved; run it with ``run_matrix``)."""
     cols = unique_keys(list(columns) if columns else default_columns())
@@ -225,7 +225,7 @@ def create_matrix(store: WorkflowStore, pool: ScopePool, scope: Scope, columns: 
     return _load(store, mid)
 
 
-def generated_title(rows: int, columns: int, scope: Scope) -> Message:
+def generated_title(rows: int, columns: int, scope: PaperSelection) -> Message:
     """The title a matrix gets when it is made without one ("12 papers × 4 columns (…)")."""
     return msg("matrix.title", rows=rows, columns=columns, scope=scope.describe_msg())
 

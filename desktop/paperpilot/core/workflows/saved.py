@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InvalidInput, PaperPilotError
-from ..memory.workflows import WorkflowStore
+from ..memory.workflow_store import WorkflowStore
 from .draft import Draft, Section, citation_order
-from .scope import Scope
+from .selection import PaperSelection
 from .templates import load_template
 
 MAX_TITLE = 200
@@ -42,7 +42,7 @@ class SavedDraft:
     """A reopened draft with what resuming it needs: its scope, title and the sections left."""
 
     draft: Draft
-    scope: Scope
+    scope: PaperSelection
     title: str
     remaining: int
 
@@ -108,4 +108,4 @@ def open_draft(store: WorkflowStore, draft_id: str, *, references: Callable[[Seq
     seconds = round(sum(s.seconds for s in sections), 3)
     draft = Draft(id=saved["id"], topic=saved["topic"], template=template, language=saved["language"] or template.language,
                   policy=saved["policy"], sections=sections, references=refs, seconds=seconds, status=status)  # fmt: skip
-    return SavedDraft(draft, Scope.from_json(saved["scope"]), saved["title"] or saved["topic"], remaining)
+    return SavedDraft(draft, PaperSelection.from_json(saved["scope"]), saved["title"] or saved["topic"], remaining)

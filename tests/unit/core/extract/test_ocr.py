@@ -367,12 +367,12 @@ def test_a_page_that_prints_no_title_gets_none_made_from_a_line(batch: Batch, ke
 def test_a_short_first_paragraph_is_found_and_cited_by_the_offline_agent(batch: Batch, key: str) -> None:
     from paperpilot.core.agent.events import Status
     from paperpilot.core.app import Session
-    from paperpilot.core.library.scope import Scope
+    from paperpilot.core.library.scoped_library import CollectionScope
 
     doc_id = _doc(batch, key)
     batch.library.set_tags({doc_id: [f"only-{key}"]})  # the scan and its text twin say the same
     s = Session(paths=batch.library.paths, library=batch.library)
-    run = s.ask(pdfs.SCAN_INNER_QUESTION, scope=Scope("tag", f"only-{key}"))
+    run = s.ask(pdfs.SCAN_INNER_QUESTION, scope=CollectionScope("tag", f"only-{key}"))
     for _event in run:
         pass
     result = run.result

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from paperpilot.core.extract import workers
-from paperpilot.core.extract.workers import ExtractionPool
+from paperpilot.core.extract.worker_processes import ExtractionPool
 from paperpilot.core.models import Extracted
 from tests.fixtures import pdfs
 
@@ -48,6 +48,6 @@ def test_modules_found_only_by_an_import_hook_keep_the_ordinary_start(tmp_path: 
 
 @pytest.mark.parametrize("mode", ["0", "1"])
 def test_utf8_mode_is_passed_on(mode: str) -> None:
-    code = "from paperpilot.core.extract.workers import _worker_command; print(_worker_command()[3:5])"
+    code = "from paperpilot.core.extract.worker_processes import _worker_command; print(_worker_command()[3:5])"
     out = subprocess.run([sys.executable, "-X", f"utf8={mode}", "-c", code], capture_output=True, text=True, check=True)
     assert (out.stdout.strip() == "['-X', 'utf8']") is (mode == "1")

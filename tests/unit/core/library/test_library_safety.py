@@ -296,7 +296,7 @@ def test_a_worker_dies_with_its_parent_even_when_it_cannot_notice(tmp_path: Path
     script.write_text(
         textwrap.dedent("""
             import time
-            from paperpilot.core.extract.workers import ExtractionPool
+            from paperpilot.core.extract.worker_processes import ExtractionPool
             pool = ExtractionPool(1)
             time.sleep(0.5)  # let it reach its set-up (prctl) before it is frozen
             print(pool.pids()[0], flush=True)

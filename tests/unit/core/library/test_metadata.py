@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from paperpilot.cli import main
+from paperpilot.core.citations.csl_record import guess_type, title_key
 from paperpilot.core.citations.model import CslName, item_from_csl
-from paperpilot.core.citations.records import guess_type, title_key
 from paperpilot.core.library import Library, LibraryError
 from paperpilot.core.library.metadata import (
     export_items,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from paperpilot.core.citations.records import clean_fields
+from paperpilot.core.citations.csl_record import clean_fields
 from paperpilot.core.library import Library, LibraryError
 from paperpilot.core.library.metadata import update_metadata
 from paperpilot.core.settings.paths import app_paths

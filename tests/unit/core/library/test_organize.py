@@ -18,7 +18,7 @@ from paperpilot.core.errors import InvalidInput, NotFound
 from paperpilot.core.library import Library
 from paperpilot.core.library.organize import CollectionNotFound, merge_tags, normalize_tag, split_keywords
 from paperpilot.core.library.query import filter_documents, parse_query
-from paperpilot.core.library.scope import Scope
+from paperpilot.core.library.scoped_library import CollectionScope
 from paperpilot.core.library.store import Store
 from paperpilot.core.settings.paths import app_paths
 
@@ -209,7 +209,7 @@ def test_crash_between_trash_and_index_commit_hides_the_hits_and_check_repairs(s
 def test_scoped_ask_sees_only_the_scope(session: Session) -> None:
     ids = ids_by_title(session)
     session.tag([ids["bees"]], add=["pollination"])
-    run = session.ask("Why do urban birds sing louder?", scope=Scope("tag", "pollination"))
+    run = session.ask("Why do urban birds sing louder?", scope=CollectionScope("tag", "pollination"))
     events = list(run)
     assert events[0].type == "info" and events[0].code == "scope"
     assert events[0].data["doc_ids"] == [ids["bees"]]
@@ -219,7 +219,7 @@ def test_scoped_ask_sees_only_the_scope(session: Session) -> None:
     list(whole)
     assert whole.result is not None and any(e.doc_id == ids["urban"] for e in whole.result.evidence)
     with pytest.raises(CollectionNotFound):
-        session.ask("x", scope=Scope("collection", "Nope"))
+        session.ask("x", scope=CollectionScope("collection", "Nope"))
 
 
 def test_fulltext_counts_per_document(session: Session) -> None:

@@ -86,7 +86,7 @@ def test_importing_the_extractor_compiles_no_cjk_class(pure: bool) -> None:
         "seen = []\n"
         "real = _compiler.compile\n"
         "_compiler.compile = lambda p, f=0: (seen.append(p), real(p, f))[1]\n"
-        "import paperpilot.core.extract.pdf, paperpilot.core.extract.workers\n"
+        "import paperpilot.core.extract.pdf, paperpilot.core.extract.worker_processes\n"
         "from paperpilot.core.text import language\n"
         "def compiled():\n"
         "    return any(language._CJK_CLASS in str(p) for p in seen)\n"

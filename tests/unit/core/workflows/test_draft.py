@@ -15,20 +15,20 @@ from paperpilot.core.app import Session
 from paperpilot.core.errors import InvalidInput
 from paperpilot.core.workflows.draft import Draft, SectionProgress, to_json, write_draft
 from paperpilot.core.workflows.export import draft_docx, draft_markdown
-from paperpilot.core.workflows.scope import Scope
+from paperpilot.core.workflows.selection import PaperSelection
 from paperpilot.core.workflows.templates import load_template
 from tests.fakes.openai_server import ScriptedServer
 
 from .conftest import doc_id
 
 
-def _draft(s: Session, topic: str, template: str, scope: Scope | None = None, **kw: Any) -> tuple[Draft, list[str]]:
+def _draft(s: Session, topic: str, template: str, scope: PaperSelection | None = None, **kw: Any) -> tuple[Draft, list[str]]:
     t = load_template(template)
     lang = kw.pop("language", None) or t.language
     style = s.draft_style(lang)
     progress: list[str] = []
     draft: Draft | None = None
-    for ev in write_draft(s.workflows, s.library, topic, t, scope or Scope(), language=lang,
+    for ev in write_draft(s.workflows, s.library, topic, t, scope or PaperSelection(), language=lang,
                           references=lambda ids: s.reference_entries(ids, style), **kw):  # fmt: skip
         if isinstance(ev, SectionProgress):
             progress.append(f"{ev.index}:{'done' if ev.section else 'start'}")
@@ -121,7 +121,7 @@ def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_offline_review_with_a_selection(session: Session) -> None:
     seg, den = doc_id(session, "Transformer"), doc_id(session, "Diffusion")
-    draft, _ = _draft(session, "deep learning for medical images", "review-en", Scope(doc_ids=[seg, den]))
+    draft, _ = _draft(session, "deep learning for medical images", "review-en", PaperSelection(doc_ids=[seg, den]))
     data = to_json(draft)
     _check_numbering(data)
     _check_supported(draft)
@@ -142,7 +142,7 @@ def test_draft_resumes_saved_sections(session: Session) -> None:
 
     cancel = threading.Event()
     first = None
-    for ev in write_draft(session.workflows, session.library, "medical imaging", t, Scope(), cancel=cancel,
+    for ev in write_draft(session.workflows, session.library, "medical imaging", t, PaperSelection(), cancel=cancel,
                           references=lambda ids: session.reference_entries(ids, style)):  # fmt: skip
         if isinstance(ev, SectionProgress) and ev.section is not None and ev.index == 1:
             cancel.set()
@@ -151,7 +151,7 @@ def test_draft_resumes_saved_sections(session: Session) -> None:
     assert first is not None and first.status == "cancelled" and len(first.sections) == 2
     started: list[int] = []
     final = None
-    for ev in write_draft(session.workflows, session.library, "medical imaging", t, Scope(), draft_id=first.id,
+    for ev in write_draft(session.workflows, session.library, "medical imaging", t, PaperSelection(), draft_id=first.id,
                           references=lambda ids: session.reference_entries(ids, style)):  # fmt: skip
         if isinstance(ev, SectionProgress) and ev.section is None:
             started.append(ev.index)

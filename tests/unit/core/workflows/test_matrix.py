@@ -35,12 +35,12 @@ from paperpilot.core.workflows.matrix import (
     save_column_set,
     set_columns,
 )
-from paperpilot.core.workflows.scope import Scope
+from paperpilot.core.workflows.selection import PaperSelection
 
 from .conftest import doc_id
 
 
-def _fill(s: Session, scope: Scope, columns: list | None = None) -> Matrix:
+def _fill(s: Session, scope: PaperSelection, columns: list | None = None) -> Matrix:
     m = create_matrix(s.workflows, s.library, scope, columns)
     list(run_matrix(s.workflows, m, s.library))
     return m
@@ -54,7 +54,7 @@ def _cell(m: Matrix, doc: int, key: str):  # type: ignore[no-untyped-def]
 
 def test_default_matrix_finds_the_papers_cells_with_their_pages(session: Session) -> None:
     seg, silent = doc_id(session, "Transformer"), doc_id(session, "Convolutional")
-    m = _fill(session, Scope())
+    m = _fill(session, PaperSelection())
     assert [c.key for c in m.columns] == ["objective", "method", "data", "evaluation", "results", "limitations"]
     assert not m.pending() and len(m.cells) == 18
     results = _cell(m, seg, "results")
@@ -82,7 +82,7 @@ def test_default_matrix_finds_the_papers_cells_with_their_pages(session: Session
 
 
 def test_no_cell_comes_from_a_reference_list(session: Session) -> None:
-    m = _fill(session, Scope())
+    m = _fill(session, PaperSelection())
     bait = ("Cuebait", "Zeppelin", "99.9%", "decoy", "Novak")
     for cell in m.cells.values():
         assert not any(b in cell.text for b in bait), cell.text
@@ -107,7 +107,7 @@ def test_sample_library_matrix(sample_session: Session) -> None:
     s = sample_session
     sparrow = doc_id(s, "House Sparrow")
     zh = doc_id(s, "城市公园")
-    m = _fill(s, Scope(doc_ids=[sparrow, zh]))
+    m = _fill(s, PaperSelection(doc_ids=[sparrow, zh]))
     results = _cell(m, sparrow, "results")
     assert results.status == "found" and "412 breeding pairs" in results.text and "57%" in results.text
     # A Chinese paper is asked in Chinese and says "not stated" in Chinese.
@@ -118,7 +118,7 @@ def test_sample_library_matrix(sample_session: Session) -> None:
 
 
 def test_reopen_shows_the_saved_cells_without_running(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
-    m = _fill(session, Scope())
+    m = _fill(session, PaperSelection())
     calls: list[int] = []
     real = matrix_mod.ask_papers
     monkeypatch.setattr(matrix_mod, "ask_papers", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -128,7 +128,7 @@ def test_reopen_shows_the_saved_cells_without_running(session: Session, monkeypa
 
 
 def test_a_changed_column_reruns_only_that_column(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
-    m = _fill(session, Scope())
+    m = _fill(session, PaperSelection())
     before = dict(m.cells)
     asked: list[str] = []
     real = matrix_mod.ask_papers
@@ -155,7 +155,7 @@ def test_a_changed_column_reruns_only_that_column(session: Session, monkeypatch:
 
 def test_cancel_stops_between_cells_and_resume_finishes(session: Session) -> None:
     store = session.workflows
-    m = create_matrix(store, session.library, Scope())
+    m = create_matrix(store, session.library, PaperSelection())
     cancel = threading.Event()
     done = 0
     for p in run_matrix(store, m, session.library, cancel=cancel):
@@ -172,17 +172,17 @@ def test_cancel_stops_between_cells_and_resume_finishes(session: Session) -> Non
 
 def test_scope_by_query_year_and_tag(session: Session) -> None:
     store, lib = session.workflows, session.library
-    m = create_matrix(store, lib, Scope(year_from=2022, year_to=2024), [column("Data", "Which data were used?")])
+    m = create_matrix(store, lib, PaperSelection(year_from=2022, year_to=2024), [column("Data", "Which data were used?")])
     assert {r.year for r in m.rows} == {2023, 2024}
-    m = create_matrix(store, lib, Scope(query="retinal vessels fundus"), [column("Data")])
+    m = create_matrix(store, lib, PaperSelection(query="retinal vessels fundus"), [column("Data")])
     assert [r.title for r in m.rows] == ["Convolutional Networks for Retinal Vessel Segmentation"]
     # "Zeppelin" occurs only in the reference lists: no paper is about it.
     with pytest.raises(InvalidInput, match="no papers"):
-        create_matrix(store, lib, Scope(query="Zeppelin"), [column("Data")])
+        create_matrix(store, lib, PaperSelection(query="Zeppelin"), [column("Data")])
     with pytest.raises(InvalidInput, match="no papers"):
-        create_matrix(store, lib, Scope(tags=["unread"]), [column("Data")])
+        create_matrix(store, lib, PaperSelection(tags=["unread"]), [column("Data")])
     with pytest.raises(Exception, match="no document with id 99"):
-        create_matrix(store, lib, Scope(doc_ids=[99]), [column("Data")])
+        create_matrix(store, lib, PaperSelection(doc_ids=[99]), [column("Data")])
 
 
 def test_column_sets_are_saved_and_reused(session: Session) -> None:
@@ -198,7 +198,7 @@ def test_column_sets_are_saved_and_reused(session: Session) -> None:
 
 
 def test_group_by_method_family_and_year(session: Session) -> None:
-    m = _fill(session, Scope())
+    m = _fill(session, PaperSelection())
     groups = dict(group_rows(m, "method"))
     assert {r.title.split()[0] for r in groups["Transformer"]} == {"Transformer"}
     assert {r.title.split()[0] for r in groups["Generative model"]} == {"Diffusion"}
@@ -208,7 +208,7 @@ def test_group_by_method_family_and_year(session: Session) -> None:
 
 
 def test_exports_carry_markers_and_references(session: Session, tmp_path: Path) -> None:
-    m = _fill(session, Scope())
+    m = _fill(session, PaperSelection())
     ids = [r.doc_id for r in m.rows]
     refs = [Reference(i + 1, d, t) for i, (d, t) in enumerate(zip(ids, session.reference_entries(ids), strict=True))]
     seg = doc_id(session, "Transformer")
@@ -243,7 +243,7 @@ def test_exports_carry_markers_and_references(session: Session, tmp_path: Path) 
 def test_no_cell_of_the_sample_library_comes_from_its_disclaimer(sample_session: Session) -> None:
     # Every sample paper ends with its licence and "all data … are fictional": a data or
     # research-question cell once took that sentence.
-    m = _fill(sample_session, Scope())
+    m = _fill(sample_session, PaperSelection())
     assert len(m.rows) == 6
     found = [c for c in m.cells.values() if c.status == "found"]
     assert len(found) >= 24

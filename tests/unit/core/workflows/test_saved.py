@@ -11,13 +11,13 @@ import pytest
 
 from paperpilot.core.app import Session
 from paperpilot.core.errors import InvalidInput, NotFound
-from paperpilot.core.memory.workflows import WORKFLOWS_FILE, WorkflowStore
+from paperpilot.core.memory.workflow_store import WORKFLOWS_FILE, WorkflowStore
 from paperpilot.core.settings.paths import app_paths
 from paperpilot.core.workflows import draft as draft_mod
 from paperpilot.core.workflows import saved
 from paperpilot.core.workflows.draft import Draft, write_draft
 from paperpilot.core.workflows.matrix import create_matrix, run_matrix
-from paperpilot.core.workflows.scope import Scope, resolve_scope
+from paperpilot.core.workflows.selection import PaperSelection, resolve_scope
 from paperpilot.core.workflows.templates import load_template
 
 from .conftest import doc_id
@@ -29,7 +29,7 @@ def _refs(s: Session):  # type: ignore[no-untyped-def]
 
 def test_saved_matrices_list_rename_and_delete(sample_session: Session) -> None:
     s = sample_session
-    m = create_matrix(s.workflows, s.library, Scope(doc_ids=[1]))
+    m = create_matrix(s.workflows, s.library, PaperSelection(doc_ids=[1]))
     for i, _p in enumerate(run_matrix(s.workflows, m, s.library)):
         if i == 3:
             break
@@ -60,7 +60,7 @@ def test_a_draft_reopens_without_a_run_and_resumes_where_it_stopped(
 
     monkeypatch.setattr(draft_mod, "related_work_section", stop_after)
     last = None
-    for ev in write_draft(s.workflows, s.library, "urban birds", template, Scope(), references=_refs(s), cancel=cancel):
+    for ev in write_draft(s.workflows, s.library, "urban birds", template, PaperSelection(), references=_refs(s), cancel=cancel):
         last = ev
     assert isinstance(last, Draft) and last.status == "cancelled" and len(last.sections) == 1
     monkeypatch.setattr(draft_mod, "related_work_section", real)
@@ -71,7 +71,7 @@ def test_a_draft_reopens_without_a_run_and_resumes_where_it_stopped(
     monkeypatch.setattr(draft_mod, "evidence_section", no_run)
     again = saved.open_draft(s.workflows, last.id, references=_refs(s))
     assert again.remaining == len(template.sections) - 1 and again.draft.status == "cancelled"
-    assert again.title == "urban birds" and again.scope == Scope()
+    assert again.title == "urban birds" and again.scope == PaperSelection()
     assert [n for n, _d, _t in again.draft.references] == list(range(1, len(again.draft.references) + 1))
     item = saved.saved_drafts(s.workflows)[0]
     assert (item.done, item.total, item.detail) == (1, len(template.sections), "review-en")
@@ -115,11 +115,11 @@ def test_a_collection_scope_holds_its_sub_collections(session: Session) -> None:
     a, b = doc_id(session, "Transformer"), doc_id(session, "Convolutional")
     session.collection_add("Thesis", [a])
     session.collection_add("Thesis/Chapter 2", [b])
-    got = {d.doc_id for d in resolve_scope(session.library, Scope(collections=["thesis"]))}
+    got = {d.doc_id for d in resolve_scope(session.library, PaperSelection(collections=["thesis"]))}
     assert got == {a, b}
-    assert [d.doc_id for d in resolve_scope(session.library, Scope(collections=["Thesis/Chapter 2"]))] == [b]
+    assert [d.doc_id for d in resolve_scope(session.library, PaperSelection(collections=["Thesis/Chapter 2"]))] == [b]
     with pytest.raises(NotFound):
-        resolve_scope(session.library, Scope(collections=["No such"]))
+        resolve_scope(session.library, PaperSelection(collections=["No such"]))
 
 
 def test_a_draft_from_a_labs_template_file_reopens(sample_session: Session, tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_a_draft_from_a_labs_template_file_reopens(sample_session: Session, tmp_
         {"heading": "Plan", "kind": "prompt", "prompt": "Your plan."}]}), encoding="utf-8")  # fmt: skip
     s = sample_session
     last = None
-    for ev in write_draft(s.workflows, s.library, "urban birds", load_template(str(lab)), Scope(), references=_refs(s)):
+    for ev in write_draft(s.workflows, s.library, "urban birds", load_template(str(lab)), PaperSelection(), references=_refs(s)):
         last = ev
     assert isinstance(last, Draft)
     # Reopened by the file it was written from, not by the name inside it ("lab" is no template).

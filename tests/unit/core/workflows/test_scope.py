@@ -10,7 +10,7 @@ from paperpilot.core.app import Session
 from paperpilot.core.clock import today
 from paperpilot.core.errors import InvalidInput, NotFound
 from paperpilot.core.workflows.matrix import column, create_matrix
-from paperpilot.core.workflows.scope import Scope, parse_years, resolve_scope, year_argument
+from paperpilot.core.workflows.selection import PaperSelection, parse_years, resolve_scope, year_argument
 
 TODAY = date(2026, 12, 1)
 
@@ -50,8 +50,8 @@ def test_year_argument() -> None:
 
 
 def test_scope_round_trips_as_data() -> None:
-    s = Scope(doc_ids=[3, 1], query="dice", year_from=2020, year_to=None, tags=["to read"], collections=["thesis"])
-    assert Scope.from_json(s.to_json()) == s
+    s = PaperSelection(doc_ids=[3, 1], query="dice", year_from=2020, year_to=None, tags=["to read"], collections=["thesis"])
+    assert PaperSelection.from_json(s.to_json()) == s
     assert s.describe() == "documents 3, 1; matching 'dice'; years 2020–…; tagged to read; in thesis"
 
 
@@ -64,7 +64,7 @@ def test_collection_tag_years_and_query_narrow_the_same_papers(sample_session: S
     s.collection_add("Birds/Urban", [sparrow, tit])
     s.collection_add("Birds", [roofs])
     s.tag([sparrow, roofs, survey], add=["to read"])
-    got = lambda **kw: [d.doc_id for d in resolve_scope(s.library, Scope(**kw))]  # noqa: E731
+    got = lambda **kw: [d.doc_id for d in resolve_scope(s.library, PaperSelection(**kw))]  # noqa: E731
     assert sorted(got(collections=["Birds"])) == sorted([sparrow, tit, roofs])  # with its sub-collection
     assert sorted(got(collections=["Birds/Urban"])) == sorted([sparrow, tit])
     assert sorted(got(collections=["Birds"], tags=["to read"])) == sorted([sparrow, roofs])
@@ -72,7 +72,7 @@ def test_collection_tag_years_and_query_narrow_the_same_papers(sample_session: S
     assert got(collections=["Birds"], query="traffic noise song") == [tit]
     assert got(collections=["Birds"], tags=["to read"], query="traffic noise song") == []
     with pytest.raises(NotFound, match="no collection named 'Nope'"):
-        resolve_scope(s.library, Scope(collections=["Nope"]))
+        resolve_scope(s.library, PaperSelection(collections=["Nope"]))
     # A matrix and a draft over a collection take its papers.
-    m = create_matrix(s.workflows, s.library, Scope(collections=["Birds/Urban"]), [column("Data")])
+    m = create_matrix(s.workflows, s.library, PaperSelection(collections=["Birds/Urban"]), [column("Data")])
     assert sorted(r.doc_id for r in m.rows) == sorted([sparrow, tit])

@@ -9,7 +9,7 @@ import pytest
 from docx import Document
 from openpyxl import load_workbook
 
-from paperpilot.core.api import Draft, WorkflowScope, column
+from paperpilot.core.api import Draft, PaperSelection, column
 from paperpilot.core.app import Session
 from paperpilot.core.errors import InvalidInput
 from paperpilot.core.workflows.export import draft_markdown, matrix_csv, matrix_markdown
@@ -26,7 +26,7 @@ def fixed_today(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_matrix_through_the_session(session: Session, tmp_path: Path) -> None:
     seg, den = doc_id(session, "Transformer"), doc_id(session, "Diffusion")
     cols = [column("Data", "What data were used?"), column("Results", "What are the main results?")]
-    m = session.create_matrix(WorkflowScope(doc_ids=[seg, den]), cols, title="Two papers")
+    m = session.create_matrix(PaperSelection(doc_ids=[seg, den]), cols, title="Two papers")
     assert [r.doc_id for r in m.rows] == [seg, den] and m.title == "Two papers"
     progress = list(session.run_matrix(m))
     assert progress[-1].done == progress[-1].total == 4 and not m.pending()
@@ -52,7 +52,7 @@ def test_a_matrix_through_the_session(session: Session, tmp_path: Path) -> None:
 
 
 def test_matrix_columns_and_column_sets_through_the_session(session: Session) -> None:
-    m = session.create_matrix(WorkflowScope(doc_ids=[doc_id(session, "Transformer")]))
+    m = session.create_matrix(PaperSelection(doc_ids=[doc_id(session, "Transformer")]))
     assert [c.key for c in m.columns][:2] == ["objective", "method"]  # the standard columns
     session.save_column_set("just data", [column("Data", "What data were used?")])
     assert "just data" in session.column_sets()
@@ -61,14 +61,14 @@ def test_matrix_columns_and_column_sets_through_the_session(session: Session) ->
     assert [c.name for c in m.columns] == ["Data"]
     m = session.edit_matrix_columns(m, [column("Data", "What data were used?"), column("Sample size", "How many?")])
     assert [c.name for c in session.open_matrix(m.id).columns] == ["Data", "Sample size"]
-    made = session.create_matrix(WorkflowScope(doc_ids=[doc_id(session, "Diffusion")]), column_set="just data")
+    made = session.create_matrix(PaperSelection(doc_ids=[doc_id(session, "Diffusion")]), column_set="just data")
     assert [c.name for c in made.columns] == ["Data"]
-    assert len(session.scope_documents(WorkflowScope(doc_ids=[doc_id(session, "Diffusion")]))) == 1
+    assert len(session.scope_documents(PaperSelection(doc_ids=[doc_id(session, "Diffusion")]))) == 1
 
 
 def test_a_draft_through_the_session(session: Session, tmp_path: Path) -> None:
     seg = doc_id(session, "Transformer")
-    runs = list(session.write_draft("deep learning for medical images", "review-en", WorkflowScope(doc_ids=[seg])))
+    runs = list(session.write_draft("deep learning for medical images", "review-en", PaperSelection(doc_ids=[seg])))
     draft = runs[-1]
     assert isinstance(draft, Draft) and draft.status == "done"
     assert session.saved_draft(draft.id)["template"] == "review-en"
@@ -83,7 +83,7 @@ def test_a_draft_through_the_session(session: Session, tmp_path: Path) -> None:
 
 
 def test_saved_workflows_listed_renamed_and_deleted_through_the_session(session: Session) -> None:
-    m = session.create_matrix(WorkflowScope(doc_ids=[doc_id(session, "Transformer")]), title="First")
+    m = session.create_matrix(PaperSelection(doc_ids=[doc_id(session, "Transformer")]), title="First")
     assert [(i.id, i.title) for i in session.saved_workflows("matrix")] == [(m.id, "First")]
     session.rename_workflow("matrix", m.id, "  Renamed   matrix ")
     assert session.saved_workflows("matrix")[0].title == "Renamed matrix"

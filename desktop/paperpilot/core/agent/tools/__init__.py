@@ -6,16 +6,6 @@ tools (list_documents, search, read, notes, answer) register themselves on first
 
 from __future__ import annotations
 
-from .base import (
-    Candidate,
-    Decision,
-    LibraryPassage,
-    Texts,
-    Tool,
-    ToolArgs,
-    ToolOutput,
-    ToolRun,
-)
 from .registry import (
     action_adapter,
     action_union,
@@ -38,6 +28,16 @@ from .registry import (
     unregister,
     version,
     with_action_union,
+)
+from .tool import (
+    Candidate,
+    Decision,
+    LibraryPassage,
+    Texts,
+    Tool,
+    ToolArgs,
+    ToolOutput,
+    ToolRun,
 )
 
 __all__ = [

@@ -7,8 +7,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator
 
-from .base import Texts, Tool, ToolArgs
 from .registry import register
+from .tool import Texts, Tool, ToolArgs
 
 
 class Answer(ToolArgs):

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from ..events import ToolResult
-from .base import Texts, Tool, ToolArgs, ToolOutput, ToolRun
 from .registry import register
+from .tool import Texts, Tool, ToolArgs, ToolOutput, ToolRun
 
 
 class ListDocuments(ToolArgs):

@@ -11,8 +11,8 @@ from pydantic import Field
 from ..events import Info, PassageView, ToolResult, Warning
 from ..intent import asks_to_remember
 from ..state import AgentState, note_pool
-from .base import OBSERVATION_PASSAGE_CHARS, Texts, Tool, ToolArgs, ToolOutput, ToolRun
 from .registry import register
+from .tool import OBSERVATION_PASSAGE_CHARS, Texts, Tool, ToolArgs, ToolOutput, ToolRun
 
 NOTE_SECTION = "Notes"
 NOTE_SEGMENT = -1  # a note is not a segment of the document; evidence with this segment is a note

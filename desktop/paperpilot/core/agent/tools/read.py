@@ -11,8 +11,8 @@ from pydantic import BaseModel, Field
 from ...errors import LibraryError
 from ..events import PassageView, ToolResult, Warning
 from ..report import one_line
-from .base import OBSERVATION_PASSAGE_CHARS, Texts, Tool, ToolArgs, ToolOutput, ToolRun
 from .registry import register
+from .tool import OBSERVATION_PASSAGE_CHARS, Texts, Tool, ToolArgs, ToolOutput, ToolRun
 
 
 class PassageRef(BaseModel):

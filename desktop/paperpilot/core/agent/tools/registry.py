@@ -16,7 +16,7 @@ from typing import Annotated, Any, Union
 from pydantic import BaseModel, Field, TypeAdapter, create_model
 
 from ..events import ToolResult
-from .base import Tool, ToolArgs
+from .tool import Tool, ToolArgs
 
 BUILTIN_MODULES = ("list_documents", "search", "read", "notes", "answer")
 
@@ -125,7 +125,7 @@ def with_action_union(base: type[BaseModel]) -> type[BaseModel]:
 
 
 def decision_model() -> type[BaseModel]:
-    from .base import Decision
+    from .tool import Decision
 
     return with_action_union(Decision)
 

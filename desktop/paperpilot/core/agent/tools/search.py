@@ -13,8 +13,8 @@ from ...text.language import query_terms
 from ..events import HitView, ToolResult, Warning
 from ..report import one_line
 from ..state import SectionPool, section_pool
-from .base import Texts, Tool, ToolArgs, ToolOutput, ToolRun
 from .registry import register
+from .tool import Texts, Tool, ToolArgs, ToolOutput, ToolRun
 
 # A search query is keywords; the schema tells a model so, and fit_query makes any text fit.
 MAX_QUERY_CHARS = 300

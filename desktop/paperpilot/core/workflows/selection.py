@@ -1,6 +1,6 @@
 """Which papers a matrix or a draft draws on: ids, a query, a year range, tags or collections.
 
-A ``Scope`` is plain data (saved with the matrix or draft); ``resolve_scope`` turns it into the
+A ``PaperSelection`` is plain data (saved with the matrix or draft); ``resolve_scope`` turns it into the
 documents, in a stable order. Year ranges may be said in words ("近三年", "the last three
 years", "since 2020", "2019–2023") and are read against ``clock.today()``.
 """
@@ -18,7 +18,7 @@ from ..errors import InvalidInput, NotFound
 from ..models import DocumentInfo
 from ..text.kinds import answerable
 from ..text.messages import Message, msg
-from .kinds import hit_kind
+from .passage_kind import hit_kind
 
 # How many passages a query scope looks at: enough that every paper mentioning it has one.
 QUERY_SCOPE_HITS = 400
@@ -30,7 +30,7 @@ ScopePool = DocumentPool
 
 
 @dataclass
-class Scope:
+class PaperSelection:
     """The papers to draw on. Empty fields do not filter; all given ones must hold."""
 
     doc_ids: list[int] = field(default_factory=list)
@@ -44,7 +44,7 @@ class Scope:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Scope:
+    def from_json(cls, data: dict[str, Any]) -> PaperSelection:
         return cls(
             doc_ids=[int(x) for x in data.get("doc_ids") or []],
             query=str(data.get("query") or ""),
@@ -131,7 +131,7 @@ def year_argument(text: str, now: date | None = None) -> tuple[int | None, int |
     return parsed
 
 
-def resolve_scope(pool: ScopePool, scope: Scope) -> list[DocumentInfo]:
+def resolve_scope(pool: ScopePool, scope: PaperSelection) -> list[DocumentInfo]:
     """The ready documents the scope names, in its order (ids as given; a query's best first;
     otherwise the library's order). Ids, tags, collections, years and the query all narrow the
     same set. Raises NotFound for an id or a collection that is not in the library."""

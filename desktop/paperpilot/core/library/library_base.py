@@ -52,7 +52,7 @@ from ..text.language import query_terms
 from ..text.messages import msg
 from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
-from .notes import NoteHit, search_notes
+from .note_store import NoteHit, search_notes
 from .organize import SEPARATOR, CollectionNotFound, CollectionTree, parse_path
 from .sidecar import organize_path, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Scope:
+class CollectionScope:
     """Ask (or draft, or build a matrix) over a collection (its path) or a tag only."""
 
     kind: str  # "collection" | "tag"
@@ -29,7 +29,7 @@ class ScopedLibrary(ScopedPool):
     """``library`` limited to ``doc_ids``: the agent's scoped DocumentPool (``agent.scoped``) plus
     the library's optional concept and note parts, inside the scope; everything else passes through."""
 
-    def __init__(self, library: Library, doc_ids: Sequence[int], scope: Scope) -> None:
+    def __init__(self, library: Library, doc_ids: Sequence[int], scope: CollectionScope) -> None:
         super().__init__(library, sorted(set(doc_ids)),
                          outside=msg("read.out_of_scope", doc_id=0, scope=scope.label()))  # fmt: skip
         self.library = library

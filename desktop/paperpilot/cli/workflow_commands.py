@@ -10,8 +10,8 @@ from typing import Any
 
 from ..core.api import (
     Draft,
+    PaperSelection,
     SectionProgress,
-    WorkflowScope,
     draft_markdown,
     draft_to_json,
     parse_column,
@@ -61,7 +61,7 @@ def add_parsers(add: AddParser) -> None:
     _llm_options(dp)
 
 
-def _scope(args: argparse.Namespace) -> WorkflowScope:
+def _scope(args: argparse.Namespace) -> PaperSelection:
     lo, hi = args.year_from, args.year_to
     if args.years:
         try:
@@ -72,7 +72,7 @@ def _scope(args: argparse.Namespace) -> WorkflowScope:
         hi = hi if hi is not None else b
     if lo is not None and hi is not None and lo > hi:
         raise UsageError(f"--year-from {lo} is after --year-to {hi}")
-    return WorkflowScope(doc_ids=list(args.doc_ids), query=args.query or "", year_from=lo, year_to=hi,
+    return PaperSelection(doc_ids=list(args.doc_ids), query=args.query or "", year_from=lo, year_to=hi,
                          tags=list(args.tag), collections=list(args.collection))  # fmt: skip
 
 
@@ -170,7 +170,7 @@ def cmd_draft(args: argparse.Namespace) -> int:
             saved = s.saved_draft(args.open)
             draft_id, topic, template_name = saved["id"], saved["topic"], saved["template"]
             language = language or saved["language"]
-            scope = WorkflowScope.from_json(saved["scope"])
+            scope = PaperSelection.from_json(saved["scope"])
         if not topic.strip():
             raise UsageError("give the draft's topic, e.g. paperpilot draft \"对比近三年 Transformer 在医学影像分割方向的研究进展\"")
         cancel = threading.Event()

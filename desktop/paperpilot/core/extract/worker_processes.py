@@ -124,7 +124,7 @@ def worker_main() -> None:
             os._exit(0)
 
 
-_WORKER_MAIN = "from paperpilot.core.extract.workers import worker_main; worker_main()"
+_WORKER_MAIN = "from paperpilot.core.extract.worker_processes import worker_main; worker_main()"
 
 
 def _worker_command() -> list[str]:
