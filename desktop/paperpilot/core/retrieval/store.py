@@ -424,13 +424,27 @@ class VectorStore:
         dim = self._dim or 0
         if self._model_id is None:
             return _Matrix(np.zeros(0, np.int64), np.zeros(0, np.float32), np.zeros((0, dim), np.int8))
-        rows = self._conn.execute(
+        n = self._conn.execute(
+            "SELECT count(*) FROM vectors WHERE model=? AND length(vec)=?", (self._model_id, dim)
+        ).fetchone()[0]
+        ids = np.zeros(n, dtype=np.int64)
+        scales = np.zeros(n, dtype=np.float32)
+        mat = np.zeros((n, dim), dtype=np.int8)
+        cur = self._conn.execute(
             "SELECT chunk_id, scale, vec FROM vectors WHERE model=? AND length(vec)=? ORDER BY chunk_id",
             (self._model_id, dim),
-        ).fetchall()
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        scales = np.fromiter((r[1] for r in rows), dtype=np.float32, count=len(rows))
-        mat = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int8).reshape(len(rows), dim)
+        )
+        at = 0
+        # In pages: a million rows as Python tuples at once would hold ~600 MB.
+        while at < n and (page := cur.fetchmany(20_000)):
+            page = page[: n - at]
+            end = at + len(page)
+            ids[at:end] = [r[0] for r in page]
+            scales[at:end] = [r[1] for r in page]
+            mat[at:end] = np.frombuffer(b"".join(r[2] for r in page), dtype=np.int8).reshape(len(page), dim)
+            at = end
+        if at < n:  # rows went away between the count and the read (another process)
+            ids, scales, mat = ids[:at], scales[:at], mat[:at]
         return _Matrix(ids, scales, mat)
 
     def _read_index_file(self, gen: int) -> tuple[_Matrix | None, str]:

@@ -112,12 +112,14 @@ def test_pause_resume_and_cancel_between_batches(tmp_path: Path) -> None:
         gate.set()
         assert not emb.batches.acquire(timeout=0.6)  # paused: no second batch starts
         assert job.paused and store.count() == 4
+        gate.clear()
         job.resume()
-        assert emb.batches.acquire(timeout=10)
+        assert emb.batches.acquire(timeout=10)  # inside the second batch
         job.cancel()
+        gate.set()
         worker.join(10)
         result = out[0]
-        assert result.cancelled and 8 <= result.embedded < 20  # type: ignore[attr-defined]
+        assert result.cancelled and result.embedded == 8  # type: ignore[attr-defined]
         assert store.count() == result.embedded  # type: ignore[attr-defined]
         rest = EmbeddingJob(store, Counting(), source(many(20))).run()
         assert rest.embedded == 20 - result.embedded and store.count() == 20  # type: ignore[attr-defined]
