@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -156,3 +158,21 @@ def test_endpoint_nobody_listening() -> None:
 def test_endpoint_needs_a_model_name() -> None:
     with pytest.raises(EmbeddingError, match="Choose an embedding model"):
         EndpointEmbedder("http://127.0.0.1:1/v1", "  ")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="counts threads in /proc")
+def test_the_thread_count_is_set_per_call() -> None:
+    """threads=1 starts no OpenMP worker; threads=2 then starts one (a fresh process: the pool
+    is made on first use)."""
+    code = (
+        "import os\n"
+        "from paperpilot.core.retrieval import BundledEmbedder\n"
+        "tasks = lambda: len(os.listdir('/proc/self/task'))\n"
+        "e = BundledEmbedder(threads=1); e.load(); base = tasks()\n"
+        "e.embed_passages(['a sentence to embed, long enough to be split'] * 4); one = tasks()\n"
+        "e.threads = 2; e.embed_passages(['another sentence'] * 4); two = tasks()\n"
+        "print(base, one, two)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    base, one, two = map(int, out.stdout.split())
+    assert one == base and two == base + 1
