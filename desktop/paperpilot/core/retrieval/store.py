@@ -23,6 +23,7 @@ chunks, so nothing here is ever a reason to lose anything.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -37,7 +38,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ..errors import Damaged, InvalidInput
+from ..errors import Damaged, DiskFull, InvalidInput
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,10 @@ CREATE INDEX IF NOT EXISTS vectors_model ON vectors(model);
 
 class VectorStoreError(Damaged):
     """The vector file cannot be used (it is re-made from the library)."""
+
+
+class VectorStoreFull(DiskFull):
+    """The disk is full; the vectors stored before are kept."""
 
 
 def text_hash(text: str) -> bytes:
@@ -282,8 +287,15 @@ class VectorStore:
                 work()
                 gen = self._bump()
                 self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
+                if "full" in str(exc).lower():
+                    raise VectorStoreFull("The disk is full: the vectors were not stored.") from None
+                raise VectorStoreError(f"The vector file {self.path.name} could not be written ({exc}).") from None
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("ROLLBACK")
                 raise
             if self._matrix is not None and self._matrix_gen == before:
                 self._matrix_gen = gen
@@ -310,11 +322,13 @@ class VectorStore:
         ]
 
         def work() -> None:
-            if self._model_id is None:
-                cur = self._conn.execute(
-                    "INSERT INTO models(name, version, dim) VALUES (?, ?, ?)", (*self.model, rows.shape[1])
+            if self._model_id is None:  # (another process may have added the model meanwhile)
+                self._conn.execute(
+                    "INSERT OR IGNORE INTO models(name, version, dim) VALUES (?, ?, ?)", (*self.model, rows.shape[1])
                 )
-                self._model_id, self._dim = int(cur.lastrowid or 0), int(rows.shape[1])
+                self._model_id, self._dim = self._lookup_model()
+                if self._dim != rows.shape[1]:
+                    raise InvalidInput(f"These vectors have {rows.shape[1]} dimensions; the model's have {self._dim}.")
             self._conn.executemany(
                 "INSERT OR REPLACE INTO vectors(chunk_id, model, text_hash, scale, vec) VALUES (?, ?, ?, ?, ?)",
                 [(cid, self._model_id, h, s, v) for cid, h, s, v in records],

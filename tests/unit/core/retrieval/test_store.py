@@ -207,3 +207,16 @@ def test_kill_9_mid_batch_loses_at_most_that_batch(tmp_path: Path, when: str) ->
             hit, score = store.search(v, 1)[0]
             assert hit == cid and score > 0.99
         assert store.check() == []
+
+
+def test_a_full_disk_keeps_what_was_stored(tmp_path: Path) -> None:
+    from paperpilot.core.errors import DiskFull
+
+    with VectorStore(tmp_path / "v.sqlite", MODEL) as store:
+        store.add(items(range(1, 11)))
+        pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+        store._conn.execute(f"PRAGMA max_page_count={pages + 1}")  # SQLite's own "disk full"
+        with pytest.raises(DiskFull, match="disk is full"):
+            store.add(items(range(100, 2100)))
+        assert store.count() == 10 and store.search(unit(3), 1)[0][0] == 3
+        assert store.missing(range(100, 103)) == [100, 101, 102]
