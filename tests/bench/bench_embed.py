@@ -43,21 +43,33 @@ def load() -> str:
 
 
 def hotpot_paragraphs(limit: int = 5000) -> tuple[list[str], list[str]]:
-    paras: dict[str, None] = {}
+    paras, questions, _support = hotpot(limit)
+    return paras, questions
+
+
+def hotpot(limit: int = 5000) -> tuple[list[str], list[str], list[list[int]]]:
+    """HotpotQA's paragraphs (unique, in order), questions and each question's supporting
+    paragraphs (positions in the paragraph list)."""
+    paras: dict[str, int] = {}
     questions: list[str] = []
+    support: list[list[int]] = []
     with open(SHARED / "hotpotqa" / "hotpot_dev500.jsonl", encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
             questions.append(row.get("question") or row.get("question_text") or "")
+            support.append([])
             for p in row.get("contexts") or row.get("paragraphs") or []:
                 text = p.get("paragraph_text") or p.get("text") or ""
                 if isinstance(text, list):
                     text = " ".join(text)
                 if text:
-                    paras[f"{p.get('title', '')}. {text}"] = None
+                    key = f"{p.get('title', '')}. {text}"
+                    paras.setdefault(key, len(paras))
+                    if p.get("is_supporting"):
+                        support[-1].append(paras[key])
             if len(paras) >= limit:
                 break
-    return list(paras), [q for q in questions if q]
+    return list(paras), questions, support
 
 
 def passages_of_tokens(paras: list[str], n: int, tokens: int = 130) -> list[str]:
@@ -172,8 +184,10 @@ def bench_recall(n: int, nq: int) -> dict:  # type: ignore[type-arg]
     from paperpilot.core.retrieval import BundledEmbedder, VectorStore
     from paperpilot.core.retrieval.store import VectorItem
 
-    paras, questions = hotpot_paragraphs()
+    paras, questions, support = hotpot()
     paras, questions = paras[:n], questions[:nq]
+    # Questions whose supporting paragraphs are all among the passages embedded.
+    answerable = [(j, s) for j, s in enumerate(support[:nq]) if s and max(s) < n]
     emb = BundledEmbedder(threads=2)
     la = load()
     t = time.perf_counter()
@@ -187,6 +201,11 @@ def bench_recall(n: int, nq: int) -> dict:  # type: ignore[type-arg]
     with tempfile.TemporaryDirectory() as d, VectorStore(Path(d) / "v.sqlite", emb.model_key) as store:
         store.add([VectorItem(i, b"h" * 8, P[i]) for i in range(n)])
         int8_top = [[c for c, _ in store.search(Q[j], 10)] for j in range(nq)]
+        # What matters: the paragraphs that answer, found as often from int8 as from float32.
+        for k in (3, 6, 10):
+            f32 = [len(set(np.argsort(-(P @ Q[j]))[:k]) & set(s)) / len(s) for j, s in answerable]
+            i8 = [len({c for c, _ in store.search(Q[j], k)} & set(s)) / len(s) for j, s in answerable]
+            out[f"support@{k}_f32/int8"] = f"{np.mean(f32):.3f}/{np.mean(i8):.3f} (n={len(answerable)})"
     for name, tops in (("int8", int8_top), ("float16", f16_top)):
         out[f"recall@10_{name}"] = float(np.mean([len(set(exact[j]) & set(tops[j])) / 10 for j in range(nq)]))
         out[f"top1_{name}"] = float(np.mean([exact[j][0] == tops[j][0] for j in range(nq)]))
