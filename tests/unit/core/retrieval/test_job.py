@@ -162,3 +162,20 @@ def test_after_a_kill_only_the_missing_chunks_are_embedded(tmp_path: Path) -> No
         result = EmbeddingJob(store, emb, source(many(400)), batch_size=50).run()
         assert result.embedded == 400 - stored == len(emb.texts)
         assert store.count() == 400 and store.missing(range(1, 401)) == []
+
+
+def test_through_an_endpoint_a_failure_keeps_the_batches_done(tmp_path: Path) -> None:
+    from paperpilot.core.retrieval import EmbeddingError, EndpointEmbedder
+    from tests.fakes.embeddings_server import EmbeddingsServer
+
+    with EmbeddingsServer(dim=16) as server:
+        emb = EndpointEmbedder(server.url, "nomic-embed-text", batch_size=5)
+        with VectorStore(tmp_path / "v.sqlite", emb.model_key) as store:
+            server.fail = [None, None, 503]  # the third batch fails
+            with pytest.raises(EmbeddingError, match="HTTP 503"):
+                EmbeddingJob(store, emb, source(many(30)), batch_size=5).run()
+            assert store.count() == 10
+            result = EmbeddingJob(store, emb, source(many(30)), batch_size=5).run()
+            assert (result.embedded, store.count()) == (20, 30)
+            assert store.search(emb.embed_query("Passage 7 says something"), 1)
+        emb.close()
