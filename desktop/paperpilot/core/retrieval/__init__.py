@@ -16,7 +16,7 @@ from .embedder import (
     bundled_embedder,
 )
 from .job import SKIP_KINDS, Chunk, EmbeddingJob, JobResult
-from .store import VectorStore, text_hash
+from .store import VectorItem, VectorStore, VectorStoreError, VectorStoreFull, text_hash
 
 __all__ = [
     "SKIP_KINDS",
@@ -27,7 +27,10 @@ __all__ = [
     "EmbeddingJob",
     "EndpointEmbedder",
     "JobResult",
+    "VectorItem",
     "VectorStore",
+    "VectorStoreError",
+    "VectorStoreFull",
     "bundled_embedder",
     "text_hash",
 ]
