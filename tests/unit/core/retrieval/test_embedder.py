@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -164,6 +165,7 @@ def test_endpoint_needs_a_model_name() -> None:
 def test_the_thread_count_is_set_per_call() -> None:
     """threads=1 starts no OpenMP worker; threads=2 then starts one (a fresh process: the pool
     is made on first use)."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     code = (
         "import os\n"
         "from paperpilot.core.retrieval import BundledEmbedder\n"
@@ -171,8 +173,10 @@ def test_the_thread_count_is_set_per_call() -> None:
         "e = BundledEmbedder(threads=1); e.load(); base = tasks()\n"
         "e.embed_passages(['a sentence to embed, long enough to be split'] * 4); one = tasks()\n"
         "e.threads = 2; e.embed_passages(['another sentence'] * 4); two = tasks()\n"
-        "print(base, one, two)\n"
+        "print(base, one, two, int('OMP_WAIT_POLICY' in os.environ))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
-    base, one, two = map(int, out.stdout.split())
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                         env=env)  # fmt: skip
+    base, one, two, leaked = map(int, out.stdout.split())
     assert one == base and two == base + 1
+    assert not leaked  # the passive wait policy is for the engine, not for child processes
