@@ -220,3 +220,15 @@ def test_a_full_disk_keeps_what_was_stored(tmp_path: Path) -> None:
             store.add(items(range(100, 2100)))
         assert store.count() == 10 and store.search(unit(3), 1)[0][0] == 3
         assert store.missing(range(100, 103)) == [100, 101, 102]
+
+
+def test_the_numpy_fallback_ranks_as_numkong_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paperpilot.core.retrieval import store as store_module
+
+    rng = np.random.default_rng(5)
+    rows = rng.integers(-127, 128, (5000, 48), dtype=np.int8)
+    q8 = rows[17]
+    fast = store_module._int8_dots(rows, q8, 1)
+    monkeypatch.setitem(sys.modules, "numkong", None)  # as if it were not installed
+    slow = store_module._int8_dots(rows, q8, 1)
+    assert np.array_equal(fast, slow) and int(np.argmax(fast)) == 17
