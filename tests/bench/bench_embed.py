@@ -272,6 +272,13 @@ def bench_scale(n: int, real: np.ndarray, threads_list: tuple[int, ...] = (1, 2)
                 lat.append((time.perf_counter() - t) * 1e3)
                 cpu.append((time.process_time() - p) * 1e3)
             res["p50_ms"], res["p95_ms"] = percentile(lat, 50), percentile(lat, 95)
+            # the int8 store's top 10 against float32 brute force over the same vectors
+            recall = []
+            for q in qs[:20]:
+                qn = q / np.linalg.norm(q)
+                exact = set(np.argpartition(-(vecs @ qn), 10)[:10] + 1)
+                recall.append(len(exact & {c for c, _ in store.search(q, 10)}) / 10)
+            res["recall@10"] = float(np.mean(recall))
             res["cpu_p50_ms"], res["cpu_p95_ms"] = percentile(cpu, 50), percentile(cpu, 95)
             lat = []
             for q in qs[:20]:
