@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from paperpilot import cli
-from paperpilot.ui import app as app_module
+from paperpilot.ui import application as app_module
 from paperpilot.ui.resources import app_icon, resources_dir, sample_library_dir
 
 

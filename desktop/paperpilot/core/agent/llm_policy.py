@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationErr
 
 from ..llm.client import ChatReply, LLMCancelled, LLMClient, LLMError, Message
 from ..text.language import detect_language, has_cjk, query_terms
+from ..text.messages import Message as Said
+from ..text.messages import msg
 from .actions import Action, Answer, Decision, PassageRef, Read, Search
 from .events import HitView, PassageView, Usage
 from .extractive import extractive_answer
@@ -437,7 +439,7 @@ class LLMPolicy:
             if step is not None:
                 return step
         usage = Usage()
-        warnings: list[tuple[str, str]] = []
+        warnings: list[tuple[str, str | Said]] = []
         infos: list[tuple[str, str]] = []
         first_call = state.round <= 1 or (self.economy and state.round <= 3)
         if self.plan and first_call and not state.plan and is_complex(state.question):
@@ -447,7 +449,7 @@ class LLMPolicy:
         parsed = parse_reply(reply.content)
         if parsed is None:
             warnings.append(
-                ("malformed_reply", f"the model's reply is not a valid action: {_excerpt(reply.content)!r}")
+                ("malformed_reply", msg("policy.malformed_reply", excerpt=_excerpt(reply.content)))
             )
             step = self._fallback(state, "malformed reply")
             step.usage.add(usage)
@@ -586,8 +588,7 @@ class LLMPolicy:
         except ValidationError:
             quotes = None
         if quotes is None:
-            step.warnings.append(("quote_check", "the model's quotes did not parse; every claim is still "
-                                  f"checked against its passages: {_excerpt(reply.content)!r}"))  # fmt: skip
+            step.warnings.append(("quote_check", msg("quote.unparsed", excerpt=_excerpt(reply.content))))
             return
         dropped: set[tuple[int, int]] = set()
         bridges = Bridges()
@@ -597,8 +598,8 @@ class LLMPolicy:
                     if _squash(q.quote) in _squash(state.passages[r].text)]  # fmt: skip
             if not good:
                 dropped.add((pi, si))
-                why = f"its quote {mine[0].quote[:60]!r} is not in {', '.join(refs)}" if mine else "no quote was given"
-                step.warnings.append(("quote_check", f"claim dropped: {claim_text(text)[:80]!r} ({why})"))
+                why = msg("quote.not_in", quote=mine[0].quote[:60], refs=", ".join(refs)) if mine else msg("quote.none")
+                step.warnings.append(("quote_check", msg("quote.claim_dropped", claim=claim_text(text)[:80], why=why)))
                 continue
             for q, r in good:
                 if q.term.strip() and q.passage_word.strip() and bridges.add_quoted(
@@ -772,7 +773,7 @@ class LLMPolicy:
             raise PolicyFailure(str(e)) from e
 
     def _make_plan(
-        self, state: AgentState, usage: Usage, warnings: list[tuple[str, str]], infos: list[tuple[str, str]]
+        self, state: AgentState, usage: Usage, warnings: list[tuple[str, str | Said]], infos: list[tuple[str, str]]
     ) -> None:
         msgs: list[Message] = [
             {"role": "system", "content": PLAN_SYSTEM_PROMPT},
@@ -793,7 +794,7 @@ class LLMPolicy:
         subs = list(dict.fromkeys(subs))[:4]
         if not subs:
             warnings.append(
-                ("malformed_plan", f"the model gave no usable sub-questions: {_excerpt(reply.content)!r}")
+                ("malformed_plan", msg("policy.malformed_plan", excerpt=_excerpt(reply.content)))
             )
             return
         state.plan = subs

@@ -267,6 +267,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "the answer could not be written ({why}); answering from the passages read",
         "无法写出答案（{why}）；改为根据读过的段落作答",
     ),
+    "policy.malformed_reply": ("the model's reply is not a valid action: {excerpt!r}", "模型的回复不是有效的动作：{excerpt!r}"),
+    "policy.malformed_plan": ("the model gave no usable sub-questions: {excerpt!r}", "模型没有给出可用的子问题：{excerpt!r}"),
+    "quote.unparsed": (
+        "the model's quotes did not parse; every claim is still checked against its passages: {excerpt!r}",
+        "模型给出的引文无法解析；每个论断仍会与其引用的段落核对：{excerpt!r}",
+    ),
+    "quote.claim_dropped": ("claim dropped: {claim!r} ({why})", "论断已删除：{claim!r}（{why}）"),
+    "quote.not_in": ("its quote {quote!r} is not in {refs}", "其引文 {quote!r} 不在 {refs} 中"),
+    "quote.none": ("no quote was given", "没有给出引文"),
+    "search.repeated": (
+        "The query {query!r} was already tried; use different words (see candidate keywords).",
+        "查询 {query!r} 已经试过；请换用其他词（参见候选关键词）。",
+    ),
+    "notes.refused": (
+        "Notes are written only when the user asks to remember or save something; not written.",
+        "只有在用户要求记住或保存某事时才会写笔记；未写入。",
+    ),
     "trace.not_an_answer": (
         "the policy was asked for an answer and chose another action",
         "要求策略给出答案，它却选择了另一个操作",

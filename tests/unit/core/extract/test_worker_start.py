@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from paperpilot.core.extract import workers
+from paperpilot.core.extract import worker_processes as workers
 from paperpilot.core.extract.worker_processes import ExtractionPool
 from paperpilot.core.models import Extracted
 from tests.fixtures import pdfs

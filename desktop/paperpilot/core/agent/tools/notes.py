@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
+from ...text.messages import msg
 from ..events import Info, PassageView, ToolResult, Warning
 from ..intent import asks_to_remember
 from ..state import AgentState, note_pool
@@ -67,14 +68,16 @@ class NotesTool(Tool):
         if notes is None:
             st.last_observation = "This library keeps no notes."
         elif not any(d.doc_id == a.doc_id for d in run.pool.list_documents()):
-            st.last_observation = f"No document with id {a.doc_id}."
-            extra.append(Warning(round=st.round, elapsed_ms=run.ms(), code="bad_notes", message=st.last_observation))
+            said = msg("read.no_document", doc_id=a.doc_id)
+            st.last_observation = said.text()
+            extra.append(Warning(round=st.round, elapsed_ms=run.ms(), code="bad_notes", message=said.text(), msg=said))
         elif a.text is not None:
             if not asks_to_remember(st.question):
-                msg = "Notes are written only when the user asks to remember or save something; not written."
-                st.notices.append(msg)
-                st.last_observation = msg
-                extra.append(Warning(round=st.round, elapsed_ms=run.ms(), code="notes_refused", message=msg))
+                said = msg("notes.refused")
+                st.notices.append(said.text())
+                st.last_observation = said.text()
+                extra.append(Warning(round=st.round, elapsed_ms=run.ms(), code="notes_refused", message=said.text(),
+                                     msg=said))  # fmt: skip
             else:
                 old = notes.get_note(a.doc_id)
                 text = a.text.strip()

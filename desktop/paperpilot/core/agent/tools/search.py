@@ -10,6 +10,7 @@ from pydantic import Field, field_validator
 
 from ...text.kinds import SEARCH_KINDS, parse_kinds
 from ...text.language import query_terms
+from ...text.messages import msg
 from ..events import HitView, ToolResult, Warning
 from ..report import one_line
 from ..state import SectionPool, section_pool
@@ -122,13 +123,13 @@ class SearchTool(Tool):
         assert isinstance(args, Search)
         a, st = args, run.state
         if st.tried(a.query):
-            msg = f"The query {a.query!r} was already tried; use different words (see candidate keywords)."
-            st.notices.append(msg)
-            st.last_observation = msg
+            said = msg("search.repeated", query=a.query)
+            st.notices.append(said.text())
+            st.last_observation = said.text()
             st.summary.append(f"R{st.round}: repeated query {a.query!r} refused")
             return ToolOutput(
                 ToolResult(round=st.round, elapsed_ms=run.ms(), tool="search", query=a.query, note="refused: repeated query"),
-                [Warning(round=st.round, elapsed_ms=run.ms(), code="repeated_query", message=msg)],
+                [Warning(round=st.round, elapsed_ms=run.ms(), code="repeated_query", message=said.text(), msg=said)],
             )
         t = time.perf_counter()
         st.queries_tried.append(a.query)
