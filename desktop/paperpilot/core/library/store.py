@@ -283,7 +283,7 @@ def _doc_from_row(r: Sequence[Any]) -> DocumentInfo:
 
 def _error_msg(raw: str) -> Message | None:
     try:
-        return Message.model_validate_json(raw)
+        return Message.from_json(raw)
     except ValueError:  # written by another version: the words in ``error`` stand
         return None
 
@@ -547,7 +547,7 @@ class Store:
                 c.execute(
                     "INSERT INTO import_messages (doc_id, message) VALUES (?, ?)"
                     " ON CONFLICT(doc_id) DO UPDATE SET message=excluded.message",
-                    (doc_id, said.model_dump_json()),
+                    (doc_id, said.to_json()),
                 )
             return doc_id
 

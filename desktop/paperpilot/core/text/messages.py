@@ -16,9 +16,11 @@ Quoted words, names and numbers are parameters and stay as given.
 from __future__ import annotations
 
 import string
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 Language = Literal["en", "zh"]
 
@@ -28,20 +30,23 @@ LANGUAGE_NAMES: dict[str, dict[str, str]] = {
 }
 
 
-class Message(BaseModel):
+@dataclass(frozen=True)
+class Message:
     """One thing core says: a catalogued ``code`` and its named parameters.
 
     ``lang`` is the language core writes it in where it fills a plain-text field (a result's
     ``missing`` or ``confidence_notes``, for the CLI and JSON output): the question's language,
     or English for what core always says in English. A front end renders the code in its own
     interface language instead.
-    """
 
-    model_config = ConfigDict(frozen=True)
+    A plain dataclass, not a pydantic model: an extraction worker raises import failures as
+    messages, and importing pydantic would add ~0.1 s to every worker's start. Pydantic models
+    that carry one (events, results) validate and serialise it all the same.
+    """
 
     code: str
     # A parameter may itself be a message ("stopped by the user {during}"), said in the same language.
-    params: dict[str, str | int | float | list[str] | Message | list[Message]] = Field(default_factory=dict)
+    params: dict[str, str | int | float | list[str] | Message | list[Message]] = field(default_factory=dict)
     lang: Language = "en"
 
     def text(self, language: str | None = None) -> str:
@@ -51,11 +56,26 @@ class Message(BaseModel):
     def __str__(self) -> str:
         return self.text()
 
+    def to_json(self) -> str:
+        """The message as JSON (parameters, nested messages and all)."""
+        return _adapter().dump_json(self).decode()
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> Message:
+        """A message from ``to_json``'s text (``ValueError`` when it is not one)."""
+        return _adapter().validate_json(raw)
+
     def __hash__(self) -> int:  # the parameters' lists and dict are not hashable themselves
         return hash((self.code, self.lang, repr(sorted(self.params.items()))))
 
 
 Param = str | int | float | list[str] | Message | list[Message]
+
+
+def _adapter() -> TypeAdapter[Message]:
+    from pydantic import TypeAdapter  # only where a message is stored: never in an extraction worker
+
+    return TypeAdapter(Message)
 
 
 def msg(code: str, lang: Language = "en", /, **params: Param) -> Message:

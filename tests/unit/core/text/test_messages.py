@@ -37,7 +37,8 @@ def test_a_message_renders_and_round_trips() -> None:
     assert m.text("zh") == m.text() == "你的文献库里没有关于“quantum gravity”、“Marlow”的内容"
     nested = msg("trace.cancelled", during=msg("during.before_round", n=2), n=3)
     assert nested.text("zh") == "在第 2 轮之前被用户停止；保留目前读过的 3 个段落"
-    back = TypeAdapter(Message).validate_json(nested.model_dump_json())
+    back = TypeAdapter(Message).validate_json(nested.to_json())
+    assert Message.from_json(nested.to_json()) == nested
     assert back == nested and back.text("en") == "stopped by the user before round 2; keeping the 3 passage(s) read so far"
     # Results and events carry them through JSON (the conversation store, --json traces).
     r = Result(question="q", status=Status.PARTIAL, answer="a", missing=[m.text()], missing_codes=[m])
