@@ -19,7 +19,7 @@ from .compare import Comparison, Value, comparison, is_demonym, side_value, verd
 from .events import PassageView
 from .injection import is_instruction
 from .router import is_complex
-from .state import AgentState, PolicyStep
+from .state import AgentState, PolicyStep, dictionary_terms
 from .sufficiency import CAUSE, has_relation
 
 
@@ -47,6 +47,16 @@ def question_terms(question: str) -> list[str]:
             pieces = [x for x in _ZH_GLUE.split(part) if x.strip()] if has_cjk(part) else [part]
             out.extend(x for x in pieces if x not in out and (len(x) > 1 or not has_cjk(x)))
     return out or query_terms(question)
+
+
+def answer_terms(state: AgentState) -> list[str]:
+    """The question's terms as the passages may write them: across languages (the loop bridged
+    the question through the dictionary), its Chinese words give way to their English senses."""
+    terms = question_terms(state.question)
+    bridged = dictionary_terms(state)
+    if not bridged:
+        return terms
+    return [t for t in terms if not has_cjk(t)] + [t.lower() for t in bridged]
 
 
 def _share(terms: list[str], text_lower: str) -> float:
@@ -118,7 +128,7 @@ def _contexts(state: AgentState) -> list[_Context]:
     Temple as Corliss Archer" for a question about Corliss Archer). The passage title counts
     as part of each sentence because it is usually the sentence's implied subject.
     """
-    terms = question_terms(state.question)
+    terms = answer_terms(state)
     out: list[_Context] = []
     for p in state.passages.values():
         # The section heading is part of what a sentence is about ("Limitations", "Results").
@@ -152,7 +162,7 @@ def extractive_answer(
     if contexts is None:
         contexts = _contexts(state)
     a = analysis if analysis is not None else analyze(state.question)
-    terms = question_terms(state.question)
+    terms = answer_terms(state)
     # A sentence addressed to an AI ("ignore previous instructions …") is not evidence of
     # anything the question asks; quoting it would pass the injection on to the reader.
     contexts = [c for c in contexts if c.text.strip()]

@@ -255,6 +255,7 @@ def assess(
                 alt = set(alternatives)
                 for w in stems(part.text):
                     alt |= bridges.alternatives(w)
+                alt |= bridges.in_phrase(part.text)  # a Chinese concept's dictionary words
                 cov = bool(alt & text_stems)
 
         elif part.kind == "number":
