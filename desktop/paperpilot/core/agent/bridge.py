@@ -18,7 +18,7 @@ from ..text.bilingual import Dictionary, dictionary
 from ..text.language import STOPWORDS, ZH_STOPWORDS, has_cjk
 from .analysis import QuestionAnalysis
 from .analysis_zh import is_task_phrase
-from .lexicon import EN_TASK_WORDS, ZH_GENERIC, ZH_QUESTION_WORDS, ZH_TASK_WORDS
+from .lexicon import EN_TASK_WORDS, ZH_GENERIC, ZH_MEASURE, ZH_QUESTION_WORDS, ZH_TASK_WORDS
 
 WHY = "dictionary"  # the reason recorded with each pair in ``AgentState.bridge_terms``
 _PER_TERM = 3  # dictionary senses searched per Chinese word
@@ -26,6 +26,7 @@ _PER_TERM = 3  # dictionary senses searched per Chinese word
 _VAGUE = frozenset(
     ["number", "amount", "somewhat", "what number", "how much", "how many", "thing", "matter", "way"]
 )
+_COUNTED = re.compile(rf"(?:多少|几)[{ZH_MEASURE}]?([\u4e00-\u9fff]{{2,4}})")
 _NOT_BRIDGED = ZH_TASK_WORDS | frozenset(ZH_QUESTION_WORDS) | ZH_STOPWORDS
 
 
@@ -51,9 +52,15 @@ class Bridged:
 
     def alternatives(self, concept: str) -> list[str]:
         """Every candidate word for ``concept`` (or for a word of it)."""
-        return [
-            a for w, alts in self.pairs if w == concept or self.concept_of.get(w) == concept for a in alts
-        ]
+        return [a for group in self.groups(concept) for a in group]
+
+    def groups(self, concept: str) -> list[list[str]]:
+        """The candidates of each word of ``concept``: the concept is in a text when every group
+        is (量子计算机 needs "quantum" and "computer", not either). A generic word (方法, 问题)
+        counts only when the concept has nothing else."""
+        words = [(w, alts) for w, alts in self.pairs if w == concept or self.concept_of.get(w) == concept]
+        specific = [alts for w, alts in words if w not in ZH_GENERIC]
+        return specific or [alts for _, alts in words]
 
     def records(self) -> list[tuple[str, str, str]]:
         """The pairs as ``AgentState.bridge_terms`` entries: (question's word, documents' word, why)."""
@@ -97,6 +104,13 @@ def bridge_zh(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridge
                 found = True
         if not found:
             out.unbridged.append(c)
+    # "多少篇论文": the counted thing is what the answer's number counts, even when it is a word
+    # about the task: searched and accepted as a bridge, never a concept the library must hold.
+    for m in _COUNTED.finditer(analysis.question):
+        for w in d.segment(m.group(1))[:1]:
+            senses = _senses(d, w)
+            if senses and w not in out.concept_of and all(w != x for x, _ in out.pairs):
+                out.pairs.append((w, senses[:1]))
     return out
 
 

