@@ -263,8 +263,8 @@ def assess(
                 zh = bridges.in_phrase(part.text)
                 specific = [alts for w, alts in zh.items() if w not in ZH_GENERIC] or list(zh.values())
                 if specific:
-                    n = sum(bool(alts & text_stems) for alts in specific)
-                    cov = cov or n == len(specific) or (len(specific) >= 3 and n * 2 > len(specific))
+                    held = sum(bool(alts & text_stems) for alts in specific)
+                    cov = cov or held == len(specific) or (len(specific) >= 3 and held * 2 > len(specific))
 
         elif part.kind == "number":
             cov = part.text.replace(",", "") in all_text.replace(",", "")
