@@ -22,6 +22,7 @@ from .lexicon import EN_TASK_WORDS, ZH_GENERIC, ZH_MEASURE, ZH_QUESTION_WORDS, Z
 
 WHY = "dictionary"  # the reason recorded with each pair in ``AgentState.bridge_terms``
 _PER_TERM = 3  # dictionary senses searched per Chinese word
+_EN_PER_TERM = 6  # Chinese words per English word: the reverse lookup cannot tell the common one
 # Senses that are grammar, not subject matter: a question word's "how many", "number".
 _VAGUE = frozenset(
     ["number", "amount", "somewhat", "what number", "how much", "how many", "thing", "matter", "way"]
@@ -41,6 +42,9 @@ class Bridged:
     # The concept each bridged word came from ("方法解析" for 解析): the coverage check's part.
     concept_of: dict[str, str] = field(default_factory=dict)
     unbridged: list[str] = field(default_factory=list)  # concepts the dictionary has no word for
+    # English → Chinese candidates are many and unranked by use: a concept counts as present in
+    # the library when any of its words is, never absent on the dictionary's guesswork.
+    lenient: bool = False
 
     def terms(self, per_term: int = 1) -> list[str]:
         """Search terms: the as-written ones, then up to ``per_term`` senses of each bridged word
@@ -60,7 +64,8 @@ class Bridged:
         counts only when the concept has nothing else."""
         words = [(w, alts) for w, alts in self.pairs if w == concept or self.concept_of.get(w) == concept]
         specific = [alts for w, alts in words if w not in ZH_GENERIC]
-        return specific or [alts for _, alts in words]
+        groups = specific or [alts for _, alts in words]
+        return [[a for g in groups for a in g]] if self.lenient and groups else groups
 
     def records(self) -> list[tuple[str, str, str]]:
         """The pairs as ``AgentState.bridge_terms`` entries: (question's word, documents' word, why)."""
@@ -118,14 +123,14 @@ def bridge_en(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridge
     """Chinese search terms for an English question over Chinese papers: names stay as written,
     each concept word (or the whole phrase) maps to the Chinese words whose first senses it is."""
     d = d if d is not None else dictionary()
-    out = Bridged(as_written=[e for e in analysis.entities])
+    out = Bridged(as_written=list(analysis.entities), lenient=True)
     for c in analysis.concepts:
         words = [c] if d.chinese(c) else [w for w in c.split() if w.lower() not in STOPWORDS]
         found = False
         for w in words:
             if w.lower() in EN_TASK_WORDS or w in out.concept_of:
                 continue
-            zh = [z for z in d.chinese(w) if len(z) >= 2][:_PER_TERM]
+            zh = d.chinese(w)[:_EN_PER_TERM]
             if zh:
                 out.pairs.append((w, zh))
                 out.concept_of[w] = c

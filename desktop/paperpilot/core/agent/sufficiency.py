@@ -256,7 +256,8 @@ def assess(
                 alt = set(alternatives)
                 for w in stems(part.text):
                     alt |= bridges.alternatives(w)
-                cov = bool(alt & text_stems)
+                # (A Chinese word for an English concept has no stem: it is found as written.)
+                cov = bool(alt & text_stems) or any(has_cjk(x) and x in all_text for x in alt)
                 # A Chinese concept through the dictionary: its words must be there — both of
                 # two (量子计算机 is not covered by "computer" alone), most of a longer phrase, as
                 # for an English one; a generic word (方法) counts only alone.

