@@ -256,12 +256,62 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
     papers.close()
 
 
+ZH = Path(__file__).resolve().parent / "data" / "zh_questions.jsonl"
+
+
+def zh(home: Path) -> None:
+    """Chinese questions over the three English papers only (so every question is cross-language),
+    offline: held-out first. Answerable ones should cite their paper; unanswerable ones (the
+    paper is there, the fact is not) should not be answered; out-of-library ones insufficient.
+    Half the set (split "heldout") is never used to tune anything."""
+    from paperpilot.core.agent.events import Finished
+    from paperpilot.core.agent.loop import AgentOptions, run_agent
+    from paperpilot.core.evaluation.hotpotqa import contains_answer
+    from paperpilot.core.library import Library
+    from paperpilot.core.settings.paths import app_paths
+
+    items = [json.loads(line) for line in ZH.read_text(encoding="utf-8").splitlines() if line.strip()]
+    shared = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED))
+    papers = Library(app_paths(home / "zh-papers"))
+    papers.import_paths([shared / "pdfs"])
+    for split in ("heldout", "dev"):
+        rows = []
+        for it in [i for i in items if i["split"] == split]:
+            result = None
+            for ev in run_agent(it["question"], papers, Session(home).make_policy("offline"), AgentOptions(mode="auto")):
+                if isinstance(ev, Finished):
+                    result = ev.result
+            assert result is not None
+            cited = [e.title for e in result.evidence]
+            key = all(any(t.lower().startswith(s.lower()) for t in cited) for s in it["supporting"])
+            # The key passage: a phrase it holds (hyphenation and line breaks of the PDF aside).
+            flat = " ".join(" ".join(e.text.replace("\u00ad", "").replace("\ufffe", "").split()) for e in result.evidence).lower()
+            key = key and (not it.get("key") or it["key"].lower() in flat)
+            right = contains_answer(result.answer, it["answers"]) if it["answers"] else True
+            status = result.status.value
+            ok = {"answerable": key and right and status in ("answered", "partial", "truncated"),
+                  "unanswerable": status != "answered",
+                  "out_of_library": status == "insufficient_evidence"}[it["group"]]  # fmt: skip
+            rows.append((it, result, ok))
+        print(f"\n## Chinese questions over English papers, {split} ({len(rows)} questions, offline)\n")
+        for g in ("answerable", "unanswerable", "out_of_library"):
+            rs = [r for r in rows if r[0]["group"] == g]
+            count = {st: sum(r[1].status.value == st for r in rs) for st in ("answered", "partial", "insufficient_evidence", "truncated")}
+            extra = f", key passage cited {sum(r[2] for r in rs)}" if g == "answerable" else f", right {sum(r[2] for r in rs)}"
+            print(f"{g} (n={len(rs)}): " + ", ".join(f"{k} {v}" for k, v in count.items() if v) + extra)
+        print(f"'needs a language model' answers: {sum('语言模型' in r[1].answer for r in rows)}")
+        for it, r, ok in rows:
+            print(f"  {it['id']} {it['group'][:5]:5} {r.status.value:21} {'✓' if ok else ' '} {it['question'][:40]} → {' '.join(r.answer.split())[:90]}")
+    papers.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--splits", default="tune,heldout")
     ap.add_argument("--policies", default="offline,llm")
     ap.add_argument("--fit", action="store_true")
     ap.add_argument("--extra", action="store_true", help="run the hand-written set (bench_extra.py) instead")
+    ap.add_argument("--zh", action="store_true", help="run the Chinese-question split over the English papers")
     ap.add_argument("--json", type=Path, help="write the reports here (one JSON object per run)")
     args = ap.parse_args()
     if not DATASET.exists():
@@ -272,6 +322,9 @@ def main() -> None:
             fit(home)
             return
         reports = []
+        if args.zh:
+            zh(home)
+            return
         if args.extra:
             with ScriptedServer() as srv:
                 extra(home, args.policies.split(","), srv)

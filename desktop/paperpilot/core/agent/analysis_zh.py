@@ -14,6 +14,7 @@ from .lexicon import (
     ZH_PARTICLES,
     ZH_PROTECTED,
     ZH_QUESTION_WORDS,
+    ZH_TASK_WORDS,
     ZH_VERBS,
 )
 
@@ -21,6 +22,16 @@ _ZH_GLUE = re.compile(
     "|".join(sorted((re.escape(w) for w in (*ZH_QUESTION_WORDS, *ZH_VERBS)), key=len, reverse=True))
     + f"|(?:多少|哪|[{ZH_DEMONSTRATIVE}{ZH_NUMERAL}]+)[{ZH_MEASURE}]|[{ZH_PARTICLES}]"
 )
+
+
+_ZH_TASK = re.compile("|".join(sorted(map(re.escape, ZH_TASK_WORDS), key=len, reverse=True)))
+
+
+def is_task_phrase(concept: str) -> bool:
+    """A phrase made only of words about the library or the task (总结这些论文, 研究方向, 库中):
+    what the user wants done, not what the papers must be about."""
+    rest = _ZH_TASK.sub("", concept)
+    return len(rest) <= 1 and rest != concept
 
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -35,7 +46,8 @@ def zh_concepts(text: str) -> list[str]:
     Latin-script terms count whole (LoopAgent, RAG, S2ORC); each Chinese run is cut at function
     words, question words, demonstrative/numeral + measure words and relation verbs; what is
     left and is at least two characters long is a concept. Generic words (论文, 方法, 问题 …)
-    are kept but marked non-key by ``analyze``.
+    are kept but marked non-key by ``analyze``; words about the library or the task itself
+    (论文, 库中, 这些, 总结 …) are no concepts at all.
     """
     out: list[str] = []
     spans: list[tuple[int, str]] = []
@@ -64,7 +76,7 @@ def zh_concepts(text: str) -> list[str]:
     spans.sort()
     for _, w in spans:
         w = w.strip()
-        if w and w not in ZH_STOPWORDS and w not in out:
+        if w and w not in ZH_STOPWORDS and w not in out and not is_task_phrase(w):
             out.append(w)
     return out
 

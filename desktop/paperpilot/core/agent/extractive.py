@@ -19,7 +19,7 @@ from .compare import Comparison, Value, comparison, is_demonym, side_value, verd
 from .events import PassageView
 from .injection import is_instruction
 from .router import is_complex
-from .state import AgentState, PolicyStep
+from .state import AgentState, PolicyStep, dictionary_terms
 from .sufficiency import CAUSE, has_relation
 
 
@@ -47,6 +47,22 @@ def question_terms(question: str) -> list[str]:
             pieces = [x for x in _ZH_GLUE.split(part) if x.strip()] if has_cjk(part) else [part]
             out.extend(x for x in pieces if x not in out and (len(x) > 1 or not has_cjk(x)))
     return out or query_terms(question)
+
+
+def answer_terms(state: AgentState) -> list[str]:
+    """The question's terms as the passages may write them: across languages (the loop bridged
+    the question through the dictionary), its Chinese words give way to their English senses."""
+    terms = question_terms(state.question)
+    bridged = dictionary_terms(state)
+    if not bridged:
+        return terms
+    return [t for t in terms if not has_cjk(t)] + [t.lower() for t in bridged]
+
+
+def asked_text(state: AgentState) -> str:
+    """The question with the dictionary's words for it: what a counted noun is matched against
+    ("多少篇论文" counts "papers")."""
+    return " ".join([state.question, *dictionary_terms(state)])
 
 
 def _share(terms: list[str], text_lower: str) -> float:
@@ -118,7 +134,7 @@ def _contexts(state: AgentState) -> list[_Context]:
     Temple as Corliss Archer" for a question about Corliss Archer). The passage title counts
     as part of each sentence because it is usually the sentence's implied subject.
     """
-    terms = question_terms(state.question)
+    terms = answer_terms(state)
     out: list[_Context] = []
     for p in state.passages.values():
         # The section heading is part of what a sentence is about ("Limitations", "Results").
@@ -152,7 +168,7 @@ def extractive_answer(
     if contexts is None:
         contexts = _contexts(state)
     a = analysis if analysis is not None else analyze(state.question)
-    terms = question_terms(state.question)
+    terms = answer_terms(state)
     # A sentence addressed to an AI ("ignore previous instructions …") is not evidence of
     # anything the question asks; quoting it would pass the injection on to the reader.
     contexts = [c for c in contexts if c.text.strip()]
@@ -165,7 +181,7 @@ def extractive_answer(
     chosen: list[_Context] = []
     q_norm = _norm(state.question)
     # The sentence that fills the asked slot (a definition, a count, a date) leads.
-    slots = _slot_sentences(a, contexts)
+    slots = _slot_sentences(a, contexts, asked_text(state))
     for c in slots:
         if c not in chosen:
             chosen.append(c)
@@ -349,7 +365,7 @@ def _defines(subject: str, c: _Context) -> bool:
     return re.search(pattern, c.text, re.IGNORECASE) is not None
 
 
-def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Context]:
+def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context], asked: str = "") -> list[_Context]:
     """The best sentence for each typed slot of the question: a defining sentence about the
     subject for "what is X", a number next to the counted noun for "how many", a date for "when"."""
     subject = a.entities[0] if a.entities else (a.concepts[0] if a.concepts else "")
@@ -376,7 +392,7 @@ def _slot_sentences(a: QuestionAnalysis, contexts: list[_Context]) -> list[_Cont
             if t == "definition":
                 ok = _defines(subject, c)
             elif t in ("how_many", "how_much"):
-                ok = any(_with_counted_noun(m.group().split()[0], c.text[m.start() :], a.question, a.entities)
+                ok = any(_with_counted_noun(m.group().split()[0], c.text[m.start() :], asked or a.question, a.entities)
                          for m in _QUANTITY.finditer(c.text) if m.group().strip())  # fmt: skip
             elif t == "when":
                 ok = _DATE.search(c.text) is not None
@@ -521,7 +537,7 @@ def _direct_line(a: QuestionAnalysis, chosen: list[_Context], state: AgentState,
                 v = m.group().strip()
                 if v and v.split()[0] not in q_low and not re.fullmatch(r"(?:1[0-9]{3}|20[0-9]{2})[,.;:]?", v.split()[0]):
                     # A number with the noun the question counts beats a bare one (a footnote mark).
-                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], a.question, a.entities)
+                    span = _with_counted_noun(v.split()[0], c.text[m.start() :], asked_text(state), a.entities)
                     if span:
                         break
                     plain = plain or v

@@ -424,3 +424,19 @@ ZH_GENERIC = frozenset(
      # modifiers rather than concepts of their own
      "传统", "现有", "常见", "一般", "普通", "经典", "新型", "主流", "目前", "现在", "以往"]
 )  # fmt: skip
+
+
+# Words about the library or the task itself ("总结库中这些论文的研究进展"): never a concept the
+# library must mention, never missing from an answer, never bridged into a search term of its own.
+ZH_TASK_WORDS = frozenset(
+    ["论文", "文献", "文章", "本文", "研究", "库中", "库里", "文库", "文献库", "资料库", "这些", "那些", "进展",
+     "方向", "研究方向", "总结", "概括", "概述", "介绍", "综述", "内容", "资料", "我的", "提到", "讲了", "说了",
+     "相关", "有关", "关于", "主要", "一下", "请问", "告诉"]
+)  # fmt: skip
+
+
+# The English side of the same: words about the library or the task, never searched across languages.
+EN_TASK_WORDS = frozenset(
+    ["library", "paper", "papers", "article", "articles", "research", "study", "studies", "literature",
+     "document", "documents", "summary", "summarize", "summarise", "progress", "direction", "directions", "work", "works"]
+)  # fmt: skip

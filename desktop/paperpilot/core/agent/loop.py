@@ -21,6 +21,7 @@ from ..text.messages import Language, Message, msg
 from . import confidence as confidence_model
 from .actions import Answer, question_too_long
 from .analysis import QuestionAnalysis, analyze
+from .bridge import Bridged, bridge
 from .events import (
     ActionChosen,
     AnswerDrafted,
@@ -74,6 +75,16 @@ def _zh_probe(concept: str) -> str:
     return concept
 
 
+def _bridged_stat(groups: list[list[str]], raw: dict[str, int]) -> int:
+    """How many documents hold a concept bridged word by word (each group: one word's senses):
+    every word for two or fewer, most of them for a longer phrase (as the coverage check)."""
+    counts = sorted((max(raw.get(x, 0) for x in g) for g in groups), reverse=True)
+    if not counts:
+        return 0
+    need = len(counts) if len(counts) <= 2 else len(counts) // 2 + 1
+    return counts[need - 1]
+
+
 _NAMES_A_DOCUMENT = re.compile(
     r"\b(?:doc(?:ument)?|paper)\s*(?:#|no\.?\s*)?\d+\b|#\d+\b|\bnotes?\b|笔记|备注|(?:文献|文档|论文)\s*#?\d+",
     re.IGNORECASE,
@@ -119,6 +130,8 @@ class _Run:
         self.instructions: dict[str, list[Instruction]] = {}  # evidence id -> instructions found in it
         self.library_gaps: list[Message] = []  # key concepts no document mentions
         self.stats_info: Info | None = None
+        # Offline, a question in a language the library lacks: its terms through the dictionary.
+        self.bridged: Bridged | None = None
 
     def ms(self) -> float:
         return round((time.perf_counter() - self.t0) * 1000, 2)
@@ -335,8 +348,9 @@ class _Run:
                 missing.append(msg("missing.model", text=m.strip()))
         missing.extend(m for m in self.library_gaps if m not in missing)
         # Offline, a question in a language the library lacks is said to be so, plainly, first.
-        cross = self.cross_language_note() if st.cross_language and not model else None
+        cross = self.cross_language_note() if st.cross_language and not model and self.bridged is None else None
         cross_note = cross.text() if cross is not None else ""
+        quotes = self.quotes_note() if st.cross_language and not model and self.bridged is not None else None
         feats = self.features(a, v)
         conf = confidence_model.probability(feats, answer.confidence if model else None)
         yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
@@ -355,6 +369,11 @@ class _Run:
                 text += " (The draft answer cited no passage, so it was withheld.)"
             if cross is not None:
                 text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
+            elif quotes is not None and self.bridged is not None:
+                b = self.bridged
+                said = msg("library.bridge_not_found", quotes.lang,
+                           terms=[*b.as_written, *(w for w, _ in b.pairs)] or [st.question], searched=b.terms())  # fmt: skip
+                text, missing = f"{said.text()}\n\n{text}", [said, *missing]
             yield self.finish(Status.INSUFFICIENT, text, missing=missing or [self.asked()],
                               confidence=min(conf, 0.1), notes=notes or [msg("confidence.no_evidence")], parts=self.parts(a, v))  # fmt: skip
             return
@@ -371,6 +390,8 @@ class _Run:
             )
         if cross is not None:
             text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
+        elif quotes is not None:
+            text = f"{quotes.text()}\n{text}"
         yield self.finish(status, text, evidence=v.evidence, missing=missing, confidence=conf, notes=notes,
                           parts=self.parts(a, v))  # fmt: skip
 
@@ -455,11 +476,17 @@ class _Run:
         if _NAMES_A_DOCUMENT.search(self.state.question):
             return None  # "my notes on doc 3 …": about a document the user names, not the library at large
         key = a.key_concepts()
+        across: dict[str, list[list[str]]] = {}  # a key concept → its words' candidates, word by word
         if self.state.cross_language:
             # Words in a language the library is not written in occur in no document whatever it
-            # holds: only what the question writes in the library's script is looked up (names).
-            key = [k for k in key if searchable_across(k, a.language)]
-            if not key and not self.uses_model():
+            # holds: what the question writes in the library's script is looked up as written,
+            # the rest through the dictionary (offline) — with a model, the policy translates.
+            b = self.bridged
+            if b is not None:
+                across = {k: b.groups(k) for k in key if not searchable_across(k, a.language)}
+                across = {k: v for k, v in across.items() if v}
+            key = [k for k in key if searchable_across(k, a.language) or k in across]
+            if not key and b is not None and not b.terms():
                 note = self.cross_language_note()
                 return self.finish(Status.INSUFFICIENT, note.text(), missing=[note], confidence=0.01,
                                    notes=[msg("confidence.cross_language")], stop=note)  # fmt: skip
@@ -470,15 +497,17 @@ class _Run:
         # phrase things their own way.
         entities = set(a.entities)
         probe = list(dict.fromkeys(
-            [_zh_probe(k) if has_cjk(k) else k for k in key if k in entities or has_cjk(k)]
+            [_zh_probe(k) if has_cjk(k) else k for k in key if (k in entities or has_cjk(k)) and k not in across]
             + [w for k in key if k not in entities and not has_cjk(k) for w in k.split()]
+            + [x for k in key for group in across.get(k, ()) for x in group]
         ))  # fmt: skip
         try:
             raw = pool.concept_stats(probe)
         except Exception:  # a damaged index is the search's problem, not this check's
             return None
         stats = {
-            k: raw.get(_zh_probe(k), 0) if has_cjk(k) else raw.get(k, 0) if k in entities
+            k: _bridged_stat(across[k], raw) if k in across
+            else raw.get(_zh_probe(k), 0) if has_cjk(k) else raw.get(k, 0) if k in entities
             else max(raw.get(w, 0) for w in k.split())
             for k in key
         }  # fmt: skip
@@ -520,12 +549,37 @@ class _Run:
         # subject. Single words ("Beaver", "Discovery") are ambiguous: half of them must be absent.
         multi = [k for k in key if k in entities and (" " in k or has_cjk(k))]
         nothing = all(k in absent for k in multi) if multi else len(absent) * 2 >= len(key)
+        if nothing and across and all(k in across for k in absent):
+            # Said in the question's language, with the words actually searched.
+            said = msg("library.bridge_not_found", nothing_on.lang, terms=absent,
+                       searched=[x for k in absent for group in across[k] for x in group])  # fmt: skip
+            return self.finish(Status.INSUFFICIENT, said.text(), missing=[said], confidence=0.01,
+                               notes=[msg("confidence.key_absent")], stop=said)  # fmt: skip
         if nothing:
             said = msg("stop.nothing_on", nothing_on.lang, terms=absent)
             return self.finish(Status.INSUFFICIENT, said.text(), missing=[said], confidence=0.01,
                                notes=[msg("confidence.key_absent")], stop=said)  # fmt: skip
         self.library_gaps = [nothing_on]
         return None
+
+    def bridge_question(self) -> Iterator[Event]:
+        """Offline, for a question in a language the library lacks: the question's words in the
+        library's language through the bilingual dictionary, recorded as bridge terms (the
+        support check accepts them; the offline policy searches them)."""
+        try:
+            b = bridge(self.analysis)
+        except Exception as e:  # a damaged dictionary install: search the Latin-script words only
+            yield Warning(elapsed_ms=self.ms(), code="bridge", message=f"{type(e).__name__}: {e}")
+            return
+        self.bridged = b
+        for rec in b.records():
+            if rec not in self.state.bridge_terms:
+                self.state.bridge_terms.append(rec)
+        lang: Language = "zh" if self.analysis.language == "zh" else "en"
+        said = msg("library.bridged", lang, terms=[f"{w} → {' / '.join(alts)}" for w, alts in b.pairs] + b.as_written)
+        yield Info(elapsed_ms=self.ms(), code="bridge", message=said.text("en"), msg=said,
+                   data={"pairs": [[w, alts] for w, alts in b.pairs], "as_written": b.as_written,
+                         "unbridged": b.unbridged, "terms": b.terms()})  # fmt: skip
 
     def uses_model(self) -> bool:
         return getattr(self.policy, "name", "") == "llm"
@@ -537,8 +591,17 @@ class _Run:
         terms = [k for k in dict.fromkeys([*self.analysis.entities, *self.analysis.concepts])
                  if searchable_across(k, self.analysis.language)]  # fmt: skip
         lang: Language = "zh" if self.analysis.language == "zh" else "en"
+        b = self.bridged
+        if b is not None and not b.terms():
+            return msg("library.unbridged", lang, languages=shares,
+                       terms=b.unbridged or [*self.analysis.entities, *self.analysis.concepts] or [st.question])  # fmt: skip
         code = f"library.cross_language.{lang}" + ("" if terms else "_none")
         return msg(code, lang, languages=shares, terms=terms) if terms else msg(code, lang, languages=shares)
+
+    def quotes_note(self) -> Message:
+        """The line before an extract in another language than the question's: "以下引自英文文献："."""
+        lang: Language = "zh" if self.analysis.language == "zh" else "en"
+        return msg("answer.quotes_english" if lang == "zh" else "answer.quotes_chinese", lang)
 
     def forced_answer(self, why: Message, truncated: bool) -> Iterator[Event]:
         st = self.state
@@ -631,6 +694,8 @@ def run_agent(
                    + {"zh": "Chinese", "en": "English"}.get(a.language, a.language)
                    + (" — not a language of the library" if st.cross_language else ""),
                    data={"library": st.library_languages, "question": a.language, "cross_language": st.cross_language})  # fmt: skip
+    if st.cross_language and not run.uses_model():
+        yield from run.bridge_question()
     stop = run.library_check()
     if run.stats_info is not None:
         yield run.stats_info

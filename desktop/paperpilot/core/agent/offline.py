@@ -26,7 +26,7 @@ from .extractive import (
     title_core,
 )
 from .intent import asks_to_remember  # the notes tool enforces the same rule
-from .state import AgentState, PolicyStep, searchable_across
+from .state import AgentState, PolicyStep, dictionary_terms, searchable_across
 
 _MAX_QUERY_CHARS = 200  # well inside Search's limit; longer OR queries only add noise
 
@@ -246,6 +246,9 @@ class OfflinePolicy:
                 # No model to translate the question: search what it writes in the library's script.
                 a = run.analysis
                 terms = [t for t in dict.fromkeys([*a.entities, *a.concepts]) if searchable_across(t, a.language)]
+                # ... and the dictionary's words for the rest (the loop recorded them): the first
+                # sense of each word, then the second, as the query's length allows.
+                terms += [t for t in dictionary_terms(state) if t not in terms]
                 if not terms:
                     return self.answer(state, "nothing in the question can be searched in the library's language")
             q = _fit(" ".join(terms) or state.question)

@@ -117,6 +117,19 @@ def searchable_across(term: str, question_language: str) -> bool:
     return question_language == "zh" or term[:1].isupper() or any(c.isdigit() for c in term)
 
 
+def dictionary_terms(state: AgentState, per_word: int = 2) -> list[str]:
+    """The documents' words the dictionary gave for the question's words (``bridge_terms`` with
+    why "dictionary"), round by round: every word's first sense, then every word's second."""
+    by_word: dict[str, list[str]] = {}
+    for term, alt, why in state.bridge_terms:
+        if why == "dictionary" and term:
+            by_word.setdefault(term, []).append(alt)
+    out: list[str] = []
+    for i in range(per_word):
+        out.extend(alts[i] for alts in by_word.values() if i < len(alts) and alts[i] not in out)
+    return out
+
+
 class NotePool(Protocol):
     """Optional part of a pool: per-document notes (``core.library.Library`` implements it)."""
 

@@ -25,6 +25,7 @@ from ..text.messages import Message, msg
 from .analysis import Part, QuestionAnalysis, names_in
 from .compare import Comparison, Value, comparison, is_demonym, side_value, stated_verdict, verdict
 from .events import PassageView, Status
+from .lexicon import ZH_GENERIC
 from .support import Bridges, stems, variants
 from .verify import Claim, Verified
 
@@ -255,7 +256,16 @@ def assess(
                 alt = set(alternatives)
                 for w in stems(part.text):
                     alt |= bridges.alternatives(w)
-                cov = bool(alt & text_stems)
+                # (A Chinese word for an English concept has no stem: it is found as written.)
+                cov = bool(alt & text_stems) or any(has_cjk(x) and x in all_text for x in alt)
+                # A Chinese concept through the dictionary: its words must be there — both of
+                # two (量子计算机 is not covered by "computer" alone), most of a longer phrase, as
+                # for an English one; a generic word (方法) counts only alone.
+                zh = bridges.in_phrase(part.text)
+                specific = [alts for w, alts in zh.items() if w not in ZH_GENERIC] or list(zh.values())
+                if specific:
+                    held = sum(bool(alts & text_stems) for alts in specific)
+                    cov = cov or held == len(specific) or (len(specific) >= 3 and held * 2 > len(specific))
 
         elif part.kind == "number":
             cov = part.text.replace(",", "") in all_text.replace(",", "")

@@ -180,6 +180,13 @@ class Bridges:
     def alternatives(self, stem: str) -> set[str]:
         return self.pairs.get(stem, set())
 
+    def in_phrase(self, text: str) -> dict[str, set[str]]:
+        """The alternatives of each Chinese word inside ``text`` (a concept "方法解析" holds the
+        bridged word 解析): Chinese has no stems to key them by, so its words are found as substrings."""
+        if not _CJK_RUN.search(text):
+            return {}
+        return {k: set(alts) for k, alts in self.pairs.items() if _CJK_RUN.search(k) and k in text}
+
 
 @dataclass
 class ClaimSupport:

@@ -217,6 +217,23 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "你的文献库中的文献：{languages:mix}，没有中文文献；用中文问题检索其他语言的文献（跨语言检索）需要语言模型。"
         "问题中没有可以直接检索的词。",
     ),
+    # --- offline cross-language search through the bilingual dictionary (agent.bridge) -----------
+    "library.bridged": (
+        "Searched in the library's language: {terms:list} (the question's words through the dictionary).",
+        "已按词典把问题译成文献库的语言检索：{terms:list}。",
+    ),
+    "answer.quotes_english": ("Quoted from English papers:", "以下引自英文文献："),
+    "answer.quotes_chinese": ("Quoted from Chinese papers:", "以下引自中文文献："),
+    "library.bridge_not_found": (
+        "Your library has nothing on {terms:q} (searched as {searched:list}).",
+        "你的文献库里没有关于{terms:q}的内容（已按词典译成{searched:list}检索）。",
+    ),
+    "library.unbridged": (
+        "Your library is {languages:mix}, with no documents in the question's language, and the dictionary has "
+        "no translation of {terms:q}: nothing could be searched. A language model can translate the question.",
+        "你的文献库中的文献：{languages:mix}，没有与问题同一语言的文献，词典里也查不到{terms:q}的译法，"
+        "无法检索。连接语言模型可以翻译问题。",
+    ),
     # --- why the confidence is what it is (confidence.explain and the loop) ----------------------
     **{f"confidence.{k}": (f"{en}: {{value}} ({{weight}})", f"{zh}：{{value:yes}}（{{weight}}）") for k, (en, zh) in _CONFIDENCE.items()},
     "confidence.model_estimate": ("the model's own estimate {value} (weight {weight})", "模型自己的估计 {value}（权重 {weight}）"),

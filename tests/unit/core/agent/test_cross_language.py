@@ -1,0 +1,105 @@
+"""Chinese questions over an English library, offline: bridged through the dictionary end to end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from paperpilot.core.agent.events import Finished, Info, Result, Status, ToolResult
+from paperpilot.core.agent.loop import AgentOptions, run_agent
+from paperpilot.core.agent.offline import OfflinePolicy
+from paperpilot.core.library import Library
+from paperpilot.core.settings.paths import app_paths
+
+PAPERS = {
+    "brca.txt": "BRCA1 mutations and breast cancer risk\n\nCarriers of a BRCA1 mutation have a lifetime breast "
+                "cancer risk of about 70 percent. The BRCA1 protein repairs double-strand DNA breaks by "
+                "homologous recombination.\n",
+    "corpus.txt": "S2ORC: a corpus of scholarly papers\n\nS2ORC contains 81.1 million English-language academic "
+                  "papers spanning many academic disciplines. The corpus provides full text for 8.1 million open "
+                  "access papers.\n",
+    "loop.txt": "LoopAgent: an agent loop for retrieval\n\nLoopAgent replaces a fixed retrieval pipeline with a loop "
+                "that searches, reads and answers. A limitation of LoopAgent is that every round costs a model "
+                "call, so long questions are slower than with a fixed pipeline.\n",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    root = tmp_path_factory.mktemp("english")
+    for name, text in PAPERS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    lib = Library(app_paths(root / "home"))
+    assert not lib.import_paths(sorted(root.glob("*.txt"))).failed
+    assert lib.language_mix() == {"en": 1.0}
+    yield lib
+    lib.close()
+
+
+def ask(lib: Library, question: str) -> tuple[Result, list[object]]:
+    events = list(run_agent(question, lib, OfflinePolicy(), AgentOptions(mode="loop")))
+    last = events[-1]
+    assert isinstance(last, Finished)
+    assert "language model" not in last.result.answer and "语言模型" not in last.result.answer
+    return last.result, events
+
+
+@pytest.mark.parametrize(
+    ("question", "key"),
+    [
+        ("BRCA1突变携带者的乳腺癌风险是多少？", "lifetime breast cancer risk"),
+        ("乳腺癌的终生风险有多高？", "lifetime breast cancer risk"),  # no Latin-script term at all
+        ("S2ORC 包含多少篇论文？", "81.1 million"),
+        ("LoopAgent的局限是什么？", "A limitation of LoopAgent"),
+    ],
+)
+def test_chinese_question_cites_the_english_passage(library: Library, question: str, key: str) -> None:
+    r, events = ask(library, question)
+    assert r.status in (Status.ANSWERED, Status.PARTIAL), r.answer
+    assert any(key in e.text for e in r.evidence)
+    assert r.answer.startswith("以下引自英文文献：")
+    assert not any("论文" in m for m in r.missing)  # a word about the task is never missing
+    searches = [e.query for e in events if isinstance(e, ToolResult) and e.tool == "search"]
+    assert searches and not any("\u4e00" <= ch <= "\u9fff" for ch in searches[0])  # searched in English
+    bridge = next(e for e in events if isinstance(e, Info) and e.code == "bridge")
+    assert bridge.data["terms"]
+
+
+def test_bridged_pairs_are_recorded_as_dictionary_bridge_terms(library: Library) -> None:
+    _, events = ask(library, "乳腺癌的终生风险有多高？")
+    bridge = next(e for e in events if isinstance(e, Info) and e.code == "bridge")
+    assert ["乳腺癌", ["breast cancer"]] in bridge.data["pairs"]
+
+
+def test_chinese_question_about_a_subject_the_library_lacks_says_so_in_chinese(library: Library) -> None:
+    r, events = ask(library, "量子计算机的纠错方法是什么？")
+    assert r.status == Status.INSUFFICIENT
+    assert r.answer.startswith("你的文献库里没有关于")
+    assert not r.evidence
+    check = next(e for e in events if isinstance(e, Info) and e.code == "library_check")
+    assert check.data["absent"]
+
+
+def test_chinese_question_on_the_subject_but_not_the_fact_is_not_answered(library: Library) -> None:
+    r, _ = ask(library, "S2ORC 的作者来自哪个国家？")
+    assert r.status != Status.ANSWERED
+
+
+def test_english_question_over_chinese_papers_searches_chinese_words(tmp_path: Path) -> None:
+    (tmp_path / "bird.txt").write_text(
+        "城市公园植被结构与鸟类多样性\n\n城市公园的乔木层盖度越高，鸟类多样性越高。灌木层为鸟类提供了筑巢的场所。\n",
+        encoding="utf-8",
+    )
+    lib = Library(app_paths(tmp_path / "home"))
+    try:
+        assert not lib.import_paths([tmp_path / "bird.txt"]).failed
+        r, events = ask(lib, "How does vegetation structure affect bird diversity in urban parks?")
+    finally:
+        lib.close()
+    searches = [e.query for e in events if isinstance(e, ToolResult) and e.tool == "search"]
+    assert "植被" in searches[0] and "公园" in searches[0]
+    assert r.status in (Status.ANSWERED, Status.PARTIAL)
+    assert r.answer.startswith("Quoted from Chinese papers:")
+    assert any("乔木层盖度" in e.text for e in r.evidence)
