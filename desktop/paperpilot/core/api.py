@@ -45,7 +45,7 @@ from .library.undo import UndoEntry
 from .llm.presets import PRESETS, Preset, model_for_preset, preset_for_url, replacement_for
 from .memory.conversations import ConversationError, ConversationStore
 from .memory.profile import PROFILE_KEYS, ResearchProfile, set_profile_value
-from .models import DocumentInfo
+from .models import DocumentInfo, Hit
 from .settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
@@ -102,6 +102,7 @@ __all__ = [
     "Evidence",
     "ExportFormat",
     "Finished",
+    "Hit",
     "ImportProgress",
     "ImportReport",
     "ImportSettings",
