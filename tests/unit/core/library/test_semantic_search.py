@@ -204,5 +204,5 @@ def test_fusion_weighs_the_two_rankings() -> None:
     fused = fuse(kw, dense, weight=0.5, c=1)
     assert [r.chunk_id for r in fused] == [1, 3, 2]
     assert [r.found_by for r in fused] == ["both", "meaning", "keyword"]
-    assert [r.chunk_id for r in fuse(kw, dense, weight=0.9, c=1)][0] == 3
+    assert fuse(kw, dense, weight=0.9, c=1)[0].chunk_id == 3
     assert [r.chunk_id for r in fuse(kw, dense, weight=0.1, c=1)][:2] == [1, 2]
