@@ -13,8 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paperpilot.core.agent.events import ToolResult
+from paperpilot.core.agent.events import Finished, ToolResult
+from paperpilot.core.agent.loop import AgentOptions, run_agent
 from paperpilot.core.agent.report import trace_to_markdown
+from paperpilot.core.agent.state import AgentState, PolicyStep
+from paperpilot.core.agent.tools.search import Search
+from paperpilot.core.agent.tools.tool import Decision
 from paperpilot.core.app import Session
 from paperpilot.core.library.semantic import fuse
 from paperpilot.core.retrieval.embedder import Embedder, Vectors, normalise
@@ -206,3 +210,27 @@ def test_fusion_weighs_the_two_rankings() -> None:
     assert [r.found_by for r in fused] == ["both", "meaning", "keyword"]
     assert fuse(kw, dense, weight=0.9, c=1)[0].chunk_id == 3
     assert [r.chunk_id for r in fuse(kw, dense, weight=0.1, c=1)][:2] == [1, 2]
+
+
+class MeaningPolicy:
+    """Searches by meaning once, then answers with what it read."""
+
+    name = "scripted"
+
+    def decide(self, state: AgentState) -> PolicyStep:
+        if not state.queries_tried:
+            return PolicyStep(Decision(action={"action": "search", "query": "iron landmark Paris finished", "mode": "meaning"}))
+        if not state.passages:
+            h = state.last_hits[0]
+            return PolicyStep(Decision(action={"action": "read", "doc_id": h.doc_id, "segment": h.segment}))
+        return PolicyStep(Decision(action={"action": "answer", "answer": "It was completed in 1889 [P1].", "citations": ["P1"]}))
+
+
+def test_the_search_tool_takes_a_mode_and_a_hit_by_meaning_is_read_and_cited(embedded: Path) -> None:
+    assert "mode" in Search.model_json_schema()["properties"]
+    with Session(embedded) as s:
+        events = list(run_agent("When was the big iron landmark of Paris finished?", s.library, MeaningPolicy(), AgentOptions(max_rounds=3)))
+    search = next(e for e in events if isinstance(e, ToolResult) and e.tool == "search")
+    assert search.hits[0].title == "The Eiffel Tower" and search.hits[0].found_by == "meaning"
+    done = next(e for e in events if isinstance(e, Finished))
+    assert done.result.evidence and done.result.evidence[0].title == "The Eiffel Tower"
