@@ -237,10 +237,12 @@ class Session:
         batch_size: int | None = None,
         progress: Callable[[int, int], None] | None = None,
         low_priority: bool = False,
+        cancel: threading.Event | None = None,
     ) -> JobResult:
         """Embed the library's chunks that have no vector of the current model yet (resumable:
         each batch is committed, so after a kill the next run embeds only what is missing);
-        forgets the vectors of deleted chunks and of other models. Never part of an import."""
+        forgets the vectors of deleted chunks and of other models. Never part of an import.
+        ``cancel``: set, the run stops after the batch it is embedding (``cancelled``)."""
         lib = self.library
         semantic = lib.semantic
         if semantic is None:
@@ -254,10 +256,18 @@ class Session:
         def source() -> Iterator[list[Chunk]]:
             return chunk_batches(store.iter_chunks_for_embedding())
 
+        def on_progress(done: int, total: int) -> None:
+            if cancel is not None and cancel.is_set():
+                job.cancel()
+            if progress is not None:
+                progress(done, total)
+
         job = EmbeddingJob(
             semantic.store, job_embedder, source, batch_size=batch_size or cfg.batch_size,
-            on_progress=progress, prune=True, low_priority=low_priority,
+            on_progress=on_progress, prune=True, low_priority=low_priority,
         )  # fmt: skip
+        if cancel is not None and cancel.is_set():
+            job.cancel()
         try:
             result = job.run()
         finally:
