@@ -1022,18 +1022,23 @@ class LibraryBase:
         are trashed, deleted or replaced are skipped here: the store is not told of those
         changes (see ``library.semantic``)."""
         assert self.semantic is not None
+        # The agent always names the kinds it searches (body, abstract …), and those are nearly
+        # all a library's embedded chunks: filter the nearest ones afterwards instead of
+        # listing every such chunk id for each search (117k chunks: ~50 ms).
+        wanted = set(filters["kinds"]) if filters["kinds"] is not None else None
+        other = any(filters[f] is not None for f in ("doc_ids", "year_from", "year_to"))
         allowed: list[int] | None = None
-        if any(v is not None for v in filters.values()):
+        if other:
             allowed = self.store.live_chunk_ids(**filters)
             if not allowed:
                 return []
         try:
-            found = self.semantic.search(query, k + 16 if allowed is None else k, allowed)
+            found = self.semantic.search(query, 2 * k + 16 if allowed is None else k, allowed)
             if allowed is None:
                 live = self.store.chunks_by_ids([c for c, _ in found])
-                kept = [(c, s) for c, s in found if c in live]
-                if len(kept) < min(k, len(found)):  # many gone: search the live ones only
-                    found = self.semantic.search(query, k, self.store.live_chunk_ids())
+                kept = [(c, s) for c, s in found if c in live and (wanted is None or live[c].kind in wanted)]
+                if len(kept) < min(k, len(found)):  # many gone or of other kinds: search the right ones only
+                    found = self.semantic.search(query, k, self.store.live_chunk_ids(**filters))
                 else:
                     found = kept
         except PaperPilotError as e:  # no embedder, a damaged vector file: keyword search still works

@@ -106,6 +106,8 @@ def test_meaning_finds_what_keywords_cannot(embedded: Path) -> None:
         sparrows = doc_of(s, "sparrows.md")
         only = lib.search(question, 4, mode="meaning", doc_ids=[sparrows])
         assert [h.doc_id for h in only] == [sparrows]
+        assert lib.search(question, 2, mode="meaning", kinds=["references"]) == []
+        assert lib.search(question, 1, mode="meaning", kinds=["body", "abstract"])[0].title == "The Eiffel Tower"
 
 
 def test_trash_restore_undo_and_empty_trash_keep_results_consistent(home: Path) -> None:
