@@ -11,6 +11,7 @@ events (the CLI prints them, the GUI shows them), like paper-qa's ``agents.ask``
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -27,7 +28,7 @@ from .agent.state import Policy
 from .citations.formats import export_text
 from .citations.model import CslItem
 from .citations.styles import STYLE_NAMES, Rendered
-from .errors import InvalidInput, LibraryError, NotFound
+from .errors import InvalidInput, LibraryError, NotFound, PaperPilotError
 from .library import ImportProgress, ImportReport, Library, LinkedReference
 from .library.integrity import IntegrityReport, Kind, Problem, check_library
 from .library.metadata import (
@@ -65,6 +66,8 @@ if TYPE_CHECKING:
     from .workflows.saved import SavedDraft, SavedItem
     from .workflows.selection import PaperSelection
     from .workflows.templates import Template
+
+log = logging.getLogger(__name__)
 
 DEFAULT_STYLE = "apa"
 FOLLOWUP_WARNING = "followup"
@@ -619,7 +622,21 @@ class Session:
     def empty_trash(self, doc_ids: Sequence[int] | None = None) -> list[DocumentInfo]:
         """Delete what is in the trash for good (or only ``doc_ids``, which must all be there)."""
         wanted = None if doc_ids is None else self._known_ids(doc_ids, "deleted", {"trashed"})
-        return self.library.empty_trash(wanted)
+        deleted = self.library.empty_trash(wanted)
+        if deleted:
+            self._prune_vectors()
+        return deleted
+
+    def _prune_vectors(self) -> None:
+        """Forget the vectors of passages deleted for good (search already skips them; this
+        keeps the vector file from growing and the check clean)."""
+        semantic = self.library.semantic
+        if semantic is None or not semantic.path.exists():
+            return
+        try:
+            semantic.store.retain(cid for cid, *_ in self.library.store.iter_chunks_for_embedding())
+        except PaperPilotError as exc:  # derived data: the next embedding run or check prunes it
+            log.warning("vectors not pruned: %s", exc)
 
     def documents(
         self, *, tag: str | None = None, collection: str | None = None, trash: bool = False
