@@ -45,3 +45,13 @@ def test_import_then_embedding_in_the_background(qapp: Any, library: Library, tm
         win.close()
         win.deleteLater()
         QApplication.processEvents()
+
+
+def test_the_inspector_says_which_search_found_a_hit_and_its_scores() -> None:
+    from paperpilot.core.api import HitView
+    from paperpilot.ui.inspector import hit_scores_text
+
+    both = HitView(doc_id=1, segment=0, title="t", score=0.45, found_by="both", bm25=7.31, dense=0.842, fused=0.45)
+    assert hit_scores_text(both) == "score 0.45 · found by both · BM25 7.31 · cosine 0.842 · fused 0.4500"
+    keyword = HitView(doc_id=1, segment=0, title="t", score=7.31, bm25=7.31)
+    assert hit_scores_text(keyword) == "score 7.31 · found by keyword"
