@@ -49,7 +49,6 @@ from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
 from .memory.workflow_store import WorkflowStore
 from .models import DocumentInfo
-from .retrieval import BundledEmbedder, Chunk, Embedder, EmbeddingJob, EndpointEmbedder, JobResult
 from .settings.config import LLMSettings, Settings, load_settings, save_settings
 from .settings.keystore import load_api_key
 from .settings.paths import AppPaths, app_paths
@@ -59,6 +58,7 @@ from .text.redaction import clean_api_key
 if TYPE_CHECKING:
     from .evaluation.hotpotqa import EvalReport
     from .llm.client import LLMConfig
+    from .retrieval import Chunk, Embedder, JobResult
     from .settings.keystore import Backend, KeyLocation
     from .workflows.draft import Draft, SectionProgress
     from .workflows.export import Reference
@@ -225,6 +225,8 @@ class Session:
     def embedder(self, *, threads: int | None = None) -> Embedder:
         """The embedder ``settings.embedding`` names: the bundled model (nothing is downloaded)
         or an OpenAI-compatible endpoint. ``threads``: the bundled model's cores (None: all)."""
+        from .retrieval import BundledEmbedder, EndpointEmbedder
+
         cfg = self.settings.embedding
         if cfg.kind == "endpoint":
             key = os.environ.get(cfg.api_key_env, "") if cfg.api_key_env else ""
@@ -246,6 +248,8 @@ class Session:
         each batch is committed, so after a kill the next run embeds only what is missing);
         forgets the vectors of deleted chunks and of other models. Never part of an import.
         ``cancel``: set, the run stops after the batch it is embedding (``cancelled``)."""
+        from .retrieval import EmbeddingJob
+
         lib = self.library
         semantic = lib.semantic
         if semantic is None:

@@ -28,11 +28,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import NDArray
+# numpy, httpx and the model's engine load on the first search by meaning, not with the
+# library: every CLI command opens the library, few search by meaning.
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
-from ..retrieval import Chunk, Embedder, EmbeddingJob, JobResult, VectorStore, passage_text
+    from ..retrieval import Chunk, Embedder, EmbeddingJob, JobResult, VectorStore
 
 log = logging.getLogger(__name__)
 
@@ -116,6 +120,8 @@ class Semantic:
         is moved aside and started again, see ``VectorStore``)."""
         with self._lock:
             if self._store is None:
+                from ..retrieval import VectorStore
+
                 self._store = VectorStore(self.path, self.embedder.model_key, threads=self._search_threads)
             return self._store
 
@@ -173,6 +179,8 @@ class Semantic:
     ) -> EmbeddingJob:
         """An embedding run over ``source`` that also forgets the vectors of chunks gone from it
         and of other models (a change of model embeds everything again)."""
+        from ..retrieval import EmbeddingJob
+
         return EmbeddingJob(
             self.store, self.embedder, source, batch_size=batch_size, on_progress=on_progress,
             prune=True, low_priority=low_priority,
@@ -196,6 +204,8 @@ class Semantic:
 
 def chunk_batches(rows: Iterable[tuple[int, str, str, str]], size: int = 2000) -> Iterator[list[Chunk]]:
     """(chunk id, document title, text, kind) rows as the embedding job's batches."""
+    from ..retrieval import Chunk, passage_text
+
     batch: list[Chunk] = []
     for cid, title, text, kind in rows:
         batch.append(Chunk(cid, passage_text(title, text), kind))
