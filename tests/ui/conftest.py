@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 import paperpilot.ui  # noqa: F401 - applies the Qt work-arounds before any Qt call
 from paperpilot.core.library import Library
-from paperpilot.core.settings.config import Settings
+from paperpilot.core.settings.config import EmbeddingSettings, Settings
 from paperpilot.core.settings.paths import app_paths
 
 
@@ -44,7 +44,9 @@ def library(paperpilot_home: Path) -> Iterator[Library]:
 def window(qapp: QApplication, library: Library) -> Iterator[object]:
     from paperpilot.ui.main_window import MainWindow
 
-    win = MainWindow(library, app_paths(), Settings())
+    # No embedding after the tests' imports (the real model would share the cores with what
+    # they measure); tests/ui/test_embedding_ui.py turns it on.
+    win = MainWindow(library, app_paths(), Settings(embedding=EmbeddingSettings(enabled=False)))
     win.show()
     yield win
     win.shutdown_workers()

@@ -8,6 +8,7 @@ import signal
 import sys
 import textwrap
 import threading
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -101,7 +102,13 @@ def _trace_line(ev: Any) -> str | None:
     if t == "action_chosen":
         return tools.cli_line(ev.action, ev.reasoning)
     if t == "tool_result" and ev.tool == "search":
-        return f"   → {len(ev.hits)} hits, {ev.new_items} new" + (f" ({ev.note})" if ev.note else "")
+        modes = Counter(h.found_by for h in ev.hits)
+        by = " · ".join(f"{m} {n}" for m, n in sorted(modes.items()))
+        return (
+            f"   → {len(ev.hits)} hits, {ev.new_items} new"
+            + (f" [found by {by}]" if by else "")
+            + (f" ({ev.note})" if ev.note else "")
+        )
     if t == "tool_result" and ev.tool == "read":
         return f"   → read {', '.join(p.id + ' ' + p.title[:40] for p in ev.passages) or 'nothing new'}"
     if t in ("warning", "info"):

@@ -6,8 +6,9 @@ import argparse
 import os
 import sys
 import textwrap
+import time
 
-from ..core.api import ALL_KINDS, DocumentInfo, ImportProgress, parse_kinds
+from ..core.api import ALL_KINDS, DocumentInfo, Hit, ImportProgress, parse_kinds
 from ..core.errors import PaperPilotError
 from .args import (
     EXIT_ERROR,
@@ -60,6 +61,13 @@ def add_parsers(add: AddParser) -> None:
         metavar="KIND",
         help=f"only passages of these kinds (repeat or comma-separate): {', '.join(k.value for k in ALL_KINDS)}",
     )
+    sp.add_argument(
+        "--mode",
+        choices=("keyword", "meaning", "hybrid"),
+        default=None,
+        help="keyword (full text), meaning (embeddings) or hybrid (both); default: hybrid once the library "
+        "is embedded (paperpilot index --semantic), else keyword",
+    )
     sp = add("refs", "the reference list of a document, entries linked to documents in the library")
     sp.add_argument("doc_id", type=doc_id_type)
     sp.add_argument(
@@ -74,6 +82,12 @@ def add_parsers(add: AddParser) -> None:
     )
     sp.add_argument("doc_ids", type=doc_id_type, nargs="+", metavar="DOC_ID")
     add("reindex", "rebuild the search index from the library database")
+    sp = add("index", "build the library's indexes: --semantic embeds the passages not embedded yet (resumable)")
+    sp.add_argument(
+        "--semantic", action="store_true", help="embed what is missing for search by meaning (Ctrl+C stops; run again to go on)"
+    )
+    sp.add_argument("--threads", type=threads_type, default=None, metavar="N", help="cores the bundled model uses")
+    sp.add_argument("--batch-size", type=threads_type, default=None, metavar="N", help="passages per batch")
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -184,8 +198,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     with library(args) as lib:
         kinds = [k for group in args.kinds for k in group] if args.kinds else None
         hits = lib.search(
-            query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to, kinds=kinds
-        )
+            query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to, kinds=kinds,
+            mode=args.mode,
+        )  # fmt: skip
     if args.json:
         emit_json(
             {
@@ -201,6 +216,10 @@ def cmd_search(args: argparse.Namespace) -> int:
                         "snippet": h.snippet,
                         "kind": h.kind,
                         "section_path": h.section_path,
+                        "found_by": h.found_by,
+                        "bm25": h.bm25,
+                        "dense": h.dense,
+                        "fused": h.fused,
                     }
                     for h in hits
                 ]
@@ -214,10 +233,77 @@ def cmd_search(args: argparse.Namespace) -> int:
     for i, h in enumerate(hits, 1):
         where = f"p. {h.page}" + (f" · {h.section_path or h.section}" if h.section_path or h.section else "")
         where += f" · {h.kind}" if h.kind else ""
-        print(f"{i}. {h.title}  [doc {h.doc_id}, segment {h.seq}, {where}]  score {h.score:.2f}")
+        print(f"{i}. {h.title}  [doc {h.doc_id}, segment {h.seq}, {where}]  {hit_scores(h)}")
         print(textwrap.fill(h.snippet, w, initial_indent="   ", subsequent_indent="   "))
         print()
     return EXIT_OK
+
+
+def hit_scores(h: Hit) -> str:
+    """Which search found the hit and its scores: "keyword 7.31", "meaning 0.842",
+    "both: bm25 7.31 · cosine 0.842 · fused 0.0625"."""
+    parts = ([f"bm25 {h.bm25:.2f}"] if h.bm25 is not None else []) + (
+        [f"cosine {h.dense:.3f}"] if h.dense is not None else []
+    )
+    if h.fused is not None:
+        return f"{h.found_by}: " + " · ".join([*parts, f"fused {h.fused:.4f}"])
+    return f"{h.found_by} " + (f"{h.score:.3f}" if h.found_by == "meaning" else f"{h.score:.2f}")
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    if not args.semantic:
+        raise UsageError("say what to build: paperpilot index --semantic (the full-text index: paperpilot reindex)")
+    tty = sys.stderr.isatty() and not args.json
+    started = time.monotonic()
+    first: list[int] = []
+
+    def progress(done: int, total: int) -> None:
+        if not first:
+            first.append(done)
+        rate = (done - first[0]) / max(1e-9, time.monotonic() - started)
+        if tty:
+            bar = int(30 * done / total) if total else 30
+            print(f"\r\x1b[KEmbedding [{'#' * bar}{'.' * (30 - bar)}] {done}/{total}  {rate:.1f} passages/s",
+                  end="", file=sys.stderr, flush=True)  # fmt: skip
+        elif not args.json:
+            print(f"embedded {done}/{total}", file=sys.stderr, flush=True)
+
+    with session(args) as s:
+        try:
+            result = s.embed_library(threads=args.threads, batch_size=args.batch_size, progress=progress)
+        except KeyboardInterrupt:
+            if tty:
+                print(file=sys.stderr)
+            print("Stopped; what was embedded is kept: run `paperpilot index --semantic` again to go on.", file=sys.stderr)
+            return 130
+        finally:
+            if tty:
+                print(file=sys.stderr)
+    seconds = time.monotonic() - started
+    if args.json:
+        emit_json(
+            {
+                "total": result.total, "embedded": result.embedded, "done": result.done,
+                "skipped": result.skipped, "removed": result.removed, "seconds": round(seconds, 2),
+                "complete": result.done == result.total,
+            }
+        )  # fmt: skip
+        return EXIT_OK
+    print(
+        f"Embedded {result.embedded} passage(s) in {seconds:.1f} s; {result.done} of {result.total} "
+        f"searchable by meaning ({result.skipped} references, boilerplate or figure residue skipped)."
+    )
+    return EXIT_OK
+
+
+def threads_type(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= n <= 256:
+        raise argparse.ArgumentTypeError("give a number from 1 to 256")
+    return n
 
 
 def cmd_read(args: argparse.Namespace) -> int:
@@ -352,4 +438,5 @@ COMMANDS = {
     "read": cmd_read,
     "remove": cmd_remove,
     "reindex": cmd_reindex,
+    "index": cmd_index,
 }

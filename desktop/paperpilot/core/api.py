@@ -17,6 +17,7 @@ from .agent.events import (
     Event,
     Evidence,
     Finished,
+    HitView,
     Info,
     Result,
     RoundStarted,
@@ -45,7 +46,7 @@ from .library.undo import UndoEntry
 from .llm.presets import PRESETS, Preset, model_for_preset, preset_for_url, replacement_for
 from .memory.conversations import ConversationError, ConversationStore
 from .memory.profile import PROFILE_KEYS, ResearchProfile, set_profile_value
-from .models import DocumentInfo
+from .models import DocumentInfo, Hit
 from .settings.config import (
     MAX_ROUNDS,
     MIN_ROUNDS,
@@ -102,6 +103,8 @@ __all__ = [
     "Evidence",
     "ExportFormat",
     "Finished",
+    "Hit",
+    "HitView",
     "ImportProgress",
     "ImportReport",
     "ImportSettings",

@@ -11,6 +11,7 @@ events (the CLI prints them, the GUI shows them), like paper-qa's ``agents.ask``
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -27,9 +28,9 @@ from .agent.state import Policy
 from .citations.formats import export_text
 from .citations.model import CslItem
 from .citations.styles import STYLE_NAMES, Rendered
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, LibraryError, NotFound, PaperPilotError
 from .library import ImportProgress, ImportReport, Library, LinkedReference
-from .library.integrity import IntegrityReport, check_library
+from .library.integrity import IntegrityReport, Kind, Problem, check_library
 from .library.metadata import (
     MetadataUpdate,
     format_references,
@@ -42,6 +43,7 @@ from .library.metadata import (
 )
 from .library.organize import Collection, CollectionTree, merge_tags, normalize_tag
 from .library.scoped_library import CollectionScope, ScopedLibrary
+from .library.semantic import Semantic, chunk_batches
 from .library.undo import UndoJournal
 from .memory.conversations import ConversationError, ConversationStore, Turn
 from .memory.profile import ResearchProfile, expansion_terms, load_profile, save_profile
@@ -56,6 +58,7 @@ from .text.redaction import clean_api_key
 if TYPE_CHECKING:
     from .evaluation.hotpotqa import EvalReport
     from .llm.client import LLMConfig
+    from .retrieval import Chunk, Embedder, JobResult
     from .settings.keystore import Backend, KeyLocation
     from .workflows.draft import Draft, SectionProgress
     from .workflows.export import Reference
@@ -63,6 +66,8 @@ if TYPE_CHECKING:
     from .workflows.saved import SavedDraft, SavedItem
     from .workflows.selection import PaperSelection
     from .workflows.templates import Template
+
+log = logging.getLogger(__name__)
 
 DEFAULT_STYLE = "apa"
 FOLLOWUP_WARNING = "followup"
@@ -183,6 +188,8 @@ class Session:
         if warning:
             self.warnings.append(warning)
         self._library = library
+        if library is not None:
+            self._attach_semantic(library)
         self._conversations: ConversationStore | None = None
         self._workflows: WorkflowStore | None = None
         self._lock = threading.Lock()
@@ -196,15 +203,104 @@ class Session:
     def library(self) -> Library:
         with self._lock:
             if self._library is None:
-                self._library = Library(self.paths, self.settings.imports)
+                self._library = self._attach_semantic(Library(self.paths, self.settings.imports))
             return self._library
 
     def open_library(self, *, allow_damaged: bool = False) -> Library:
         """Open the library now (``allow_damaged``: also when it needs a repair, for the check)."""
         with self._lock:
             if self._library is None:
-                self._library = Library(self.paths, self.settings.imports, allow_damaged=allow_damaged)
+                lib = Library(self.paths, self.settings.imports, allow_damaged=allow_damaged)
+                self._library = self._attach_semantic(lib)
             return self._library
+
+    # --- retrieval by meaning ----------------------------------------------------------------
+
+    def _attach_semantic(self, lib: Library) -> Library:
+        """Give the library its vector store and embedder (both opened on first use)."""
+        if lib.semantic is None and not lib.damaged:
+            lib.semantic = Semantic(lib.paths.database, lambda: self.embedder(), search_threads=2)
+        return lib
+
+    def embedder(self, *, threads: int | None = None) -> Embedder:
+        """The embedder ``settings.embedding`` names: the bundled model (nothing is downloaded)
+        or an OpenAI-compatible endpoint. ``threads``: the bundled model's cores (None: all)."""
+        from .retrieval import BundledEmbedder, EndpointEmbedder
+
+        cfg = self.settings.embedding
+        if cfg.kind == "endpoint":
+            key = os.environ.get(cfg.api_key_env, "") if cfg.api_key_env else ""
+            return EndpointEmbedder(
+                cfg.base_url, cfg.model, api_key=key, batch_size=cfg.batch_size, timeout_s=cfg.timeout_s
+            )
+        return BundledEmbedder(threads=threads, batch_size=min(cfg.batch_size, 16))
+
+    def embed_library(
+        self,
+        *,
+        threads: int | None = None,
+        batch_size: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+        low_priority: bool = False,
+        cancel: threading.Event | None = None,
+    ) -> JobResult:
+        """Embed the library's chunks that have no vector of the current model yet (resumable:
+        each batch is committed, so after a kill the next run embeds only what is missing);
+        forgets the vectors of deleted chunks and of other models. Never part of an import.
+        ``cancel``: set, the run stops after the batch it is embedding (``cancelled``)."""
+        from .retrieval import EmbeddingJob
+
+        lib = self.library
+        semantic = lib.semantic
+        if semantic is None:
+            raise LibraryError("The library cannot be embedded while it needs a repair (run paperpilot check).")
+        cfg = self.settings.embedding
+        job_embedder = self.embedder(threads=threads or cfg.threads)
+        if job_embedder.model_key != semantic.embedder.model_key:  # pragma: no cover - same settings
+            raise LibraryError("The embedding settings changed while the library was open.")
+        store = lib.store
+
+        def source() -> Iterator[list[Chunk]]:
+            return chunk_batches(store.iter_chunks_for_embedding())
+
+        def on_progress(done: int, total: int) -> None:
+            if cancel is not None and cancel.is_set():
+                job.cancel()
+            if progress is not None:
+                progress(done, total)
+
+        job = EmbeddingJob(
+            semantic.store, job_embedder, source, batch_size=batch_size or cfg.batch_size,
+            on_progress=on_progress, prune=True, low_priority=low_priority,
+        )  # fmt: skip
+        if cancel is not None and cancel.is_set():
+            job.cancel()
+        try:
+            result = job.run()
+        finally:
+            close_quietly(job_embedder)
+        semantic.after_run(result)
+        return result
+
+    def semantic_problems(self, *, repair: bool = False) -> list[str]:
+        """The vector store's problems (``repair``: fixed: unusable rows dropped, vectors of
+        deleted chunks forgotten, the search structure rebuilt); [] when it is fine or absent."""
+        lib = self.open_library(allow_damaged=True)
+        semantic = lib.semantic
+        if semantic is None or not semantic.path.exists():
+            return []
+        store = semantic.store
+        problems = store.check()
+        live = {cid for cid, *_ in lib.store.iter_chunks_for_embedding()}
+        gone = len(store.chunk_ids() - live)
+        if gone:
+            problems.append(f"{gone} stored vectors belong to passages no longer in the library.")
+        if repair and problems:
+            store.repair()
+            store.retain(live)
+            if store.model_changed():
+                store.drop_other_models()
+        return problems
 
     @property
     def conversations(self) -> ConversationStore:
@@ -530,7 +626,21 @@ class Session:
     def empty_trash(self, doc_ids: Sequence[int] | None = None) -> list[DocumentInfo]:
         """Delete what is in the trash for good (or only ``doc_ids``, which must all be there)."""
         wanted = None if doc_ids is None else self._known_ids(doc_ids, "deleted", {"trashed"})
-        return self.library.empty_trash(wanted)
+        deleted = self.library.empty_trash(wanted)
+        if deleted:
+            self._prune_vectors()
+        return deleted
+
+    def _prune_vectors(self) -> None:
+        """Forget the vectors of passages deleted for good (search already skips them; this
+        keeps the vector file from growing and the check clean)."""
+        semantic = self.library.semantic
+        if semantic is None or not semantic.path.exists():
+            return
+        try:
+            semantic.store.retain(cid for cid, *_ in self.library.store.iter_chunks_for_embedding())
+        except PaperPilotError as exc:  # derived data: the next embedding run or check prunes it
+            log.warning("vectors not pruned: %s", exc)
 
     def documents(
         self, *, tag: str | None = None, collection: str | None = None, trash: bool = False
@@ -651,7 +761,17 @@ class Session:
         self, *, repair: bool = False, progress: Callable[[Message], None] | None = None, cancel: threading.Event | None = None
     ) -> IntegrityReport:
         """The integrity check (``repair``: fix what can be fixed without losing anything)."""
-        return check_library(self.open_library(allow_damaged=True), repair=repair, progress=progress, cancel=cancel)
+        report = check_library(self.open_library(allow_damaged=True), repair=repair, progress=progress, cancel=cancel)
+        # The vector store is derived data: its repair drops what is unusable; the next
+        # `paperpilot index --semantic` (or the background job) embeds what is missing.
+        if repair:
+            report.repaired.extend(f"vectors: {p}" for p in self.semantic_problems(repair=True))
+            report.repaired_msgs.extend(None for _ in range(len(report.repaired) - len(report.repaired_msgs)))
+        report.problems.extend(Problem(Kind.VECTORS, p, True) for p in self.semantic_problems())
+        semantic = self.library.semantic if self._library is not None else None
+        if semantic is not None and semantic.recovered:
+            report.recovered.append("the vector file was damaged: set aside, its passages are embedded again")
+        return report
 
     def ready_document(self, doc_id: int) -> DocumentInfo:
         doc = self.library.document(doc_id)

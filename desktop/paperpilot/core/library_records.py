@@ -62,6 +62,12 @@ class Hit:
     terms: list[str] = field(default_factory=list)
     kind: str = ""
     section_path: str = ""
+    # Which search found it ("keyword", "meaning", or "both" for a hybrid hit in both lists)
+    # and its scores there (None: not in that list; ``fused`` only for hybrid search).
+    found_by: str = "keyword"
+    bm25: float | None = None
+    dense: float | None = None
+    fused: float | None = None
 
 
 @dataclass

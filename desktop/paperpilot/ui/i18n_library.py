@@ -4,6 +4,17 @@ log), kept apart from i18n's main table so that both can grow without stepping o
 from __future__ import annotations
 
 LIBRARY_ZH: dict[str, str] = {
+    # retrieval by meaning: the background embedding after an import
+    "Embedding for search by meaning: {done} of {total}": "正在为语义检索生成向量：{done} / {total}",
+    "Search by meaning: {n} passage(s) embedded.": "语义检索：已为 {n} 个段落生成向量。",
+    # the inspector: which search found a hit
+    "found by {mode}": "检索方式：{mode}",
+    "search mode\x04keyword": "关键词",
+    "search mode\x04meaning": "语义",
+    "search mode\x04both": "关键词 + 语义",
+    "search mode\x04hybrid": "混合",
+    "cosine {s}": "余弦相似度 {s}",
+    "fused {s}": "融合得分 {s}",
     "Used only by “Retrieve Metadata Online” in the library's menu; sends the document's DOI or arXiv id, nothing else.": '只用于文献库菜单中的“在线获取元数据”；只发送文献的 DOI 或 arXiv 编号，不发送其他内容。',
     'Move {what} to the trash?\n\nIt is no longer searched or used in answers; Edit ▸ Undo (Ctrl+Z) or Restore in the Trash brings it back. Your original files are not touched.': '将{what}移到回收站？\n\n移入后不再被检索，也不会用于回答；用“编辑 ▸ 撤销”（Ctrl+Z）或在回收站中“恢复”即可找回。你的原始文件不受影响。',
     ' (confidence {conf})': '（置信度 {conf}）',

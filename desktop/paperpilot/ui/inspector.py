@@ -45,6 +45,7 @@ from ..core.api import (
     AnswerDrafted,
     Evidence,
     Finished,
+    HitView,
     Info,
     LinkedReference,
     Result,
@@ -155,6 +156,20 @@ def is_note(e: Evidence) -> bool:
     """Evidence from the user's notes (the notes tool cites them with section "Notes")."""
     return e.section.strip().casefold() == "notes"
 
+
+
+def hit_scores_text(h: HitView) -> str:
+    """A hit's score, which search found it and, for a search by meaning, its scores there:
+    "score 0.45 · found by both · BM25 7.31 · cosine 0.842 · fused 0.4500"."""
+    parts = [tr("score {s}").format(s=f"{h.score:.2f}"), tr("found by {mode}").format(mode=tr(h.found_by, "search mode"))]
+    if h.dense is not None or h.fused is not None:
+        if h.bm25 is not None:
+            parts.append(f"BM25 {h.bm25:.2f}")
+        if h.dense is not None:
+            parts.append(tr("cosine {s}").format(s=f"{h.dense:.3f}"))
+        if h.fused is not None:
+            parts.append(tr("fused {s}").format(s=f"{h.fused:.4f}"))
+    return " · ".join(parts)
 
 class InspectorPane(QWidget):
     open_source = Signal(int, int, str)  # doc_id, page, passage text
@@ -784,9 +799,10 @@ class InspectorPane(QWidget):
                 sec = f" § {one_line(h.section, 40)}" if h.section else ""
                 where = locator(h.doc_id, h.segment)
                 text = f"{one_line(h.title, 70)}{sec} — {where} — {one_line(h.snippet.replace('**', ''), 160)}"
-                full = f"{h.title}{sec}\n{where} · {tr('score {s}').format(s=f'{h.score:.2f}')}\n{h.snippet}"
+                scores = hit_scores_text(h)
+                full = f"{h.title}{sec}\n{where} · {scores}\n{h.snippet}"
                 child = self._child(group, "·" if h.new else "· " + tr("(read)"), text, full)
-                child.setToolTip(0, tr("score {s}").format(s=f"{h.score:.2f}"))
+                child.setToolTip(0, scores)
             group.setExpanded(True)
             last = group
         elif ev.tool == "read":

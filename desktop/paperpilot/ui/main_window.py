@@ -59,7 +59,7 @@ from .metadata_dialog import stop_lookups
 from .reader import Reader
 from .theme import apply_theme
 from .undo_text import undo_text
-from .workers import FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
+from .workers import EmbedWorker, FunctionWorker, GeneratorWorker, ImportWorker, WorkerThread
 
 # Below this width the conversation list folds away into a drawer (View ▸ Show Conversations,
 # or the button beside the Chat tab), so the library, the chat and the inspector keep their room.
@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self.import_thread: WorkerThread | None = None
         self.agent_thread: WorkerThread | None = None
         self.reindex_thread: WorkerThread | None = None
+        self.embed_thread: WorkerThread | None = None  # embedding after an import (search by meaning)
         self.last_report: ImportReport | None = None
         self._import_snapshot: LibrarySnapshot | None = None  # read by the import's worker
         self.check_dialog: Any = None  # CheckDialog while it is open
@@ -600,6 +601,46 @@ class MainWindow(QMainWindow):
             self.failures_button.setVisible(True)
         if report.stopped:
             QMessageBox.warning(self, tr("Import"), said_or(report.message(report.stopped), report.stopped))
+        if report.imported:
+            self.start_embedding()
+
+    def start_embedding(self) -> None:
+        """Embed what is not embedded yet, in the background at low priority (never during the
+        import itself); the status bar shows how far it is."""
+        if self.embed_thread is not None or not self.session.settings.embedding.enabled:
+            return
+        worker = EmbedWorker(self.session)
+        worker.progress.connect(self.on_embed_progress)
+        worker.finished.connect(self.on_embed_finished)
+        worker.failed.connect(self.on_embed_failed)
+        self.embed_thread = WorkerThread(worker, self)
+        self.embed_thread.start()
+
+    def _embed_done(self) -> None:
+        if self.embed_thread is not None:
+            self.embed_thread.finish()
+            self.embed_thread = None
+
+    @Slot(int, int)
+    def on_embed_progress(self, done: int, total: int) -> None:
+        if done < total:
+            self.statusBar().showMessage(
+                tr("Embedding for search by meaning: {done} of {total}").format(done=done, total=total)
+            )
+
+    @Slot(object)
+    def on_embed_finished(self, result: Any) -> None:
+        self._embed_done()
+        if not result.cancelled:
+            self.statusBar().showMessage(
+                tr("Search by meaning: {n} passage(s) embedded.").format(n=result.embedded), 5000
+            )
+
+    @Slot(str)
+    def on_embed_failed(self, message: str) -> None:
+        # Keyword search still finds everything: a line in the status bar, no dialog.
+        self._embed_done()
+        self.statusBar().showMessage(message, 10_000)
 
     @Slot(str)
     def on_import_failed(self, message: str) -> None:
@@ -1052,9 +1093,10 @@ class MainWindow(QMainWindow):
             win.close()
         if self.check_dialog is not None:
             self.check_dialog.stop()
-        for thread in (self.agent_thread, self.import_thread, self.reindex_thread):
+        for thread in (self.agent_thread, self.import_thread, self.reindex_thread, self.embed_thread):
             if thread is not None:
                 thread.stop(10_000)
+        self.embed_thread = None
         self.agent_thread = None
         self.import_thread = None
         self.reindex_thread = None

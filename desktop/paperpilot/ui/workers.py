@@ -160,6 +160,20 @@ class ImportWorker(FunctionWorker):
         return report
 
 
+class EmbedWorker(FunctionWorker):
+    """Embeds the library's passages that have no vector yet, at low priority, after an import
+    (search by meaning uses what is embedded; keyword search finds the rest meanwhile)."""
+
+    progress = Signal(int, int)  # passages embedded, passages to embed
+
+    def __init__(self, session: Session) -> None:
+        super().__init__(self._embed, doing="Embedding")
+        self.session = session
+
+    def _embed(self) -> Any:
+        return self.session.embed_library(progress=self.progress.emit, cancel=self.cancel, low_priority=True)
+
+
 class WorkerThread(QThread):
     """A QThread that owns one worker and runs its ``run`` slot once."""
 

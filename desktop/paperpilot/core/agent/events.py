@@ -40,6 +40,11 @@ class HitView(BaseModel):
     kind: str = ""  # text.kinds value stored at import ("" for an old chunk)
     section_path: str = ""
     section_start: int | None = None  # the segment its section opens with, when the pool knows
+    # Which search found it (keyword / meaning / both) and its scores there (see models.Hit).
+    found_by: str = "keyword"
+    bm25: float | None = None
+    dense: float | None = None
+    fused: float | None = None
 
 
 class PassageView(BaseModel):

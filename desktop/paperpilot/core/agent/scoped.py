@@ -62,11 +62,13 @@ class ScopedPool:
         year_from: int | None = None,
         year_to: int | None = None,
         kinds: Sequence[str] | None = None,
+        mode: str | None = None,
     ) -> list[Hit]:
         ids = self.doc_ids if doc_ids is None else [i for i in doc_ids if i in self._ids]
         if not ids:
             return []
-        return self.pool.search(query, k, doc_ids=ids, year_from=year_from, year_to=year_to, kinds=kinds)
+        more = {"mode": mode} if mode is not None else {}
+        return self.pool.search(query, k, doc_ids=ids, year_from=year_from, year_to=year_to, kinds=kinds, **more)
 
     def read(self, doc_id: int, segment: int) -> Passage:
         if doc_id not in self._ids:

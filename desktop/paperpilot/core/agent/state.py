@@ -31,8 +31,10 @@ class DocumentPool(Protocol):
         year_from: int | None = None,
         year_to: int | None = None,
         kinds: Sequence[str] | None = None,
+        mode: str | None = None,
     ) -> list[Hit]:
-        """Best chunks for ``query``; ``kinds``: only chunks of these kinds (text.kinds values)."""
+        """Best chunks for ``query``; ``kinds``: only chunks of these kinds (text.kinds values);
+        ``mode``: keyword, meaning or hybrid (None: the pool's default)."""
         ...
 
     def read(self, doc_id: int, segment: int) -> Passage: ...

@@ -52,6 +52,7 @@ class Kind(StrEnum):
     SIDECAR_OUTDATED = "sidecar_outdated"
     STALE_SIDECAR = "stale_sidecar"
     ORGANIZE_OUTDATED = "organize_outdated"
+    VECTORS = "vectors"  # the vector store (retrieval by meaning): derived, repaired from the library
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from ..errors import (
     LibraryError,
     LibraryFull,
     LibraryReadOnly,
+    PaperPilotError,
 )
 from ..models import Chunk, DocumentInfo, Hit, ImportFailure, Metadata, Passage, Reference
 from ..settings.config import ImportSettings
@@ -54,6 +55,7 @@ from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
 from .note_store import NoteHit, search_notes
 from .organize import SEPARATOR, CollectionNotFound, CollectionTree, parse_path
+from .semantic import HYBRID_DEPTH, SEARCH_MODES, Ranked, Semantic, fuse
 from .sidecar import organize_path, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .writerlock import WriterLock
@@ -165,6 +167,8 @@ class LibraryBase:
         self._search_cache: OrderedDict[tuple[object, ...], list[Hit]] = OrderedDict()
         self.index_rebuilt = False
         self.index_error = ""
+        # Retrieval by meaning (library.semantic), given by the application layer; None: keyword only.
+        self.semantic: Semantic | None = None
         self._open_database(allow_damaged)
         self.index = self._open_index()
 
@@ -282,6 +286,8 @@ class LibraryBase:
             self._stores.clear()
         self._local = threading.local()
         self.index.close()
+        if self.semantic is not None:
+            self.semantic.close()
 
     def __enter__(self) -> Self:
         return self
@@ -948,57 +954,128 @@ class LibraryBase:
         year_from: int | None = None,
         year_to: int | None = None,
         kinds: Sequence[str] | None = None,
+        mode: str | None = None,
     ) -> list[Hit]:
         """Best chunks for ``query``: title, section, page and a two-sentence snippet each.
-        ``kinds``: only chunks of these kinds (``text.kinds.Kind`` values; None: every kind)."""
+        ``kinds``: only chunks of these kinds (``text.kinds.Kind`` values; None: every kind).
+        ``mode``: "keyword" (Tantivy BM25), "meaning" (the vector store) or "hybrid" (both,
+        fused); None: hybrid when the library has vectors, else keyword. Without vectors every
+        mode is keyword; each hit says which mode found it (``found_by``) and its scores."""
         k = max(1, min(int(k), 1000))
+        if mode is not None and mode not in SEARCH_MODES:
+            raise InvalidInput(f"unknown search mode {mode!r} ({' | '.join(SEARCH_MODES)})")
+        mode = self._search_mode(mode)
         kinds_key = tuple(sorted(str(x) for x in kinds)) if kinds is not None else None
         key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to, kinds_key)
         if self.index_error:
             raise LibraryError(self.index_error)
+        filters: dict[str, Any] = {
+            "doc_ids": doc_ids, "year_from": year_from, "year_to": year_to,
+            "kinds": list(kinds_key) if kinds_key is not None else None,
+        }  # fmt: skip
+        if mode == "keyword":
+            with self._thread_lock:
+                self._sync()
+                cached = self._search_cache.get(key)
+                if cached is not None:
+                    self._search_cache.move_to_end(key)
+                    return list(cached)
+                raw = self._keyword(query, k, filters)
+                hits = self._hits(query, [Ranked(cid, sc, sc, None) for cid, sc in raw], "keyword")
+                self._search_cache[key] = hits
+                if len(self._search_cache) > 256:
+                    self._search_cache.popitem(last=False)
+                return list(hits)
+        # By meaning: not cached (the background job adds vectors all the time); the query's
+        # vector is, in Semantic.
+        assert self.semantic is not None
+        depth = max(HYBRID_DEPTH, 2 * k) if mode == "hybrid" else k
+        dense = self._dense(query, depth, filters)
         with self._thread_lock:
             self._sync()
-            cached = self._search_cache.get(key)
-            if cached is not None:
-                self._search_cache.move_to_end(key)
-                return list(cached)
-            q = self.index.build_query(
-                query, doc_ids=doc_ids, year_from=year_from, year_to=year_to,
-                kinds=list(kinds_key) if kinds_key is not None else None,
-            )  # fmt: skip
-            try:
-                raw = self.index.search(q, k) if q is not None else []
-            except ValueError as e:
-                raise LibraryError(
-                    f"The search index is damaged ({e}); run `paperpilot reindex` to rebuild it."
-                ) from e
-            rows = self.store.chunks_by_ids([h.chunk_id for h in raw])
-            stems = set(self.index.stems(" ".join(query_terms(query))))
-            hits: list[Hit] = []
-            for h in raw:
-                r = rows.get(h.chunk_id)
-                if r is None:  # index ahead of a concurrent delete: skip, never crash
-                    continue
-                snippet, terms = make_snippet(r.text, query, stems, self.index.stems)
-                hits.append(
-                    Hit(
-                        doc_id=r.doc_id,
-                        chunk_id=r.chunk_id,
-                        seq=r.seq,
-                        title=r.title,
-                        section=r.section,
-                        page=r.page,
-                        score=round(h.score, 4),
-                        snippet=snippet,
-                        terms=terms,
-                        kind=r.kind,
-                        section_path=r.section_path,
-                    )
+            if mode == "meaning":
+                ranked = [Ranked(cid, sc, None, sc) for cid, sc in dense]
+            else:
+                ranked = fuse(self._keyword(query, depth, filters), dense)
+            return self._hits(query, ranked[:k], mode)
+
+    def _search_mode(self, mode: str | None) -> str:
+        if mode == "keyword" or self.semantic is None:
+            return "keyword"
+        if not self.semantic.has_vectors():
+            return "keyword"  # nothing embedded yet: keyword search finds everything
+        return mode or "hybrid"
+
+    def _keyword(self, query: str, k: int, filters: dict[str, Any]) -> list[tuple[int, float]]:
+        """Tantivy's best ``k`` (chunk id, BM25 score)."""
+        q = self.index.build_query(query, **filters)
+        try:
+            raw = self.index.search(q, k) if q is not None else []
+        except ValueError as e:
+            raise LibraryError(
+                f"The search index is damaged ({e}); run `paperpilot reindex` to rebuild it."
+            ) from e
+        return [(h.chunk_id, h.score) for h in raw]
+
+    def _dense(self, query: str, k: int, filters: dict[str, Any]) -> list[tuple[int, float]]:
+        """The vector store's best ``k`` live chunks (chunk id, cosine). Vectors of chunks that
+        are trashed, deleted or replaced are skipped here: the store is not told of those
+        changes (see ``library.semantic``)."""
+        assert self.semantic is not None
+        # The agent always names the kinds it searches (body, abstract …), and those are nearly
+        # all a library's embedded chunks: filter the nearest ones afterwards instead of
+        # listing every such chunk id for each search (117k chunks: ~50 ms).
+        wanted = set(filters["kinds"]) if filters["kinds"] is not None else None
+        other = any(filters[f] is not None for f in ("doc_ids", "year_from", "year_to"))
+        allowed: list[int] | None = None
+        if other:
+            allowed = self.store.live_chunk_ids(**filters)
+            if not allowed:
+                return []
+        try:
+            found = self.semantic.search(query, 2 * k + 16 if allowed is None else k, allowed)
+            if allowed is None:
+                live = self.store.chunks_by_ids([c for c, _ in found])
+                kept = [(c, s) for c, s in found if c in live and (wanted is None or live[c].kind in wanted)]
+                if len(kept) < min(k, len(found)):  # many gone or of other kinds: search the right ones only
+                    found = self.semantic.search(query, k, self.store.live_chunk_ids(**filters))
+                else:
+                    found = kept
+        except PaperPilotError as e:  # no embedder, a damaged vector file: keyword search still works
+            log.warning("search by meaning failed: %s", e)
+            return []
+        return found[:k]
+
+    def _hits(self, query: str, ranked: Sequence[Ranked], mode: str) -> list[Hit]:
+        rows = self.store.chunks_by_ids([r.chunk_id for r in ranked])
+        stems = set(self.index.stems(" ".join(query_terms(query))))
+        hits: list[Hit] = []
+        for h in ranked:
+            r = rows.get(h.chunk_id)
+            if r is None:  # index ahead of a concurrent delete: skip, never crash
+                continue
+            snippet, terms = make_snippet(r.text, query, stems, self.index.stems)
+            found_by = h.found_by if mode == "hybrid" else mode
+            hits.append(
+                Hit(
+                    doc_id=r.doc_id,
+                    chunk_id=r.chunk_id,
+                    seq=r.seq,
+                    title=r.title,
+                    section=r.section,
+                    page=r.page,
+                    score=round(h.fused, 6 if mode == "hybrid" else 4),
+                    snippet=snippet,
+                    terms=terms,
+                    kind=r.kind,
+                    section_path=r.section_path,
+                    found_by=found_by,
+                    bm25=None if h.bm25 is None else round(h.bm25, 4),
+                    dense=None if h.dense is None else round(h.dense, 4),
+                    fused=round(h.fused, 6) if mode == "hybrid" else None,
                 )
-            self._search_cache[key] = hits
-            if len(self._search_cache) > 256:
-                self._search_cache.popitem(last=False)
-            return list(hits)
+            )
+        return hits
 
     def concept_stats(
         self, terms: Sequence[str], sample: int = 40, fuzzy: bool = True, *, doc_ids: Sequence[int] | None = None

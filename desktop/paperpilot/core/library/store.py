@@ -859,6 +859,45 @@ class Store:
             for r in cur:
                 yield ChunkRow(*r)
 
+    def iter_chunks_for_embedding(self) -> Iterator[tuple[int, str, str, str]]:
+        """(chunk id, title, text, kind) of every ready document's chunks, trashed ones too (a
+        restored document is then searchable by meaning without embedding it again)."""
+        cur = self.conn.execute(
+            "SELECT c.id, d.title, c.text, c.kind FROM chunks c JOIN documents d ON d.id = c.doc_id"
+            " WHERE d.status='ready' ORDER BY c.id"
+        )
+        while page := cur.fetchmany(5000):
+            yield from page
+
+    def live_chunk_ids(
+        self,
+        doc_ids: Sequence[int] | None = None,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        kinds: Sequence[str] | None = None,
+    ) -> list[int]:
+        """Ids of the searchable chunks (ready, not trashed) that pass these filters."""
+        sql = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.status='ready' AND d.trashed=''"
+        args: list[Any] = []
+        if year_from is not None:
+            sql += " AND d.year >= ?"
+            args.append(year_from)
+        if year_to is not None:
+            sql += " AND d.year <= ?"
+            args.append(year_to)
+        if kinds is not None:
+            sql += f" AND c.kind IN ({','.join('?' * len(kinds))})"
+            args.extend(kinds)
+        if doc_ids is None:
+            return [int(r[0]) for r in self.conn.execute(sql, args)]
+        out: list[int] = []
+        ids = list(doc_ids)
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            q = sql + f" AND c.doc_id IN ({','.join('?' * len(part))})"
+            out.extend(int(r[0]) for r in self.conn.execute(q, [*args, *part]))
+        return out
+
     def chunks_by_ids(self, chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
         if not chunk_ids:
             return {}

@@ -15,7 +15,7 @@ from .embedder import (
     EndpointEmbedder,
     bundled_embedder,
 )
-from .job import SKIP_KINDS, Chunk, EmbeddingJob, JobResult
+from .job import SKIP_KINDS, Chunk, EmbeddingJob, JobResult, passage_text
 from .store import VectorItem, VectorStore, VectorStoreError, VectorStoreFull, text_hash
 
 __all__ = [
@@ -32,5 +32,6 @@ __all__ = [
     "VectorStoreError",
     "VectorStoreFull",
     "bundled_embedder",
+    "passage_text",
     "text_hash",
 ]

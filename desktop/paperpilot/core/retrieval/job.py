@@ -55,6 +55,14 @@ class JobResult:
     cancelled: bool = False
 
 
+def passage_text(title: str, text: str) -> str:
+    """What is embedded for a chunk: its document's title, then its text. A paragraph rarely
+    names what it is about ("It was released in 1994"); the title does, and the hash of this
+    text makes a retitled document's chunks embedded again."""
+    title = " ".join(title.split())
+    return f"{title}\n{text}" if title else text
+
+
 def embeddable(chunk: Chunk) -> bool:
     text = chunk.text.strip()
     if len(text) < MIN_CHARS:

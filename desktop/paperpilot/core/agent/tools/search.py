@@ -51,6 +51,10 @@ class Search(ToolArgs):
     # Kinds of passage to search (text.kinds values). None: the body, abstract, captions and
     # appendices; a policy asks for ["references"] when the question is about what is cited.
     kinds: list[str] | None = None
+    # keyword: the words themselves (BM25); meaning: passages that say the same in other words
+    # or another language (embeddings); hybrid: both, fused. None: hybrid once the library is
+    # embedded, else keyword.
+    mode: Literal["keyword", "meaning", "hybrid"] | None = None
 
     @field_validator("kinds")
     @classmethod
@@ -88,7 +92,10 @@ class SearchTool(Tool):
     guess_order = 1
     texts: ClassVar[Texts] = {
         "tool.search.label": ("search “{query}”", "检索“{query}”"),
-        "tool.search.description": ("search the library's passages by keywords", "按关键词检索文献库中的段落"),
+        "tool.search.description": (
+            "search the library's passages by keywords or by meaning",
+            "按关键词或语义检索文献库中的段落",
+        ),
         "tool.search.progress": ("Round {n} · searching “{query}”…", "第 {n} 轮 · 搜索“{query}”…"),
         "tool.search.done": ("Round {n} · {k} hit(s) for “{query}”", "第 {n} 轮 · “{query}”命中 {k} 条"),
     }
@@ -114,8 +121,8 @@ class SearchTool(Tool):
         for i, h in enumerate(result.hits, 1):
             sec = f" § {one_line(h.section, 60)}" if h.section else ""
             lines.append(
-                f"  {i}. *{one_line(h.title, 100)}*{sec} (doc {h.doc_id}, seg {h.segment}, p. {h.page})"
-                f" — {one_line(h.snippet, 240)}"
+                f"  {i}. *{one_line(h.title, 100)}*{sec} (doc {h.doc_id}, seg {h.segment}, p. {h.page};"
+                f" {hit_scores(h)}) — {one_line(h.snippet, 240)}"
             )
         return lines
 
@@ -134,8 +141,10 @@ class SearchTool(Tool):
         t = time.perf_counter()
         st.queries_tried.append(a.query)
         kinds = a.kinds if a.kinds is not None else sorted(SEARCH_KINDS)
+        # Only when asked for: a pool that knows no modes (a test's, an old one) still searches.
+        more = {"mode": a.mode} if a.mode is not None else {}
         hits = run.pool.search(
-            a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds
+            a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds, **more
         )
         views: list[HitView] = []
         new = 0
@@ -156,6 +165,10 @@ class SearchTool(Tool):
                 kind=h.kind,
                 section_path=h.section_path,
                 section_start=_section_start(sections, h.doc_id, h.seq) if h.section_path else None,
+                found_by=getattr(h, "found_by", "keyword"),
+                bm25=getattr(h, "bm25", None),
+                dense=getattr(h, "dense", None),
+                fused=getattr(h, "fused", None),
             )
             st.hits[key] = view
             views.append(view)
@@ -182,6 +195,21 @@ class SearchTool(Tool):
                 tool_ms=(time.perf_counter() - t) * 1000,
             )
         )
+
+
+def hit_scores(h: HitView) -> str:
+    """Which search found a hit and its scores, for the trace: "keyword, bm25 7.31",
+    "both, bm25 7.31, cosine 0.842, fused 0.0625"."""
+    parts = [h.found_by]
+    if h.bm25 is not None:
+        parts.append(f"bm25 {h.bm25:.2f}")
+    if h.dense is not None:
+        parts.append(f"cosine {h.dense:.3f}")
+    if h.fused is not None:
+        parts.append(f"fused {h.fused:.4f}")
+    if len(parts) == 1:
+        parts.append(f"score {h.score:.2f}")
+    return ", ".join(parts)
 
 
 def _section_start(pool: SectionPool | None, doc_id: int, segment: int) -> int | None:
