@@ -141,7 +141,9 @@ class VectorStore:
         except sqlite3.DatabaseError as exc:
             # Not a database any more (torn or overwritten): it is derived data, so keep the
             # damaged file for a look and start again; the job embeds what is missing.
-            log.warning("vector store %s is damaged (%s); moved aside, re-embedding", self.path, exc)
+            log.warning("The vector file %s was damaged and was set aside; passages are found by keyword until "
+                        "they are embedded again (paperpilot index --semantic).", self.path)
+            log.debug("vector file damage: %s", exc)  # SQLite's words: for the log, not for a person
             self._move_aside()
             self.recovered = True
             return self._connect()
