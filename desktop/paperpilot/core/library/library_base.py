@@ -49,13 +49,21 @@ from ..errors import (
 from ..models import Chunk, DocumentInfo, Hit, ImportFailure, Metadata, Passage, Reference
 from ..settings.config import ImportSettings
 from ..settings.paths import AppPaths
-from ..text.language import query_terms
+from ..text.language import has_cjk, query_terms
 from ..text.messages import msg
 from ..text.snippets import make_snippet
 from .index import IndexCorrupt, SearchIndex
 from .note_store import NoteHit, search_notes
 from .organize import SEPARATOR, CollectionNotFound, CollectionTree, parse_path
-from .semantic import HYBRID_DEPTH, SEARCH_MODES, Ranked, Semantic, fuse
+from .semantic import (
+    HYBRID_DENSE_WEIGHT,
+    HYBRID_DENSE_WEIGHT_CJK,
+    HYBRID_DEPTH,
+    SEARCH_MODES,
+    Ranked,
+    Semantic,
+    fuse,
+)
 from .sidecar import organize_path, read_sidecar, sidecar_path, write_sidecar
 from .store import Store, StoreDamaged, StoreError, StoreMissing, is_disk_full
 from .writerlock import WriterLock
@@ -996,7 +1004,8 @@ class LibraryBase:
             if mode == "meaning":
                 ranked = [Ranked(cid, sc, None, sc) for cid, sc in dense]
             else:
-                ranked = fuse(self._keyword(query, depth, filters), dense)
+                weight = HYBRID_DENSE_WEIGHT_CJK if has_cjk(query) else HYBRID_DENSE_WEIGHT
+                ranked = fuse(self._keyword(query, depth, filters), dense, weight=weight)
             return self._hits(query, ranked[:k], mode)
 
     def _search_mode(self, mode: str | None) -> str:

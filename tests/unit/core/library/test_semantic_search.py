@@ -222,6 +222,26 @@ def test_fusion_weighs_the_two_rankings() -> None:
     assert [r.chunk_id for r in fuse(kw, dense, weight=0.1, c=1)][:2] == [1, 2]
 
 
+def test_a_chinese_query_leans_on_the_bigram_index(embedded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chinese over Chinese, the character-bigram ranking is the better one (CMRC 2018): a query
+    with Chinese in it is fused with the lower dense weight, an English one with the higher."""
+    import paperpilot.core.library.library_base as base
+    from paperpilot.core.library.semantic import HYBRID_DENSE_WEIGHT, HYBRID_DENSE_WEIGHT_CJK
+
+    weights: list[float] = []
+
+    def spy(kw: Sequence[tuple[int, float]], dense: Sequence[tuple[int, float]], *, weight: float) -> list[object]:
+        weights.append(weight)
+        return fuse(kw, dense, weight=weight)
+
+    monkeypatch.setattr(base, "fuse", spy)
+    with Session(embedded) as s:
+        s.library.search("城市公园 鸟类", 2, mode="hybrid")
+        s.library.search("why are there fewer sparrows", 2, mode="hybrid")
+    assert weights == [HYBRID_DENSE_WEIGHT_CJK, HYBRID_DENSE_WEIGHT]
+    assert HYBRID_DENSE_WEIGHT_CJK < HYBRID_DENSE_WEIGHT
+
+
 class MeaningPolicy:
     """Searches by meaning once, then answers with what it read."""
 
