@@ -96,11 +96,9 @@ _ZH: dict[str, str] = {
     "Starting…": "正在开始…",
     "Round {n}": "第 {n} 轮",
     "Round {n} · thinking…": "第 {n} 轮 · 思考中…",
-    "Round {n} · searching “{q}”…": "第 {n} 轮 · 搜索“{q}”…",
     "Round {n} · reading {k} passage(s)…": "第 {n} 轮 · 阅读 {k} 个段落…",
     "Round {n} · listing documents…": "第 {n} 轮 · 列出文献…",
     "Round {n} · writing the answer…": "第 {n} 轮 · 撰写答案…",
-    "Round {n} · {k} hit(s) for “{q}”": "第 {n} 轮 · “{q}”命中 {k} 条",
     "Round {n} · read {k} passage(s)": "第 {n} 轮 · 已读 {k} 个段落",
     "Checking citations…": "正在核对引用…",
     "Ask about the papers in your library. Answers cite the passages they rely on; click a number to see it.":
