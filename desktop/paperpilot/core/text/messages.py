@@ -15,6 +15,7 @@ Quoted words, names and numbers are parameters and stay as given.
 
 from __future__ import annotations
 
+import functools
 import string
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -72,6 +73,7 @@ class Message:
 Param = str | int | float | list[str] | Message | list[Message]
 
 
+@functools.cache
 def _adapter() -> TypeAdapter[Message]:
     from pydantic import TypeAdapter  # only where a message is stored: never in an extraction worker
 
