@@ -440,10 +440,12 @@ _DATE = re.compile(
     r"November|December)\s+(?:1[0-9]{3}|20[0-9]{2})\b|\d{4}年(?:\d{1,2}月)?(?:\d{1,2}日)?"
 )
 _QUANTITY = re.compile(
-    r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s*(?:%|[KMB]\b|million|billion|thousand|hundred|percent)?"
+    # Not after a comma or colon glued to a word: "S2ORC,1 a large corpus" is a footnote mark.
+    r"(?<![\w.])(?<![\w][,;:])\d[\d,]*(?:\.\d+)?\s*(?:%|[KMB]\b|million|billion|thousand|hundred|percent)?"
     r"(?:\s+(?!(?:and|or|of|in|on|at|to|the|a|an|for|by|with|from|as)\b)[A-Za-z][\w-]*){0,2}"
     r"|[一二两三四五六七八九十百千万\d]+[个篇种位名项条件次日天月年周]"
 )
+_SIZE_WORDS = frozenset(["large", "big", "many", "much", "long", "high", "size", "number", "amount", "count"])
 _EARLY = frozenset(["first", "earlier", "earliest", "older", "oldest", "before", "sooner"])
 _LATE = frozenset(["later", "latest", "younger", "youngest", "after", "newer", "recent", "last"])
 
@@ -454,8 +456,11 @@ def _with_counted_noun(number: str, text: str, question: str, names: Sequence[st
     ("31k using 15% of the S2ORC" does not count S2ORCs)."""
     words = text.split()[1:6]
     named = {t for n in names for t in question_terms(n)}
-    q = set(question_terms(question)) - named
+    # "How large is the corpus …": the size words ask for the number, they are not what it counts.
+    q = set(question_terms(question)) - named - _SIZE_WORDS
     for i, w in enumerate(words):
+        if any(ch.isdigit() for ch in w):
+            return ""  # another number comes first: the noun belongs to it
         w = w.strip(",.;:()").lower()
         if len(w) >= 3 and any(t == w or (len(t) >= 3 and w.startswith(t[: max(3, len(t) - 2)])) for t in q):
             return " ".join([number, *words[: i + 1]]).rstrip(",.;:")

@@ -478,3 +478,20 @@ def test_a_quoted_papers_own_reference_marks_are_not_citations() -> None:
                              evidence_ids=["P1"]), ps)  # fmt: skip
     assert v.text == "- Chubby uses the Paxos algorithm to keep its replicas consistent [1]."
     assert not [c for c, _ in v.rejected if c == "invented_citation"]
+
+
+def test_how_large_takes_the_counted_number_not_a_footnote_mark(tmp_path: Path) -> None:
+    # "S2ORC,1" is a footnote mark; "large" asks for a size, it is not the noun counted.
+    lib = make_lib(
+        tmp_path,
+        {
+            "s2orc.md": "# S2ORC: The Semantic Scholar Open Research Corpus\n\n"
+            "We introduce S2ORC,1 a large corpus of 81.1M English-language academic papers spanning "
+            "many academic disciplines. The corpus is built from Semantic Scholar and its papers "
+            "come with rich metadata and resolved citation links.\n",
+        },
+    )
+    result, _ = run(lib, "How large is the corpus of scientific papers built from Semantic Scholar?")
+    first = result.answer.splitlines()[0]
+    assert first.startswith("Answer: 81.1M"), first
+    assert "81.1M English-language academic papers" in first
