@@ -566,8 +566,9 @@ class _Run:
         """Offline, for a question in a language the library lacks: the question's words in the
         library's language through the bilingual dictionary, recorded as bridge terms (the
         support check accepts them; the offline policy searches them)."""
+        counter = concept_pool(self.pool)
         try:
-            b = bridge(self.analysis)
+            b = bridge(self.analysis, present=counter.concept_stats if counter is not None else None)
         except Exception as e:  # a damaged dictionary install: search the Latin-script words only
             yield Warning(elapsed_ms=self.ms(), code="bridge", message=f"{type(e).__name__}: {e}")
             return
