@@ -154,7 +154,12 @@ def main() -> None:
     ap.add_argument("--modes", default="hybrid,keyword")
     ap.add_argument("--rows", default="dev", help="splits whose per-question rows are printed")
     ap.add_argument("--json", type=Path, help="write every row here (JSON lines)")
+    ap.add_argument("--dense-weight", type=float, help="experiment: the hybrid fusion's dense weight (Latin-script queries)")
     args = ap.parse_args()
+    if args.dense_weight is not None:
+        from paperpilot.core.library import library_base
+
+        library_base.HYBRID_DENSE_WEIGHT = args.dense_weight  # type: ignore[misc]
     items = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
     with tempfile.TemporaryDirectory(prefix="pp-para-") as tmp:
         home = args.home or Path(tmp)
