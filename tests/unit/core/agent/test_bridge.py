@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from paperpilot.core.agent.analysis import analyze
 from paperpilot.core.agent.bridge import WHY, bridge, in_library_first, zh_words
 from paperpilot.core.agent.state import AgentState, dictionary_terms
-from paperpilot.core.agent.support import Bridges
+from paperpilot.core.agent.support import Bridges, stems
 from paperpilot.core.text.bilingual import dictionary
 
 
@@ -108,3 +108,18 @@ def test_asking_for_advice_is_the_task_not_a_concept() -> None:
     a = analyze("针对长篇摘要的人工评估，作者提出了哪些建议？")
     assert "建议" not in a.concepts and "建议" not in a.key_concepts()
     assert "建议" not in bridge(a).concept_of
+
+
+def test_a_sense_of_several_words_is_held_only_whole() -> None:
+    b = Bridges()
+    b.add("内存", "random access memory", WHY)
+    b.add("内存", "computer memory", WHY)
+    b.add("蛋白质", "protein", WHY)
+    open_access = set(stems("This article is open access, with full text online."))
+    assert "access" in b.alternatives("内存")  # the stems still stand for it in a claim's words
+    assert not b.held("内存", open_access)
+    assert b.held("内存", set(stems("Lookups run on random access memory, not disk.")))
+    assert b.held("蛋白质", set(stems("The protein repairs DNA.")))
+    assert not b.held("蛋白质", open_access)
+
+

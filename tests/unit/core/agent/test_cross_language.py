@@ -117,3 +117,10 @@ def test_the_library_picks_the_bridged_sense(library: Library) -> None:
     _, events = ask(library, "S2ORC 的开放论文有全文吗？")
     bridge = next(e for e in events if isinstance(e, Info) and e.code == "bridge")
     assert dict((w, alts) for w, alts in bridge.data["pairs"])["开放"][0] == "open"
+
+
+def test_one_word_of_a_phrase_sense_does_not_cover_a_concept(library: Library) -> None:
+    """内存 is "random access memory" among its senses; "open access" holds none of its meaning."""
+    r, _ = ask(library, "S2ORC 的开放获取论文需要多少内存？")
+    assert r.status != Status.ANSWERED, r.answer
+    assert any("内存" in m for m in r.missing)
