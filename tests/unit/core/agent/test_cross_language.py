@@ -124,3 +124,17 @@ def test_one_word_of_a_phrase_sense_does_not_cover_a_concept(library: Library) -
     r, _ = ask(library, "S2ORC 的开放获取论文需要多少内存？")
     assert r.status != Status.ANSWERED, r.answer
     assert any("内存" in m for m in r.missing)
+
+
+def test_the_dictionarys_words_are_searched_as_keywords(library: Library) -> None:
+    """Embedded together, a bag of candidate senses (wrong ones too) finds passages by a meaning
+    the question does not have: the bridged first search is a keyword search; English is not."""
+    from paperpilot.core.agent.events import ActionChosen
+
+    def first_search(events: list[object]) -> dict[str, object]:
+        return next(e.action for e in events if isinstance(e, ActionChosen) and e.action.get("action") == "search")
+
+    _, events = ask(library, "乳腺癌的终生风险有多高？")
+    assert first_search(events)["mode"] == "keyword"
+    english = list(run_agent("What is the lifetime breast cancer risk?", library, OfflinePolicy(), AgentOptions(mode="loop")))
+    assert first_search(english).get("mode") is None
