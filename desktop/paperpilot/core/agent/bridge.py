@@ -12,6 +12,7 @@ never bridged: they are what the user wants done, not what the papers must be ab
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..text.bilingual import Dictionary, dictionary
@@ -72,8 +73,25 @@ class Bridged:
         return [(w, a, WHY) for w, alts in self.pairs for a in alts]
 
 
+# Documents mentioning each term (``DocumentPool.concept_stats``): how the library's own words
+# pick among a Chinese word's senses.
+Present = Callable[[Sequence[str]], Mapping[str, int]]
+
+
+def _all_senses(d: Dictionary, word: str) -> list[str]:
+    return [s for s in d.english(word) if s.lower() not in _VAGUE and s.lower() not in STOPWORDS]
+
+
 def _senses(d: Dictionary, word: str) -> list[str]:
-    return [s for s in d.english(word) if s.lower() not in _VAGUE and s.lower() not in STOPWORDS][:_PER_TERM]
+    return _all_senses(d, word)[:_PER_TERM]
+
+
+def in_library_first(senses: list[str], counts: Mapping[str, int]) -> list[str]:
+    """A word's senses with those the library's documents use first (the dictionary's order
+    otherwise): 开放 is "open" in papers about open access, not "bloom". When the library uses
+    none of them, the dictionary's order stands (the concept is absent; the library check says so)."""
+    used = [s for s in senses if counts.get(s, 0) > 0]
+    return used + [s for s in senses if s not in used]
 
 
 def zh_words(concept: str, d: Dictionary) -> list[str]:
@@ -83,10 +101,12 @@ def zh_words(concept: str, d: Dictionary) -> list[str]:
     return [w for w in words if w not in _NOT_BRIDGED and not is_task_phrase(w)]
 
 
-def bridge_zh(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridged:
-    """English search terms for a Chinese question (``analysis.language == "zh"``)."""
+def bridge_zh(analysis: QuestionAnalysis, d: Dictionary | None = None, present: Present | None = None) -> Bridged:
+    """English search terms for a Chinese question (``analysis.language == "zh"``). ``present``:
+    the library's document counts, to prefer the senses its documents use (one batched call)."""
     d = d if d is not None else dictionary()
     out = Bridged()
+    senses_of = _ranker(d, present, analysis)
     for t in [*analysis.entities, *analysis.concepts]:
         if not has_cjk(t):
             if t not in out.as_written:
@@ -102,7 +122,7 @@ def bridge_zh(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridge
     for c in concepts:
         found = False
         for w in zh_words(c, d):
-            senses = _senses(d, w)
+            senses = senses_of(w)
             if senses and w not in out.concept_of:
                 out.pairs.append((w, senses))
                 out.concept_of[w] = c
@@ -113,10 +133,26 @@ def bridge_zh(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridge
     # about the task: searched and accepted as a bridge, never a concept the library must hold.
     for m in _COUNTED.finditer(analysis.question):
         for w in d.segment(m.group(1))[:1]:
-            senses = _senses(d, w)
+            senses = senses_of(w)
             if senses and w not in out.concept_of and all(w != x for x, _ in out.pairs):
                 out.pairs.append((w, senses[:1]))
     return out
+
+
+def _ranker(d: Dictionary, present: Present | None, analysis: QuestionAnalysis) -> Callable[[str], list[str]]:
+    """The senses to search for a word: the dictionary's first ones, or, given the library's
+    counts, the first ones among those its documents use."""
+    if present is None:
+        return lambda w: _senses(d, w)
+    words = [w for c in analysis.concepts if has_cjk(c) for w in zh_words(c, d)]
+    words += [w for m in _COUNTED.finditer(analysis.question) for w in d.segment(m.group(1))[:1]]
+    candidates = {w: _all_senses(d, w) for w in dict.fromkeys(words)}
+    try:
+        counts = present(list(dict.fromkeys(s for ss in candidates.values() for s in ss)))
+    except Exception:  # a damaged index is the search's problem: the dictionary's order stands
+        counts = {}
+    ranked = {w: in_library_first(ss, counts)[:_PER_TERM] for w, ss in candidates.items()}
+    return lambda w: ranked[w] if w in ranked else _senses(d, w)
 
 
 def bridge_en(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridged:
@@ -140,9 +176,9 @@ def bridge_en(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridge
     return out
 
 
-def bridge(analysis: QuestionAnalysis, d: Dictionary | None = None) -> Bridged:
-    """The cross-language terms of a question, whichever way it goes."""
-    return bridge_zh(analysis, d) if analysis.language == "zh" else bridge_en(analysis, d)
+def bridge(analysis: QuestionAnalysis, d: Dictionary | None = None, present: Present | None = None) -> Bridged:
+    """The cross-language terms of a question, whichever way it goes (``present``: see bridge_zh)."""
+    return bridge_zh(analysis, d, present) if analysis.language == "zh" else bridge_en(analysis, d)
 
 
-__all__ = ["WHY", "Bridged", "bridge", "bridge_en", "bridge_zh", "zh_words"]
+__all__ = ["WHY", "Bridged", "Present", "bridge", "bridge_en", "bridge_zh", "in_library_first", "zh_words"]

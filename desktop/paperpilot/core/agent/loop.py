@@ -361,12 +361,14 @@ class _Run:
             status = Status.TRUNCATED
             notes.append(msg("confidence.round_limit"))
         text = v.text
+        # The frame around the answer is said in the question's language (the quotes stay in theirs).
+        lang: Language = "zh" if self.analysis.language == "zh" else "en"
         if not v.evidence or not v.claims:
-            text = "I could not find enough evidence in your library to answer this."
+            text = msg("answer.not_enough", lang).text()
             if answer.text.strip() and answer.evidence_ids and v.rejected:
-                text += " (The draft answer's citations or claims did not check out, so it was withheld.)"
+                text += msg("answer.draft_withheld", lang).text()
             elif answer.text.strip() and not answer.evidence_ids and not v.evidence:
-                text += " (The draft answer cited no passage, so it was withheld.)"
+                text += msg("answer.draft_uncited", lang).text()
             if cross is not None:
                 text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
             elif quotes is not None and self.bridged is not None:
@@ -377,17 +379,15 @@ class _Run:
             yield self.finish(Status.INSUFFICIENT, text, missing=missing or [self.asked()],
                               confidence=min(conf, 0.1), notes=notes or [msg("confidence.no_evidence")], parts=self.parts(a, v))  # fmt: skip
             return
+        sep = "；" if lang == "zh" else "; "
         if status == Status.PARTIAL:
-            gaps = "; ".join(m.text() for m in missing[:4]) or "some parts of the question"
-            text = f"{text}\n\nPartial answer — not covered by the passages read: {gaps}."
+            gaps = sep.join(m.text() for m in missing[:4])
+            tail = msg("answer.partial_tail", lang, gaps=gaps) if gaps else msg("answer.partial_tail_vague", lang)
+            text = f"{text}\n\n{tail.text()}"
         elif status == Status.INSUFFICIENT:
-            gaps = "; ".join(m.text() for m in missing[:4])
-            text = (
-                "I could not find evidence that answers this question"
-                + (f" ({gaps})" if gaps else "")
-                + ". Related passages:\n"
-                + text
-            )
+            gaps = sep.join(m.text() for m in missing[:4])
+            head = msg("answer.related_head", lang, gaps=gaps) if gaps else msg("answer.related_head_plain", lang)
+            text = f"{head.text()}\n{text}"
         if cross is not None:
             text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
         elif quotes is not None:
@@ -566,8 +566,9 @@ class _Run:
         """Offline, for a question in a language the library lacks: the question's words in the
         library's language through the bilingual dictionary, recorded as bridge terms (the
         support check accepts them; the offline policy searches them)."""
+        counter = concept_pool(self.pool)
         try:
-            b = bridge(self.analysis)
+            b = bridge(self.analysis, present=counter.concept_stats if counter is not None else None)
         except Exception as e:  # a damaged dictionary install: search the Latin-script words only
             yield Warning(elapsed_ms=self.ms(), code="bridge", message=f"{type(e).__name__}: {e}")
             return

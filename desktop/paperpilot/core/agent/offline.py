@@ -6,6 +6,7 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ..text.kinds import heading_names
 from ..text.language import STOPWORDS, has_cjk
@@ -27,6 +28,8 @@ from .extractive import (
 )
 from .intent import asks_to_remember  # the notes tool enforces the same rule
 from .state import AgentState, PolicyStep, dictionary_terms, searchable_across
+
+SearchMode = Literal["keyword", "meaning", "hybrid"]  # the search tool's modes
 
 _MAX_QUERY_CHARS = 200  # well inside Search's limit; longer OR queries only add noise
 
@@ -194,8 +197,10 @@ class OfflinePolicy:
             run.pending = None
         return run
 
-    def _search(self, run: _Run, query: str, thought: str, names: list[str] | None = None) -> PolicyStep:
-        action = Search(query=query, k=self.k)
+    def _search(
+        self, run: _Run, query: str, thought: str, names: list[str] | None = None, mode: SearchMode | None = None
+    ) -> PolicyStep:
+        action = Search(query=query, k=self.k) if mode is None else Search(query=query, k=self.k, mode=mode)
         bridge = names is not None
         run.pending = _Search(action.query, bridge, [], len(run.state.passages), names or [])
         infos = [("bridge_search", f"looking up {action.query!r}")] if bridge else []
@@ -252,7 +257,10 @@ class OfflinePolicy:
                 if not terms:
                     return self.answer(state, "nothing in the question can be searched in the library's language")
             q = _fit(" ".join(terms) or state.question)
-            step = self._search(run, q, "search the question's keywords; skim many hits")
+            # The dictionary's candidate senses are keywords, not a sentence: embedded together
+            # (wrong senses too) they find passages by a meaning the question does not have.
+            mode: SearchMode | None = "keyword" if state.cross_language else None
+            step = self._search(run, q, "search the question's keywords; skim many hits", mode=mode)
             if extra:
                 step.infos.append(("profile", f"first query includes profile terms: {', '.join(extra)}"))
             return step

@@ -262,9 +262,11 @@ def assess(
                 # two (量子计算机 is not covered by "computer" alone), most of a longer phrase, as
                 # for an English one; a generic word (方法) counts only alone.
                 zh = bridges.in_phrase(part.text)
-                specific = [alts for w, alts in zh.items() if w not in ZH_GENERIC] or list(zh.values())
+                specific = [w for w in zh if w not in ZH_GENERIC] or list(zh)
                 if specific:
-                    held = sum(bool(alts & text_stems) for alts in specific)
+                    # A sense of several words counts where all of them are: "random access
+                    # memory" is not 内存 in a passage that only says "open access".
+                    held = sum(bridges.held(w, text_stems) for w in specific)
                     cov = cov or held == len(specific) or (len(specific) >= 3 and held * 2 > len(specific))
 
         elif part.kind == "number":

@@ -149,10 +149,16 @@ class Bridges:
     pairs: dict[str, set[str]] = field(default_factory=dict)
     question_alternatives: set[str] = field(default_factory=set)
     reasons: list[str] = field(default_factory=list)
+    # The same alternatives kept whole, by the term's stem: a word's stem, or all the stems of a
+    # phrase ("random access memory" stands for 内存 only where all three words are).
+    wholes: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)
 
     def add(self, term: str, alternative: str, why: str = "") -> None:
+        whole = tuple(stems(alternative) or [alternative.lower()])
         for a in stems(term) or [term.lower()]:
-            for b in stems(alternative) or [alternative.lower()]:
+            if whole != (a,):
+                self.wholes.setdefault(a, set()).add(whole)
+            for b in whole:
                 if a != b:
                     self.pairs.setdefault(a, set()).add(b)
                     self.pairs.setdefault(b, set()).add(a)
@@ -179,6 +185,14 @@ class Bridges:
 
     def alternatives(self, stem: str) -> set[str]:
         return self.pairs.get(stem, set())
+
+    def held(self, term: str, text_stems: set[str]) -> bool:
+        """Does a text with these stems hold one of ``term``'s alternatives whole (every word of
+        a phrase)? Terms added only the other way round fall back to any alternative stem."""
+        wholes = self.wholes.get(term)
+        if not wholes:
+            return bool(self.alternatives(term) & text_stems)
+        return any(all(w in text_stems for w in whole) for whole in wholes)
 
     def in_phrase(self, text: str) -> dict[str, set[str]]:
         """The alternatives of each Chinese word inside ``text`` (a concept "方法解析" holds the

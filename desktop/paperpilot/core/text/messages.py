@@ -226,6 +226,35 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "answer.quotes_english": ("Quoted from English papers:", "以下引自英文文献："),
     "answer.quotes_chinese": ("Quoted from Chinese papers:", "以下引自中文文献："),
+    # --- the frame around an answer, in the question's language (agent.loop) ---------------------
+    "answer.not_enough": (
+        "I could not find enough evidence in your library to answer this.",
+        "在你的文献库里没有找到足够的证据来回答这个问题。",
+    ),
+    "answer.draft_withheld": (
+        " (The draft answer's citations or claims did not check out, so it was withheld.)",
+        "（草拟答案的引用或论断没有通过核对，因此没有给出。）",
+    ),
+    "answer.draft_uncited": (
+        " (The draft answer cited no passage, so it was withheld.)",
+        "（草拟答案没有引用任何段落，因此没有给出。）",
+    ),
+    "answer.partial_tail": (
+        "Partial answer — not covered by the passages read: {gaps}.",
+        "部分回答——读过的段落没有涉及：{gaps}。",
+    ),
+    "answer.partial_tail_vague": (
+        "Partial answer — not covered by the passages read: some parts of the question.",
+        "部分回答——读过的段落没有涉及问题的某些部分。",
+    ),
+    "answer.related_head": (
+        "I could not find evidence that answers this question ({gaps}). Related passages:",
+        "没有找到能回答这个问题的证据（{gaps}）。相关段落：",
+    ),
+    "answer.related_head_plain": (
+        "I could not find evidence that answers this question. Related passages:",
+        "没有找到能回答这个问题的证据。相关段落：",
+    ),
     "library.bridge_not_found": (
         "Your library has nothing on {terms:q} (searched as {searched:list}).",
         "你的文献库里没有关于{terms:q}的内容（已按词典译成{searched:list}检索）。",

@@ -378,8 +378,12 @@ class Asked:
 
 
 _DROPPED_CODES = frozenset({"unsupported_claim", "uncited_claim", "injection_obeyed"})
-_PARTIAL_TAIL = re.compile(r"\n\nPartial answer — not covered by the passages read:.*$", re.S)
-_RELATED_HEAD = re.compile(r"^I could not find evidence that answers this question.*?Related passages:\n", re.S)
+# The loop's frames in either language (messages "answer.partial_tail", "answer.related_head").
+_PARTIAL_TAIL = re.compile(r"\n\n(?:Partial answer — not covered by the passages read|部分回答——读过的段落没有涉及).*$", re.S)
+_RELATED_HEAD = re.compile(
+    r"^(?:I could not find evidence that answers this question.*?Related passages:|没有找到能回答这个问题的证据.*?相关段落：)\n",
+    re.S,
+)
 
 
 def verified_text(result: Result) -> str:

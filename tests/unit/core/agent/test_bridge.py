@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from paperpilot.core.agent.analysis import analyze
-from paperpilot.core.agent.bridge import WHY, bridge, zh_words
+from paperpilot.core.agent.bridge import WHY, bridge, in_library_first, zh_words
 from paperpilot.core.agent.state import AgentState, dictionary_terms
-from paperpilot.core.agent.support import Bridges
+from paperpilot.core.agent.support import Bridges, stems
 from paperpilot.core.text.bilingual import dictionary
 
 
@@ -72,3 +74,52 @@ def test_the_counted_thing_is_searched_though_it_is_a_task_word() -> None:
     b = bridge(analyze("S2ORC 包含多少篇论文？"))
     assert ("论文", ["paper"]) in b.pairs and "论文" not in b.concept_of
     assert "paper" in b.terms()
+
+
+def test_senses_the_library_uses_come_first() -> None:
+    assert in_library_first(["bloom", "open", "be open"], {"open": 3, "bloom": 0}) == ["open", "bloom", "be open"]
+    # None used: the dictionary's order stands (the library check then finds the concept absent).
+    assert in_library_first(["bloom", "open"], {}) == ["bloom", "open"]
+
+
+def test_the_library_picks_among_a_words_senses() -> None:
+    a = analyze("S2ORC 的开放论文有全文吗？")
+    assert dict(bridge(a).pairs)["开放"][0] == "bloom"  # the dictionary's first sense
+    asked: list[list[str]] = []
+
+    def present(terms: Sequence[str]) -> dict[str, int]:
+        asked.append(list(terms))
+        return {t: 5 for t in terms if t in ("open", "full text")}
+
+    b = bridge(a, present=present)
+    assert dict(b.pairs)["开放"][0] == "open" and dict(b.pairs)["全文"][0] == "full text"
+    assert len(asked) == 1 and "bloom" in asked[0]  # one batched look-up over every candidate sense
+
+
+def test_a_failing_count_leaves_the_dictionary_order() -> None:
+    def broken(_terms: Sequence[str]) -> dict[str, int]:
+        raise OSError("index damaged")
+
+    a = analyze("S2ORC 的开放论文有全文吗？")
+    assert bridge(a, present=broken).pairs == bridge(a).pairs
+
+
+def test_asking_for_advice_is_the_task_not_a_concept() -> None:
+    a = analyze("针对长篇摘要的人工评估，作者提出了哪些建议？")
+    assert "建议" not in a.concepts and "建议" not in a.key_concepts()
+    assert "建议" not in bridge(a).concept_of
+
+
+def test_a_sense_of_several_words_is_held_only_whole() -> None:
+    b = Bridges()
+    b.add("内存", "random access memory", WHY)
+    b.add("内存", "computer memory", WHY)
+    b.add("蛋白质", "protein", WHY)
+    open_access = set(stems("This article is open access, with full text online."))
+    assert "access" in b.alternatives("内存")  # the stems still stand for it in a claim's words
+    assert not b.held("内存", open_access)
+    assert b.held("内存", set(stems("Lookups run on random access memory, not disk.")))
+    assert b.held("蛋白质", set(stems("The protein repairs DNA.")))
+    assert not b.held("蛋白质", open_access)
+
+

@@ -103,3 +103,38 @@ def test_english_question_over_chinese_papers_searches_chinese_words(tmp_path: P
     assert r.status in (Status.ANSWERED, Status.PARTIAL)
     assert r.answer.startswith("Quoted from Chinese papers:")
     assert any("乔木层盖度" in e.text for e in r.evidence)
+
+
+def test_a_chinese_partial_answer_is_framed_in_chinese(library: Library) -> None:
+    r, _ = ask(library, "S2ORC 的作者来自哪个国家？")
+    assert r.status == Status.PARTIAL, r.answer
+    assert "Partial answer" not in r.answer and "I could not find" not in r.answer
+    assert "部分回答——读过的段落没有涉及：" in r.answer and "“国家”" in r.answer
+
+
+def test_the_library_picks_the_bridged_sense(library: Library) -> None:
+    """开放 is "bloom" first in the dictionary; the library writes "open" (access)."""
+    _, events = ask(library, "S2ORC 的开放论文有全文吗？")
+    bridge = next(e for e in events if isinstance(e, Info) and e.code == "bridge")
+    assert dict((w, alts) for w, alts in bridge.data["pairs"])["开放"][0] == "open"
+
+
+def test_one_word_of_a_phrase_sense_does_not_cover_a_concept(library: Library) -> None:
+    """内存 is "random access memory" among its senses; "open access" holds none of its meaning."""
+    r, _ = ask(library, "S2ORC 的开放获取论文需要多少内存？")
+    assert r.status != Status.ANSWERED, r.answer
+    assert any("内存" in m for m in r.missing)
+
+
+def test_the_dictionarys_words_are_searched_as_keywords(library: Library) -> None:
+    """Embedded together, a bag of candidate senses (wrong ones too) finds passages by a meaning
+    the question does not have: the bridged first search is a keyword search; English is not."""
+    from paperpilot.core.agent.events import ActionChosen
+
+    def first_search(events: list[object]) -> dict[str, object]:
+        return next(e.action for e in events if isinstance(e, ActionChosen) and e.action.get("action") == "search")
+
+    _, events = ask(library, "乳腺癌的终生风险有多高？")
+    assert first_search(events)["mode"] == "keyword"
+    english = list(run_agent("What is the lifetime breast cancer risk?", library, OfflinePolicy(), AgentOptions(mode="loop")))
+    assert first_search(english).get("mode") is None

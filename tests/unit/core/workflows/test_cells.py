@@ -73,3 +73,17 @@ def test_one_finding_is_told_once() -> None:
     state.passages = {"P1": abstract, "P2": results}
     answer = extractive_answer(col, state)
     assert answer.text.count("0.912") == 1, answer.text
+
+
+def test_verified_text_drops_the_loops_frames_in_either_language() -> None:
+    from paperpilot.core.agent.events import Evidence, Result, Status
+    from paperpilot.core.workflows.cells import verified_text
+
+    ev = [Evidence(id="P1", number=1, doc_id=1, title="T", segment=0, page=1, text="x", verified=True)]
+    for answer in (
+        "A fact [1].\n\nPartial answer — not covered by the passages read: 'y'.",
+        "A fact [1].\n\n部分回答——读过的段落没有涉及：读过的段落都没有谈到“国家”。",
+        "I could not find evidence that answers this question ('y'). Related passages:\nA fact [1].",
+        "没有找到能回答这个问题的证据（读过的段落都没有谈到“国家”）。相关段落：\nA fact [1].",
+    ):
+        assert verified_text(Result(question="q", answer=answer, status=Status.PARTIAL, evidence=ev)) == "A fact [1].", answer
