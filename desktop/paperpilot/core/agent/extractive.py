@@ -56,6 +56,8 @@ def answer_terms(state: AgentState) -> list[str]:
     bridged = dictionary_terms(state)
     if not bridged:
         return terms
+    if not state.cross_language:  # a mixed library: its Chinese papers use the question's own words
+        return terms + [t.lower() for t in bridged if t.lower() not in terms]
     return [t for t in terms if not has_cjk(t)] + [t.lower() for t in bridged]
 
 

@@ -350,7 +350,11 @@ class _Run:
         # Offline, a question in a language the library lacks is said to be so, plainly, first.
         cross = self.cross_language_note() if st.cross_language and not model and self.bridged is None else None
         cross_note = cross.text() if cross is not None else ""
-        quotes = self.quotes_note() if st.cross_language and not model and self.bridged is not None else None
+        # "以下引自英文文献：" when every quote is in the other language (always, for a library without
+        # the question's language; in a mixed library, when the cited passages happen to be).
+        other = [has_cjk(e.text) != (self.analysis.language == "zh") for e in v.evidence]
+        quoted_across = st.cross_language or (bool(other) and all(other))
+        quotes = self.quotes_note() if quoted_across and not model and self.bridged is not None else None
         feats = self.features(a, v)
         conf = confidence_model.probability(feats, answer.confidence if model else None)
         yield Info(round=st.round, elapsed_ms=self.ms(), code="confidence", message=f"confidence {conf:.2f}",
@@ -477,6 +481,7 @@ class _Run:
             return None  # "my notes on doc 3 …": about a document the user names, not the library at large
         key = a.key_concepts()
         across: dict[str, list[list[str]]] = {}  # a key concept → its words' candidates, word by word
+        either: dict[str, list[list[str]]] = {}  # mixed library: also found through these words
         if self.state.cross_language:
             # Words in a language the library is not written in occur in no document whatever it
             # holds: what the question writes in the library's script is looked up as written,
@@ -490,6 +495,12 @@ class _Run:
                 note = self.cross_language_note()
                 return self.finish(Status.INSUFFICIENT, note.text(), missing=[note], confidence=0.01,
                                    notes=[msg("confidence.cross_language")], stop=note)  # fmt: skip
+        elif self.bridged is not None:
+            # A mixed library: a Chinese concept is there when its words are, as written or as the
+            # dictionary gives them (乳腺癌 in a Chinese paper, "breast cancer" in an English one).
+            b = self.bridged
+            either = {k: b.groups(k) for k in key if has_cjk(k)}
+            either = {k: v for k, v in either.items() if v}
         if not key:
             return None
         # A name must occur whole (all its words in one passage); a concept phrase of ordinary
@@ -500,6 +511,7 @@ class _Run:
             [_zh_probe(k) if has_cjk(k) else k for k in key if (k in entities or has_cjk(k)) and k not in across]
             + [w for k in key if k not in entities and not has_cjk(k) for w in k.split()]
             + [x for k in key for group in across.get(k, ()) for x in group]
+            + [x for k in key for group in either.get(k, ()) for x in group]
         ))  # fmt: skip
         try:
             raw = pool.concept_stats(probe)
@@ -511,6 +523,8 @@ class _Run:
             else max(raw.get(w, 0) for w in k.split())
             for k in key
         }  # fmt: skip
+        for k, groups in either.items():
+            stats[k] = max(stats.get(k, 0), _bridged_stat(groups, raw))
         # The user's own synonyms count: "segmentation" is there when "delineation" is.
         syn = [(t, of) for t, of in self.synonyms() if any(of.lower() in k.lower() for k in key)]
         if syn:
@@ -695,7 +709,7 @@ def run_agent(
                    + {"zh": "Chinese", "en": "English"}.get(a.language, a.language)
                    + (" — not a language of the library" if st.cross_language else ""),
                    data={"library": st.library_languages, "question": a.language, "cross_language": st.cross_language})  # fmt: skip
-    if st.cross_language and not run.uses_model():
+    if st.bridge_needed and not run.uses_model():
         yield from run.bridge_question()
     stop = run.library_check()
     if run.stats_info is not None:

@@ -256,10 +256,15 @@ class OfflinePolicy:
                 terms += [t for t in dictionary_terms(state) if t not in terms]
                 if not terms:
                     return self.answer(state, "nothing in the question can be searched in the library's language")
+            bridged = [] if state.cross_language else dictionary_terms(state)
+            if bridged:
+                # A mixed library (English papers and a few Chinese ones): the question's own words
+                # for its Chinese papers, the dictionary's for the others.
+                terms = terms + [t for t in bridged if t not in terms]
             q = _fit(" ".join(terms) or state.question)
             # The dictionary's candidate senses are keywords, not a sentence: embedded together
             # (wrong senses too) they find passages by a meaning the question does not have.
-            mode: SearchMode | None = "keyword" if state.cross_language else None
+            mode: SearchMode | None = "keyword" if state.cross_language or bridged else None
             step = self._search(run, q, "search the question's keywords; skim many hits", mode=mode)
             if extra:
                 step.infos.append(("profile", f"first query includes profile terms: {', '.join(extra)}"))

@@ -110,6 +110,21 @@ def cross_language(question_language: str, mix: dict[str, float]) -> bool:
     return bool(mix) and bool(question_language) and mix.get(question_language, 0.0) == 0.0
 
 
+# A language holding at least this share of the library's documents is searched too: a Chinese
+# question over a library of English papers with a few Chinese ones is looked up in both.
+MIXED_SHARE = 0.2
+
+
+def bridge_needed(question_language: str, mix: dict[str, float]) -> bool:
+    """Offline, the question goes through the bilingual dictionary as well: its language is absent
+    from the library, or another language holds a real share of it."""
+    if not mix or not question_language:
+        return False
+    return cross_language(question_language, mix) or any(
+        lang != question_language and share >= MIXED_SHARE for lang, share in mix.items()
+    )
+
+
 def searchable_across(term: str, question_language: str) -> bool:
     """Can ``term`` of the question be found in documents of another language as it is written?
     A Latin-script term of a Chinese question (LoopAgent, RAG) can; of an English question only
@@ -241,6 +256,11 @@ class AgentState:
     def cross_language(self) -> bool:
         """The question's language is absent from the library (a Chinese question, English papers)."""
         return cross_language(self.question_language, self.library_languages)
+
+    @property
+    def bridge_needed(self) -> bool:
+        """The question is looked up through the dictionary too (absent or minority language)."""
+        return bridge_needed(self.question_language, self.library_languages)
 
     @property
     def question_terms(self) -> list[str]:

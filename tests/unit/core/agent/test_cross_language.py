@@ -138,3 +138,55 @@ def test_the_dictionarys_words_are_searched_as_keywords(library: Library) -> Non
     assert first_search(events)["mode"] == "keyword"
     english = list(run_agent("What is the lifetime breast cancer risk?", library, OfflinePolicy(), AgentOptions(mode="loop")))
     assert first_search(english).get("mode") is None
+
+
+CHINESE_PAPER = (
+    "深度学习在遥感影像分类中的应用\n\n本文提出一种卷积神经网络方法，用于高分辨率遥感影像的地物分类。"
+    "在两个公开数据集上，该方法的总体精度达到百分之九十二。\n"
+)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    """Mostly English papers and one Chinese one: the question's language is in the library, but
+    the answer is in an English paper (the usual library of a Chinese researcher)."""
+    root = tmp_path_factory.mktemp("mixed")
+    for name, text in PAPERS.items():
+        (root / name).write_text(text, encoding="utf-8")
+    (root / "zh.txt").write_text(CHINESE_PAPER, encoding="utf-8")
+    lib = Library(app_paths(root / "home"))
+    assert not lib.import_paths(sorted(root.glob("*.txt"))).failed
+    assert lib.language_mix() == {"en": 0.75, "zh": 0.25}
+    yield lib
+    lib.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "key"),
+    [
+        ("乳腺癌的终生风险有多高？", "lifetime breast cancer risk"),
+        ("S2ORC 包含多少篇论文？", "81.1 million"),
+    ],
+)
+def test_mixed_library_chinese_question_finds_the_english_paper(mixed: Library, question: str, key: str) -> None:
+    r, events = ask(mixed, question)
+    assert r.status in (Status.ANSWERED, Status.PARTIAL), r.answer
+    assert any(key in e.text for e in r.evidence)
+    assert r.answer.startswith("以下引自英文文献：")  # every quote is English
+    bridge = next(e for e in events if isinstance(e, Info) and e.code == "bridge")
+    assert bridge.data["terms"]
+    check = next(e for e in events if isinstance(e, Info) and e.code == "library_check")
+    assert not check.data["absent"]
+
+
+def test_mixed_library_chinese_question_about_the_chinese_paper_quotes_it_as_it_is(mixed: Library) -> None:
+    r, _ = ask(mixed, "遥感影像分类方法的总体精度是多少？")
+    assert r.status in (Status.ANSWERED, Status.PARTIAL), r.answer
+    assert any("总体精度" in e.text for e in r.evidence)
+    assert not r.answer.startswith("以下引自英文文献")
+
+
+def test_mixed_library_subject_nowhere_in_either_language_stops(mixed: Library) -> None:
+    r, _ = ask(mixed, "量子计算机的纠错方法是什么？")
+    assert r.status == Status.INSUFFICIENT
+    assert not r.evidence
