@@ -440,3 +440,37 @@ EN_TASK_WORDS = frozenset(
     ["library", "paper", "papers", "article", "articles", "research", "study", "studies", "literature",
      "document", "documents", "summary", "summarize", "summarise", "progress", "direction", "directions", "work", "works"]
 )  # fmt: skip
+
+
+# Words of a research question across the library ("synthesis", ``agent.synthesis``) that are left
+# once its scope, tasks and facets are read: about the library, the papers as papers, or the asking
+# itself. Never a concept the papers must mention.
+SYNTH_GENERIC_EN = frozenset(
+    ["library", "collection", "collections", "my", "our", "these", "those", "all", "each", "every", "any",
+     "paper", "papers", "article", "articles", "study", "studies", "studied", "studying", "work", "works",
+     "publication", "publications", "literature", "document", "documents", "ones", "research", "researched",
+     "researchers", "authors", "field's", "across", "within", "among", "say", "says", "said", "discuss", "discussed",
+     "discusses", "deal", "deals", "dealt", "propose", "proposed", "proposes", "report", "reported", "reports",
+     "address", "addressed", "addresses", "cover", "covered", "covers", "examine", "examined", "investigate",
+     "investigated", "explore", "explored", "look", "looked", "give", "me", "us", "tell", "list", "show",
+     "point", "points", "pointed", "main", "key", "recent", "recently", "new", "novel", "latest", "published",
+     "publish", "written", "appeared", "appear", "concern", "concerned", "they", "them", "their", "it", "its",
+     "do", "does", "did", "have", "has", "had", "were", "was", "are", "is", "be", "been", "what", "which", "how",
+     "please", "can", "could", "would", "should", "help", "find", "found", "finding", "findings", "conclude",
+     "concluded", "conclusion", "conclusions", "compare", "compared", "comparing", "comparison", "summarise",
+     "summarize", "summary", "overview", "progress", "directions", "direction", "suggest", "promising",
+     "future", "open", "questions", "gaps", "remain", "remains", "method", "methods", "approach",
+     "approaches", "result", "results", "changed", "evolved", "progressed", "developed", "whole", "between", "other", "various", "different", "respective",
+     "respectively", "together", "overall", "both"]
+)  # fmt: skip
+
+
+# The Chinese side: cut out of a synthesis question before its concepts are read (库中的论文, 帮我,
+# 分别, 给出 …). 论文 / 文献 / 文章 are cut only where they stand for the papers themselves (see
+# ``agent.synthesis``): 学术论文阅读 and 文献阅读 are topics.
+SYNTH_GENERIC_ZH = (
+    "我的文献库", "文献库", "资料库", "库中", "库里", "这些", "那些", "所有", "各篇", "每篇", "帮我", "帮忙", "请问", "请",
+    "一下", "给出", "给我", "列出", "提出了", "提出", "分别", "各自", "所用", "所采用", "采用了", "使用了", "主要",
+    "有哪些", "哪些", "什么", "研究了", "研究", "关于", "方面", "领域", "发表的", "发表", "它们", "其中", "工作",
+    "内容", "情况", "成果", "问题", "投稿", "有何", "如何", "怎样", "相关", "有关", "涉及", "讨论了", "讨论",
+)  # fmt: skip
