@@ -76,13 +76,15 @@ def _library_facts() -> tuple[LibraryFacts, datetime]:
     return facts, datetime.fromisoformat(lib["now"])
 
 
-def _generic_concepts(question: str, lang: str) -> list[str]:
+def _generic_concepts(question: str, lang: str, topic: list[str]) -> list[str]:
     a = analyze(question)
     words = {p.text for p in a.parts if p.kind in ("entity", "concept")} | set(a.entities)
     for c in a.concepts:
         words |= {c, *c.lower().split()}
     generic = GENERIC_ZH if lang == "zh" else GENERIC_EN
-    return sorted(w for w in words if w.lower() in generic or w in generic)
+    # A word the question's topic is about ("bird populations") is no generic word there.
+    own = {t.lower() for t in topic} | {w.lower() for t in topic for w in t.split()}
+    return sorted(w for w in words if (w.lower() in generic or w in generic) and w.lower() not in own)
 
 
 def evaluate(items: list[dict[str, Any]], facts: LibraryFacts, now: datetime) -> list[dict[str, Any]]:
@@ -106,7 +108,7 @@ def evaluate(items: list[dict[str, Any]], facts: LibraryFacts, now: datetime) ->
             kept = {w.lower() for c in [*a.entities, *a.concepts] for w in [c, *c.split()]}
             row["topic_kept"] = [w for w in x["topic"] if w.lower() in kept or any(w in c for c in a.concepts)]
             row["topic_total"] = len(x["topic"])
-        row["generic"] = _generic_concepts(x["question"], x["lang"]) if x["synthesis"] else []
+        row["generic"] = _generic_concepts(x["question"], x["lang"], x["topic"]) if x["synthesis"] else []
         rows.append(row)
     return rows
 

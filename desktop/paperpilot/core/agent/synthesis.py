@@ -69,6 +69,7 @@ _SURVEY_EN = _rx(
     r"\b(?:open|unanswered|unresolved)\s+(?:questions|problems|issues)\b",
     r"\b(?:future|promising|new)\s+(?:research\s+)?directions\b",
     r"\bthe\s+literature\b",
+    r"\bhow\s+(?:has|have)\s+(?:the\s+)?(?:research|work|studies|literature|understanding)\b[^?]*\b(?:progressed|evolved|developed|changed|advanced)\b",
 )
 _NOT_ACROSS_EN = _rx(
     rf"\bhow\s+many\s+{_DOCS}\b(?!.*\b(?:my|this|our)\s+(?:library|collection)\b)",
@@ -86,11 +87,16 @@ _ACROSS_ZH = _rx(
 _NOT_ACROSS_ZH = _rx(r"多少篇")
 
 
+def _is_zh(q: str) -> bool:
+    """Chinese when a fifth of its characters are (an English question may name a tag “视觉”)."""
+    return has_cjk(q) and sum(has_cjk(c) for c in q) >= 0.2 * len(q.replace(" ", ""))
+
+
 def is_synthesis(question: str) -> bool:
     """Whether ``question`` asks across papers (which papers, compare them, their findings, the
     progress of a field, open questions, directions) rather than for one fact or one paper."""
     q = " ".join(question.split())
-    if has_cjk(q):
+    if _is_zh(q):
         if _NOT_ACROSS_ZH.search(q) and not re.search(r"库中|库里|文献库|这些", q):
             return False
         if _ACROSS_ZH.search(q):
@@ -108,7 +114,7 @@ def is_synthesis(question: str) -> bool:
 _NOT_KIND = r"(?:do|does|did|have|has|had|are|were|is|was|these|those|the|my|our|all|can|could|would)"
 _TASKS_EN: dict[str, re.Pattern[str]] = {
     "which_papers": _rx(rf"\b(?:which|what)\s+(?:(?!{_NOT_KIND}\b)[\w-]+\s+){{0,2}}{_DOCS}\b", rf"\blist\s+(?:the|all)\s+{_DOCS}"),
-    "survey": _rx(r"\boverview\b", r"\bprogress\b", r"\bstate\s+of\s+the\s+art\b", r"\badvances\b", r"\btrends?\b",
+    "survey": _rx(r"\boverview\b", r"\bprogress(?:ed)?\b", r"\b(?:has|have)\s+[^?]*\bevolved\b", r"\bstate\s+of\s+the\s+art\b", r"\badvances\b", r"\btrends?\b",
                   r"\blandscape\b", r"\bsurvey\s+(?:the|of|recent)\b"),
     "directions": _rx(r"\bdirections?\b", r"\b(?:open|unanswered|unresolved)\s+(?:questions|problems|issues)\b",
                       r"\bresearch\s+gaps?\b", r"\bfuture\s+(?:work|research)\b", r"\bsuggest\w*", r"\bworth\s+pursuing\b"),
@@ -361,12 +367,9 @@ def _known(text: str, names: Iterable[str], *, min_len: int = 2) -> list[tuple[s
     """Known names that the text mentions (longest first, whole words, any case): (name, start, end)."""
     found: list[tuple[str, int, int]] = []
     for name in sorted({n for n in names if len(n.strip()) >= min_len}, key=len, reverse=True):
-        leaf = name.rsplit("/", 1)[-1]
-        for said in dict.fromkeys([name, leaf]):
-            m = re.search(rf"(?<![\w-]){re.escape(said)}(?![\w-])", text, re.IGNORECASE)
-            if m and not any(a <= m.start() < b for _, a, b in found):
-                found.append((name, m.start(), m.end()))
-                break
+        m = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.IGNORECASE)
+        if m and not any(a <= m.start() < b for _, a, b in found):
+            found.append((name, m.start(), m.end()))
     return found
 
 
@@ -414,7 +417,9 @@ def _scope_names(
             # a collection's leaf ("Marlow Bay"), an author's family name ("Varga")
             match = match or next((k for k in known if k.rsplit("/", 1)[-1].casefold() == n.casefold()), None)
             match = match or next((k for k in known if " " in k and k.split()[-1].casefold() == n.casefold()), None)
-            names.append(match or n)
+            # "in Urban Bioacoustics and Urban Ecosystems Letters": two of the library's venues
+            inside = [k for k in known if len(k) >= 4 and re.search(rf"(?<![\w-]){re.escape(k)}(?![\w-])", n, re.I)]
+            names.extend([match] if match else inside or [n])
             cut.append((a, b))
         for n, a, b in found:
             if not any(x <= a < y for x, y in cut):
@@ -500,7 +505,7 @@ def read_request(question: str, facts: LibraryFacts | None = None, now: date | N
     """``question`` read as a synthesis request, whether or not it looks like one (a follow-up
     that refines a previous synthesis question, or a caller that already knows)."""
     q = " ".join(question.split())
-    zh = has_cjk(q) and sum(has_cjk(c) for c in q) >= 0.2 * len(q.replace(" ", ""))
+    zh = _is_zh(q)
     facts = facts or LibraryFacts()
     years: YearSpan | None = find_years(q, now)
     cuts: list[tuple[int, int]] = [(years.begin, years.stop)] if years else []

@@ -359,3 +359,25 @@ def test_library_facts_from_a_pool() -> None:
     assert facts.authors == ("Elena Varga", "李明") and facts.venues == ("Journal of Urban Ornithology", "城市生态学报")
     r = parse_synthesis("What did Varga's papers in Journal of Urban Ornithology find?", facts, NOW)
     assert r is not None and r.scope.authors == ("Elena Varga",) and r.scope.collections == ("Urban birds",)
+
+
+def test_an_english_question_that_names_a_chinese_tag_stays_english() -> None:
+    r = parse_synthesis('For the papers tagged "视觉", what limitations do the authors acknowledge?', FACTS, NOW)
+    assert r is not None and r.language == "en" and r.scope.tags == ("视觉",) and r.facets == ("limitation",)
+
+
+def test_how_research_has_progressed_is_a_survey() -> None:
+    r = parse_synthesis("How has research on birds and buildings progressed since 2021?", FACTS, NOW)
+    assert r is not None and "survey" in r.tasks and (r.scope.year_from, r.scope.year_to) == (2021, 2026)
+    assert r.topic_words() == ["birds and buildings"]
+    assert parse_synthesis("How has the sparrow population changed since 2009?", FACTS, NOW) is None
+
+
+def test_two_venues_in_one_phrase_and_no_venue_from_a_number() -> None:
+    facts = dataclasses.replace(FACTS, venues=(*FACTS.venues, "Urban Ecosystems Letters", "City Report 2024/3"))
+    r = parse_synthesis(
+        "How do the papers in Urban Bioacoustics and Urban Ecosystems Letters differ in their methods?", facts, NOW
+    )
+    assert r is not None and r.scope.venues == ("Urban Bioacoustics", "Urban Ecosystems Letters")
+    r = parse_synthesis("Across the NLP collection, what was published in the last 3 years?", facts, NOW)
+    assert r is not None and r.scope.venues == () and r.scope.collections == ("NLP",)
