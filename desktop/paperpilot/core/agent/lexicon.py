@@ -448,7 +448,7 @@ EN_TASK_WORDS = frozenset(
 SYNTH_GENERIC_EN = frozenset(
     ["library", "collection", "collections", "my", "our", "these", "those", "all", "each", "every", "any",
      "paper", "papers", "article", "articles", "study", "studies", "studied", "studying", "work", "works",
-     "publication", "publications", "literature", "document", "documents", "ones", "research", "researched",
+     "publication", "publications", "literature", "documents", "ones", "research", "researched",
      "researchers", "authors", "field's", "across", "within", "among", "say", "says", "said", "discuss", "discussed",
      "discusses", "deal", "deals", "dealt", "propose", "proposed", "proposes", "report", "reported", "reports",
      "address", "addressed", "addresses", "cover", "covered", "covers", "examine", "examined", "investigate",
@@ -460,7 +460,12 @@ SYNTH_GENERIC_EN = frozenset(
      "concluded", "conclusion", "conclusions", "compare", "compared", "comparing", "comparison", "summarise",
      "summarize", "summary", "overview", "progress", "directions", "direction", "suggest", "promising",
      "future", "open", "questions", "gaps", "remain", "remains", "method", "methods", "approach",
-     "approaches", "result", "results", "changed", "evolved", "progressed", "developed", "whole", "between", "other", "various", "different", "respective",
+     "approaches", "result", "results", "changed", "evolved", "progressed", "developed", "whole",
+     # verbs of reporting and asking: what the papers do with a topic, not the topic
+     "acknowledge", "acknowledged", "identify", "identified", "identifies", "take", "taken", "took", "use", "used",
+     "using", "according", "mention", "mentioned", "mentions", "describe", "described", "describes", "present",
+     "presented", "presents", "focus", "focused", "focuses", "tackle", "tackled", "offer", "offered", "provide",
+     "provided", "provides", "highlight", "highlighted", "raise", "raised", "leave", "left", "written", "wrote", "between", "other", "various", "different", "respective",
      "respectively", "together", "overall", "both"]
 )  # fmt: skip
 
@@ -472,5 +477,6 @@ SYNTH_GENERIC_ZH = (
     "我的文献库", "文献库", "资料库", "库中", "库里", "这些", "那些", "所有", "各篇", "每篇", "帮我", "帮忙", "请问", "请",
     "一下", "给出", "给我", "列出", "提出了", "提出", "分别", "各自", "所用", "所采用", "采用了", "使用了", "主要",
     "有哪些", "哪些", "什么", "研究了", "研究", "关于", "方面", "领域", "发表的", "发表", "它们", "其中", "工作",
-    "内容", "情况", "成果", "问题", "投稿", "有何", "如何", "怎样", "相关", "有关", "涉及", "讨论了", "讨论",
+    "内容", "情况", "成果", "问题", "投稿", "有何", "有没有", "还有", "都用了", "都用", "都有", "以来", "至今", "以前",
+    "以后", "如何", "怎样", "相关", "有关", "涉及", "讨论了", "讨论",
 )  # fmt: skip

@@ -75,7 +75,7 @@ _NOT_ACROSS_EN = _rx(
     rf"\bhow\s+many\s+{_DOCS}\b(?!.*\b(?:my|this|our)\s+(?:library|collection)\b)",
     rf"\b(?:which|what)\s+{_DOCS}\s+(?:does|did|do)\s+.*\bcit(?:e|es|ed)\b",
 )
-_DOCS_ZH = r"(?:论文|文献|文章|研究|工作)"
+_DOCS_ZH = r"(?:论文|文献|文章|研究|工作|综述|预印本)"
 _ACROSS_ZH = _rx(
     rf"哪些{_DOCS_ZH}",
     r"(?:论文|文献|文章)[^。？?]{0,12}哪些",
@@ -113,7 +113,8 @@ def is_synthesis(question: str) -> bool:
 # Words between "which" and "papers" that make it "what do the papers …", not "which papers".
 _NOT_KIND = r"(?:do|does|did|have|has|had|are|were|is|was|these|those|the|my|our|all|can|could|would)"
 _TASKS_EN: dict[str, re.Pattern[str]] = {
-    "which_papers": _rx(rf"\b(?:which|what)\s+(?:(?!{_NOT_KIND}\b)[\w-]+\s+){{0,2}}{_DOCS}\b", rf"\blist\s+(?:the|all)\s+{_DOCS}"),
+    "which_papers": _rx(rf"\b(?:which|what)\s+(?:(?!{_NOT_KIND}\b)[\w-]+\s+){{0,2}}{_DOCS}\b", rf"\blist\s+(?:the|all)\s+{_DOCS}",
+                        rf"\bwhich\s+of\s+(?:my|the|these|our)\s+(?:[\w-]+\s+)?{_DOCS}\b"),
     "survey": _rx(r"\boverview\b", r"\bprogress(?:ed)?\b", r"\b(?:has|have)\s+[^?]*\bevolved\b", r"\bstate\s+of\s+the\s+art\b", r"\badvances\b", r"\btrends?\b",
                   r"\blandscape\b", r"\bsurvey\s+(?:the|of|recent)\b"),
     "directions": _rx(r"\bdirections?\b", r"\b(?:open|unanswered|unresolved)\s+(?:questions|problems|issues)\b",
@@ -196,7 +197,7 @@ _TAG_PHRASES = (
 )
 _NAME = r"[A-Z][\w'’\-]+(?:\s+[A-Z][\w'’\-]+){0,2}"
 _AUTHOR_PHRASES = (
-    re.compile(rf"\b(?:written\s+)?by\s+(?P<n>{_NAME})"),
+    re.compile(rf"\b(?:written\s+)?by\s+(?P<n>{_NAME}(?:(?:\s*,\s*|\s+(?:and|or|&)\s+){_NAME})*)"),
     re.compile(rf"(?P<n>{_NAME})['’]s\s+(?:[\w-]+\s+)?(?:papers|work|studies|articles|publications)\b"),
     re.compile(r"作者(?:为|是)\s*(?P<n>[\u4e00-\u9fff]{2,4}?(?=的|等|发表|[，,。？?、\s]|$)|[A-Z][\w\-]+(?:\s+[A-Z][\w\-]+){0,2})"),
 )
@@ -431,7 +432,13 @@ def _scope_names(
     # "Urban birds"): only a phrase that says "collection" names one.
     collections = take([], _phrases(q, _COLLECTION_PHRASES), facts.collections)
     tags = take([], _phrases(q, _TAG_PHRASES), facts.tags)
-    authors = take(_known(q, facts.authors, min_len=4) + _family_names(q, facts.authors), _phrases(q, _AUTHOR_PHRASES), facts.authors)
+    author_phrases = [
+        (name, a, b)
+        for n, a, b in _phrases(q, _AUTHOR_PHRASES)
+        for name in re.split(r"\s*,\s*|\s+(?:and|or|&)\s+", n)
+        if name
+    ]
+    authors = take(_known(q, facts.authors, min_len=4) + _family_names(q, facts.authors), author_phrases, facts.authors)
     venues = take(_known(q, facts.venues, min_len=6), _phrases(q, _VENUE_PHRASES), facts.venues)
     # A collection or a tag that is open in the window scopes the question too.
     if facts.open_collection and facts.open_collection not in collections:
@@ -468,7 +475,7 @@ def _topic(q: str, cuts: Sequence[tuple[int, int]], zh: bool) -> str:
             text = text.replace(w, "，")
         pieces = re.split(r"[，,。；;、？?！!：:\s]+", text)
         # Glue left at a piece's edge once its neighbours are cut (城市鸟类的, 并).
-        pieces = [re.sub(r"^[的了和与及或并在对从将把被向]+|[的了和与及或并在对从将把被向]+$", "", p) for p in pieces]
+        pieces = [re.sub(r"^[的了和与及或并在对从将把被向还都]+|[的了和与及或并在对从将把被向还都]+$", "", p) for p in pieces]
         return "，".join(p for p in pieces if len(p) >= 2)
     words = re.findall(r"[^\W_]+(?:[-'’.][^\W_]+)*|[^\w\s]", text)
     kept = ["," if w.lower() in SYNTH_GENERIC_EN else w for w in words]

@@ -49,7 +49,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("after", rf"\bafter\s+{_Y}"),
         ("before", rf"\bbefore\s+{_Y}|{_Y}\s*年?\s*(?:以前|之前)"),
         ("until", rf"\b(?:until|up\s+to|through)\s+{_Y}"),
-        ("this_year", r"\bthis\s+year\b|今年"),
+        ("this_year", r"\bthis\s+year\b|今年(?:以来)?"),
         ("last_year", r"\b(?:the\s+)?(?:last|past)\s+year\b|去年以来|近一年|最近一年"),
         ("prev_year", r"去年"),
         ("single", rf"\b(?:in|from|during|of)\s+{_Y}|{_Y}\s+{_PAPERS}\b|{_Y}\s*年(?!代)"),

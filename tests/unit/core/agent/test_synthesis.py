@@ -381,3 +381,33 @@ def test_two_venues_in_one_phrase_and_no_venue_from_a_number() -> None:
     assert r is not None and r.scope.venues == ("Urban Bioacoustics", "Urban Ecosystems Letters")
     r = parse_synthesis("Across the NLP collection, what was published in the last 3 years?", facts, NOW)
     assert r is not None and r.scope.venues == () and r.scope.collections == ("NLP",)
+
+
+@pytest.mark.parametrize(
+    ("question", "concepts"),
+    [
+        ("What limitations do the papers tagged to-read acknowledge?", []),
+        ("What research gaps do the papers in my Urban birds collection identify?", []),
+        ("Contrast the approaches taken by the conference papers in my library.", []),
+        ("What open problems remain in document processing according to my library?", ["document processing"]),
+        ("根据过去五年的文献，城市鸟类保护还有哪些值得研究的方向？", ["城市鸟类保护"]),
+        ("最近十年库里关于深度学习的工作都用了哪些数据集？", ["深度学习"]),
+        ("今年以来库中有没有关于鸟类的新研究？", ["鸟类"]),
+    ],
+)
+def test_verbs_of_reporting_and_asking_are_never_concepts(question: str, concepts: list[str]) -> None:
+    a = analyze(question)
+    assert a.synthesis and [*a.entities, *a.concepts] == concepts
+
+
+def test_kinds_years_and_author_lists() -> None:
+    r = parse_synthesis("2015年以前发表的综述有哪些结论？", FACTS, NOW)  # 综述 are papers too
+    assert r is not None and r.scope.kinds == ("review",) and (r.scope.year_from, r.scope.year_to) == (None, 2014)
+    r = parse_synthesis("今年以来库中有没有关于鸟类的新研究？", FACTS, NOW)
+    assert r is not None and (r.scope.year_from, r.scope.year_to) == (2026, 2026) and r.scope.years_said == "今年以来"
+    q = "Which of my papers on birds were written by Aisha Rahman or Samuel Okafor, and what did they find?"
+    r = parse_synthesis(q, None, NOW)
+    assert r is not None and r.scope.authors == ("Aisha Rahman", "Samuel Okafor") and "which_papers" in r.tasks
+    assert analyze(q).entities == ()  # the authors are the scope, not names the passages must carry
+    r = parse_synthesis("Summarise the papers by Varga, Brenner and Dahl on sparrows.", None, NOW)
+    assert r is not None and r.scope.authors == ("Varga", "Brenner", "Dahl") and r.topic_words() == ["sparrows"]
