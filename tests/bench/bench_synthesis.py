@@ -5,10 +5,15 @@ library of ``synthesis_library.json`` and its fixed clock: recognition (synthesi
 scope read exactly (years, collections, tags, authors, venues, kinds: all fields, and each), the facets
 asked, the tasks, and the generic words (about the library, the task, the facets or the scope) that
 the question analysis still takes for concepts — which must be 0. The topic words the analysis keeps
-(the ``topic`` of each question) are reported beside it. Later: the papers an answer cites (recall,
-precision, scope violations).
+(the ``topic`` of each question) are reported beside it.
 
-    PYTHONPATH=desktop .venv/bin/python tests/bench/bench_synthesis.py [--json] [--show]
+With ``--library HOME`` it also imports the library into HOME (once; OCR and embeddings off, so
+the search is by keyword), files its collections and tags, and measures the plan's first step
+(``synthesis_plan.select_papers``): the relevant papers selected (recall), the irrelevant ones
+(precision) and the papers selected outside the expected scope (violations, must be 0), by the
+metadata the library extracted itself. Later: the papers an answer cites.
+
+    PYTHONPATH=desktop .venv/bin/python tests/bench/bench_synthesis.py [--json] [--show] [--library HOME]
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _util import ROOT, percentile
+from _util import ROOT, SHARED, percentile
 
 from paperpilot.core.agent.analysis import analyze
 from paperpilot.core.agent.synthesis import LibraryFacts, parse_synthesis
@@ -161,10 +166,121 @@ def report(rows: list[dict[str, Any]], show: bool) -> dict[str, Any]:
     return out
 
 
+def _truth() -> dict[str, dict[str, Any]]:
+    """Year, authors, venue and kind of each file, as printed (metadata_truth.json, front matter)."""
+    lib = json.loads((DATA / "synthesis_library.json").read_text(encoding="utf-8"))
+    truth = json.loads((DATA / "metadata_truth.json").read_text(encoding="utf-8"))
+    out: dict[str, dict[str, Any]] = {}
+    for e in truth["entries"]:
+        names = [a.get("literal") or " ".join(x for x in (a.get("given"), a.get("family")) if x) for a in e.get("authors") or []]
+        out[e["file"]] = {"year": e.get("year"), "authors": names, "venue": e.get("container_title") or ""}
+    for f in sorted((ROOT / "resources" / "sample").glob("*.md")):
+        head = f.read_text(encoding="utf-8").split("---")[1]
+        year = re.search(r"^year:\s*(\d{4})", head, re.M)
+        authors = re.search(r"^authors:\s*\[(.*)\]", head, re.M)
+        venue = re.search(r"^venue:\s*(.+)$", head, re.M)
+        out[f"sample/{f.name}"] = {"year": int(year.group(1)) if year else None,
+                                   "authors": [a.strip() for a in authors.group(1).split(",")] if authors else [],
+                                   "venue": venue.group(1).strip() if venue else ""}  # fmt: skip
+    for kind, files in lib["kinds"].items():
+        for f in files:
+            out[f].setdefault("kinds", set()).add(kind)
+    for f, t in out.items():
+        kinds = t.setdefault("kinds", set())
+        if not kinds & {"review", "thesis"}:
+            kinds.add("research")
+        if f.startswith("pdfs") and "conference" not in kinds and "preprint" not in kinds and "thesis" not in kinds:
+            kinds.add("journal")
+    return out
+
+
+def _allowed(x: dict[str, Any], truth: dict[str, dict[str, Any]], lib: dict[str, Any]) -> set[str]:
+    """The files the expected scope allows, by the printed metadata."""
+    sc = x["scope"]
+    ok = set(lib["files"])
+    if sc["years"]:
+        a, b = sc["years"]
+        ok = {f for f in ok if truth[f]["year"] is not None and (a is None or truth[f]["year"] >= a)
+              and (b is None or truth[f]["year"] <= b)}  # fmt: skip
+    for c in sc["collections"]:
+        ok &= {f for name, fs in lib["collections"].items() if name == c or name.startswith(c + "/") for f in fs}
+    for t in sc["tags"]:
+        ok &= set(lib["tags"][t])
+    if sc["authors"]:
+        ok = {f for f in ok if any(a in truth[f]["authors"] for a in sc["authors"])}
+    if sc["venues"]:
+        ok = {f for f in ok if truth[f]["venue"] in sc["venues"]}
+    if sc["kinds"]:
+        ok = {f for f in ok if truth[f]["kinds"] & set(sc["kinds"])}
+    return ok
+
+
+def library_run(home: Path, items: list[dict[str, Any]], now: datetime) -> None:
+    """The plan's first step over a real library: selected papers against the relevant ones."""
+    from paperpilot.core.agent.synthesis_plan import select_papers
+    from paperpilot.core.app import Session
+
+    lib = json.loads((DATA / "synthesis_library.json").read_text(encoding="utf-8"))
+    files = {f: (SHARED / f if f.startswith("pdfs") else ROOT / "resources" / f) for f in lib["files"]}
+    s = Session(home)
+    if not s.library.list_documents():
+        settings = s.settings.model_copy(deep=True)
+        settings.imports.ocr = False
+        settings.embedding.enabled = False
+        s.save_settings(settings)
+        t = time.perf_counter()
+        report = s.import_paths(list(files.values()))
+        print(f"imported {len(report.imported)} of {len(files)} files in {time.perf_counter() - t:.1f} s")
+        by_name = {Path(d.file_name or d.source_path).name: d.doc_id for d in s.library.list_documents()}
+        for path, members in lib["collections"].items():
+            s.collection_add(path, [by_name[Path(f).name] for f in members if Path(f).name in by_name])
+        for tag, members in lib["tags"].items():
+            s.tag([by_name[Path(f).name] for f in members if Path(f).name in by_name], add=[tag])
+    name_of = {d.doc_id: Path(d.file_name or d.source_path).name for d in s.library.list_documents()}
+    file_of = {Path(f).name: f for f in files}
+    truth = _truth()
+    for split in ("heldout", "dev"):
+        stats: dict[str, list[float]] = defaultdict(list)
+        violations = 0
+        selected = relevant_total = hit_total = 0
+        ms: list[float] = []
+        for x in items:
+            if x["split"] != split or not x["synthesis"]:
+                continue
+            facts = LibraryFacts.of(s.library, open_collection=x.get("open_collection"))
+            r = parse_synthesis(x["question"], facts, now.date())
+            if r is None:
+                continue
+            t = time.perf_counter()
+            pick = select_papers(r, s.library)
+            ms.append((time.perf_counter() - t) * 1000)
+            chosen = [file_of.get(name_of.get(c.doc_id, ""), "?") for c in pick.chosen]
+            allowed = _allowed(x, truth, lib)
+            violations += sum(f not in allowed for f in chosen)
+            relevant = set(x["relevant"])
+            hit = len(relevant & set(chosen))
+            selected += len(chosen)
+            relevant_total += len(relevant)
+            hit_total += hit
+            if relevant:
+                stats[x["type"]].append(hit / len(relevant))
+            bad = [f for f in chosen if f not in allowed]
+            print(f"   {x['id']}: {hit}/{len(relevant)} relevant, {len(chosen) - hit} other, more {pick.more}"
+                  + (f", OUTSIDE the scope: {bad}" if bad else ""))  # fmt: skip
+        if not ms:
+            continue
+        print(f"== {split} (library): relevant papers selected {hit_total}/{relevant_total} "
+              f"(recall {hit_total / max(1, relevant_total):.2f}), precision {hit_total / max(1, selected):.2f}, "
+              f"scope violations {violations}; select p50 {percentile(ms, 50):.0f} ms, p95 {percentile(ms, 95):.0f} ms")  # fmt: skip
+        for kind, rs in sorted(stats.items()):
+            print(f"   {kind:<14} recall {statistics.mean(rs):.2f} over {len(rs)} questions")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", action="store_true", help="print the summary as JSON at the end")
     ap.add_argument("--show", action="store_true", help="list every question, not only the wrong ones")
+    ap.add_argument("--library", type=Path, help="import the library into this home (once) and measure paper selection")
     args = ap.parse_args()
     items = [json.loads(line) for line in (DATA / "synthesis_questions.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     facts, now = _library_facts()
@@ -172,6 +288,8 @@ def main() -> None:
     summary = report(rows, args.show)
     if args.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1))
+    if args.library:
+        library_run(args.library, items, now)
 
 
 if __name__ == "__main__":
