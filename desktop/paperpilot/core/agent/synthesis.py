@@ -21,12 +21,14 @@ Names of collections, tags, authors and venues are read best against the library
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from ..clock import today
 from ..text.language import STOPWORDS, has_cjk
 from ..text.messages import Language, Message, msg
 from ..text.years import YearSpan, find_years
@@ -40,7 +42,8 @@ FACETS = (
 )  # fmt: skip
 KINDS = ("review", "research", "conference", "journal", "thesis", "preprint")
 
-_DOCS = r"(?:papers|studies|articles|publications|reviews|theses|dissertations|preprints|literature)"
+# Lower case: "Rolling Papers" is a title, "in Literature" a subject, not the papers of the library.
+_DOCS = r"(?-i:papers|studies|articles|publications|reviews|theses|dissertations|preprints)"
 _Q = r"[\"“‘'「『]"
 _UNQ = r"[\"”’'」』]"
 
@@ -68,18 +71,20 @@ _SURVEY_EN = _rx(
     r"\bstate\s+of\s+the\s+art\b",
     r"\b(?:open|unanswered|unresolved)\s+(?:questions|problems|issues)\b",
     r"\b(?:future|promising|new)\s+(?:research\s+)?directions\b",
-    r"\bthe\s+literature\b",
+    r"\b(?-i:the\s+literature)\b",
     r"\bhow\s+(?:has|have)\s+(?:the\s+)?(?:research|work|studies|literature|understanding)\b[^?]*\b(?:progressed|evolved|developed|changed|advanced)\b",
 )
 _NOT_ACROSS_EN = _rx(
     rf"\bhow\s+many\s+{_DOCS}\b(?!.*\b(?:my|this|our)\s+(?:library|collection)\b)",
     rf"\b(?:which|what)\s+{_DOCS}\s+(?:does|did|do)\s+.*\bcit(?:e|es|ed)\b",
 )
-_DOCS_ZH = r"(?:论文|文献|文章|研究|工作|综述|预印本)"
+_DOCS_ZH = r"(?:论文|文献|文章|研究|综述|预印本)"
+# The library itself, not a corpus's or a database's store (语料库中, 数据库里).
+_LIBRARY_ZH = r"(?<!语料)(?<!数据)(?<!知识)(?<!题)(?<!词)(?<!代码)(?<!仓)库[中里]|文献库|这些"
 _ACROSS_ZH = _rx(
     rf"哪些{_DOCS_ZH}",
     r"(?:论文|文献|文章)[^。？?]{0,12}哪些",
-    rf"库中|库里|文献库|这些{_DOCS_ZH}|那些{_DOCS_ZH}|各篇|每篇|所有(?:论文|文献)|(?:论文|文献|文章)分别|分别(?:提出|研究|采用|使用)",
+    rf"(?<!语料)(?<!数据)(?<!知识)(?<!题)(?<!词)(?<!代码)(?<!仓)库[中里]|文献库|这些{_DOCS_ZH}|那些{_DOCS_ZH}|各篇|每篇|所有(?:论文|文献)|(?:论文|文献|文章)分别|分别(?:提出|研究|采用|使用)",
     r"研究进展|进展|研究现状|发展趋势|研究方向|未来.{0,4}方向|方向建议|值得.{0,8}方向|展望|综述一下",
     rf"(?:对比|比较|总结|归纳|梳理|概括)[^。？?]{{0,30}}{_DOCS_ZH}",
     r"标签(?:为|是)|文献集|收藏夹",
@@ -97,7 +102,7 @@ def is_synthesis(question: str) -> bool:
     progress of a field, open questions, directions) rather than for one fact or one paper."""
     q = " ".join(question.split())
     if _is_zh(q):
-        if _NOT_ACROSS_ZH.search(q) and not re.search(r"库中|库里|文献库|这些", q):
+        if _NOT_ACROSS_ZH.search(q) and not re.search(_LIBRARY_ZH, q):
             return False
         if _ACROSS_ZH.search(q):
             return True
@@ -560,8 +565,14 @@ def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
 
 def synthesis_topic(question: str) -> SynthesisRequest | None:
     """For the question analysis: the request of a synthesis question read without the library's
-    names (None for a look-up question)."""
-    return parse_synthesis(question)
+    names (None for a look-up question). Kept per question and day: the loop analyses one
+    question many times."""
+    return _topic_of(" ".join(question.split()), today())
+
+
+@functools.lru_cache(maxsize=256)
+def _topic_of(question: str, day: date) -> SynthesisRequest | None:
+    return parse_synthesis(question, None, day)
 
 
 __all__ = [

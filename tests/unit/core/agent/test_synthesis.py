@@ -76,6 +76,11 @@ def test_synthesis_questions_are_recognised(question: str) -> None:
         "How many papers does S2ORC contain?",
         "S2ORC 包含多少篇论文？",
         "Which papers does S2ORC cite for citation parsing?",
+        # titles, subjects and stores that only look like the library's papers
+        "Were The Bomb and Rolling Papers released in the same year?",
+        "José Saramago and Ivo Andrić were recipients of what award in Literature?",
+        "延康与黄初年间，河西诸郡叛乱，成公英做了哪些工作？",
+        "S2ORC 语料库中有多少篇开放获取论文提供全文？",
     ],
 )
 def test_look_ups_are_not_synthesis_questions(question: str) -> None:
