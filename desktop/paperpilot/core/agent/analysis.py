@@ -274,6 +274,15 @@ def _analyze_zh(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
     )  # fmt: skip
 
 
+def topic_terms(topic: str, language: str) -> list[str]:
+    """The entities and concepts of a synthesis request's topic (``SynthesisRequest.topic``): what
+    the papers must be about, as the question analysis reads it."""
+    if not topic.strip():
+        return []
+    a = _analyze_synthesis(topic, topic, language == "zh")
+    return list(dict.fromkeys([*a.entities, *a.concepts]))
+
+
 def content_terms(question: str) -> list[str]:
     """The question's content words as search terms (entities whole, then concepts)."""
     a = analyze(question)
@@ -289,5 +298,6 @@ __all__ = [
     "analyze",
     "content_terms",
     "names_in",
+    "topic_terms",
     "zh_concepts",
 ]

@@ -465,7 +465,9 @@ SYNTH_GENERIC_EN = frozenset(
      "acknowledge", "acknowledged", "identify", "identified", "identifies", "take", "taken", "took", "use", "used",
      "using", "according", "mention", "mentioned", "mentions", "describe", "described", "describes", "present",
      "presented", "presents", "focus", "focused", "focuses", "tackle", "tackled", "offer", "offered", "provide",
-     "provided", "provides", "highlight", "highlighted", "raise", "raised", "leave", "left", "written", "wrote", "between", "other", "various", "different", "respective",
+     "provided", "provides", "highlight", "highlighted", "raise", "raised", "leave", "left", "written", "wrote",
+     # how a follow-up narrows or adds ("only the clinical ones", "add the sample size")
+     "only", "just", "add", "also", "plus", "between", "other", "various", "different", "respective",
      "respectively", "together", "overall", "both"]
 )  # fmt: skip
 
@@ -478,5 +480,5 @@ SYNTH_GENERIC_ZH = (
     "一下", "给出", "给我", "列出", "提出了", "提出", "分别", "各自", "所用", "所采用", "采用了", "使用了", "主要",
     "有哪些", "哪些", "什么", "研究了", "研究", "关于", "方面", "领域", "发表的", "发表", "它们", "其中", "工作",
     "内容", "情况", "成果", "问题", "投稿", "有何", "有没有", "还有", "都用了", "都用", "都有", "以来", "至今", "以前",
-    "以后", "如何", "怎样", "相关", "有关", "涉及", "讨论了", "讨论",
+    "以后", "只看", "只要", "仅看", "只选", "仅限", "再加上", "加上", "如何", "怎样", "相关", "有关", "涉及", "讨论了", "讨论",
 )  # fmt: skip

@@ -553,6 +553,45 @@ def read_request(question: str, facts: LibraryFacts | None = None, now: date | N
     )
 
 
+# A follow-up that adds to what is asked ("add the sample size", "also the limitations", 再加上样本量)
+# rather than replacing it.
+_ADDING = re.compile(r"\b(?:add|also|as\s+well|too|plus|include)\b|加上|再加|还要|另外|也", re.IGNORECASE)
+
+
+def refine(
+    previous: SynthesisRequest, followup: str, facts: LibraryFacts | None = None, now: date | None = None
+) -> SynthesisRequest:
+    """``previous`` narrowed or extended by a follow-up ("只看2024年的", "only the clinical ones",
+    "add the sample size"): what the follow-up states replaces that part of the scope (its years,
+    collections, tags, authors, venues, kinds), its topic words narrow the topic, and its facets
+    replace the asked ones or, with "add" / "also" / 加上, join them. The tasks stay."""
+    f = read_request(followup, facts, now)
+    old, new = previous.scope, f.scope
+    scope = Scope(
+        year_from=new.year_from if new.has_years else old.year_from,
+        year_to=new.year_to if new.has_years else old.year_to,
+        years_said=new.years_said if new.has_years else old.years_said,
+        relative=new.relative if new.has_years else old.relative,
+        collections=new.collections or old.collections,
+        tags=new.tags or old.tags,
+        authors=new.authors or old.authors,
+        venues=new.venues or old.venues,
+        kinds=new.kinds or old.kinds,
+    )
+    if not f.facets:
+        facets = previous.facets
+    elif _ADDING.search(followup):
+        facets = tuple(x for x in FACETS if x in previous.facets or x in f.facets)
+    else:
+        facets = f.facets
+    sep = "，" if previous.language == "zh" else " , "
+    topic = sep.join(p for p in (previous.topic, f.topic) if p)
+    return SynthesisRequest(
+        question=previous.question, language=previous.language, tasks=previous.tasks, facets=facets, scope=scope,
+        topic=topic, cut=previous.cut + f.cut,
+    )  # fmt: skip
+
+
 def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for a, b in sorted(spans):
@@ -585,5 +624,6 @@ __all__ = [
     "is_synthesis",
     "parse_synthesis",
     "read_request",
+    "refine",
     "synthesis_topic",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..models import DocumentInfo, Hit
 from ..text.language import STOPWORDS, has_cjk
-from .analysis import analyze
+from .analysis import topic_terms
 from .state import DocumentPool
 from .synthesis import Scope, SynthesisRequest
 
@@ -153,8 +153,7 @@ def select_papers(
     """The relevant papers of the request's scope, best first (see the module's docstring)."""
     docs = papers_in_scope(pool, request.scope)
     ids = [d.doc_id for d in docs]
-    a = analyze(request.question)
-    terms = tuple(dict.fromkeys([*a.entities, *a.concepts]))
+    terms = tuple(topic_terms(request.topic, request.language))
     words = list(dict.fromkeys(w for t in terms for w in _words(t)))
     if not docs:
         return PaperPick((), (), 0, terms)

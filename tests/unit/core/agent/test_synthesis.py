@@ -416,3 +416,24 @@ def test_kinds_years_and_author_lists() -> None:
     assert analyze(q).entities == ()  # the authors are the scope, not names the passages must carry
     r = parse_synthesis("Summarise the papers by Varga, Brenner and Dahl on sparrows.", None, NOW)
     assert r is not None and r.scope.authors == ("Varga", "Brenner", "Dahl") and r.topic_words() == ["sparrows"]
+
+
+def test_follow_ups_refine_the_previous_request() -> None:
+    from paperpilot.core.agent.synthesis import refine
+
+    first = parse_synthesis("Compare the methods of the papers in my Urban birds collection on noise", FACTS, NOW)
+    assert first is not None and first.facets == ("method",) and first.scope.collections == ("Urban birds",)
+    years = refine(first, "只看2024年的", FACTS, NOW)
+    assert (years.scope.year_from, years.scope.year_to) == (2024, 2024) and years.scope.collections == ("Urban birds",)
+    assert years.facets == ("method",) and years.tasks == first.tasks and years.topic == first.topic
+    narrower = refine(years, "only the clinical ones", FACTS, NOW)
+    assert narrower.topic_words() == ["noise", "clinical"] and narrower.scope.year_to == 2024
+    more = refine(narrower, "add the sample size", FACTS, NOW)
+    assert more.facets == ("method", "sample_size")
+    other = refine(more, "what about their limitations?", FACTS, NOW)
+    assert other.facets == ("limitation",)
+    zh = parse_synthesis("对比近五年库中关于城市鸟类的论文所用的方法", FACTS, NOW)
+    assert zh is not None
+    z2 = refine(zh, "再加上样本量，只看标签为“视觉”的", FACTS, NOW)
+    assert z2.facets == ("method", "sample_size") and z2.scope.tags == ("视觉",) and z2.scope.year_from == 2022
+    assert z2.topic_words() == ["城市鸟类"]
