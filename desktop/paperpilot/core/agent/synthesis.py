@@ -61,6 +61,7 @@ _ACROSS_EN = _rx(
     rf"\b(?:the|these|those|my|our|all|each|every|their|such|other|relevant|related|several|recent|published|included|\d{{4}})\s+(?:[\w-]+\s+){{0,3}}{_DOCS}\b",
     rf"['’]s\s+(?:[\w-]+\s+)?{_DOCS}\b",
     r"\bacross\s+(?:the|these|those|my|our|all)\b",
+    rf"\b{_DOCS}\s+(?:[\w-]+\s+){{0,2}}in\s+(?:my|the|this|our)\s+(?:library|collection)\b",
     r"\beach\s+(?:paper|study|article)\b",
 )
 # The task alone makes it one: progress, an overview of the research, open questions, directions.
@@ -395,7 +396,8 @@ def _family_names(text: str, authors: Iterable[str]) -> list[tuple[str, int, int
         family = a.split()[-1] if " " in a else ""
         if len(family) >= 3:
             m = re.search(rf"(?<![\w-]){re.escape(family)}(?![\w-])", text)
-            if m:
+            # A family name opening the question may be its first word ("Field studies …").
+            if m and text[: m.start()].strip():
                 out.append((a, m.start(), m.end()))
     return out
 

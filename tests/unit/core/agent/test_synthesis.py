@@ -437,3 +437,11 @@ def test_follow_ups_refine_the_previous_request() -> None:
     z2 = refine(zh, "再加上样本量，只看标签为“视觉”的", FACTS, NOW)
     assert z2.facets == ("method", "sample_size") and z2.scope.tags == ("视觉",) and z2.scope.year_from == 2022
     assert z2.topic_words() == ["城市鸟类"]
+
+
+def test_a_family_name_that_opens_the_question_is_its_first_word() -> None:
+    facts = dataclasses.replace(FACTS, authors=("John Field", "Elena Varga"))
+    r = parse_synthesis("Field studies in my library: what did they find?", facts, NOW)
+    assert r is not None and r.scope.authors == ()
+    r = parse_synthesis("What did the papers by Field find?", facts, NOW)
+    assert r is not None and r.scope.authors == ("John Field",)
