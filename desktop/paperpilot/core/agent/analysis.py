@@ -43,6 +43,7 @@ from .analysis_en import (
 )
 from .analysis_zh import answer_type_zh, sides_zh, zh_concepts
 from .lexicon import ASPECTS, NOT_NAMES, ZH_GENERIC
+from .synthesis import synthesis_topic
 
 ANSWER_TYPES = (
     "who", "when", "where", "how_many", "how_much", "which", "yes_no", "definition", "why", "how",
@@ -89,6 +90,8 @@ class QuestionAnalysis:
     hops: tuple[Hop, ...] = ()
     sub_types: tuple[str, ...] = ()  # answer types of each sub-question of a multi-part question
     parts: tuple[Part, ...] = field(default_factory=tuple)
+    # A question across the library (``agent.synthesis``): its concepts are its topic's only.
+    synthesis: bool = False
 
     @property
     def is_bridge(self) -> bool:
@@ -160,10 +163,31 @@ def analyze(question: str) -> QuestionAnalysis:
     """The parts an answer to ``question`` must cover (no model; English and Chinese)."""
     q = " ".join(question.split())
     zh = has_cjk(q) and sum(bool(has_cjk(c)) for c in q) >= 0.2 * len(q.replace(" ", ""))
+    request = synthesis_topic(q)
+    if request is not None:
+        return _analyze_synthesis(q, request.topic, zh)
     numbers = tuple(dict.fromkeys(m.group() for m in NUMBER.finditer(q)))
     if zh:
         return _analyze_zh(q, numbers)
     return _analyze_en(q, numbers)
+
+
+def _analyze_synthesis(q: str, topic: str, zh: bool) -> QuestionAnalysis:
+    """A question across the library: the parts are its topic's entities and concepts only. The
+    words about the library ("my library", 库中, these papers), the task (compare, progress,
+    directions, 进展, 建议), the facets asked of each paper (methods, findings, 局限性) and the
+    scope (近三年, since 2023, a collection, an author) are what to do and where, never what
+    the papers must mention; nor is there one slot, one number or two sides to fill."""
+    a = _analyze_zh(topic, ()) if zh else _analyze_en(topic, ())
+    parts = tuple(p for p in a.parts if p.kind in ("entity", "concept"))
+    if zh:
+        # A generic word left in the topic (方法, 问题) is not a concept of a synthesis question.
+        parts = tuple(p for p in parts if p.text not in ZH_GENERIC)
+    concepts = tuple(c for c in a.concepts if not (zh and c in ZH_GENERIC))
+    return QuestionAnalysis(
+        question=q, language="zh" if zh else "en", answer_type="other", entities=a.entities, concepts=concepts,
+        parts=parts, synthesis=True,
+    )  # fmt: skip
 
 
 def _analyze_en(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
@@ -250,6 +274,15 @@ def _analyze_zh(q: str, numbers: tuple[str, ...]) -> QuestionAnalysis:
     )  # fmt: skip
 
 
+def topic_terms(topic: str, language: str) -> list[str]:
+    """The entities and concepts of a synthesis request's topic (``SynthesisRequest.topic``): what
+    the papers must be about, as the question analysis reads it."""
+    if not topic.strip():
+        return []
+    a = _analyze_synthesis(topic, topic, language == "zh")
+    return list(dict.fromkeys([*a.entities, *a.concepts]))
+
+
 def content_terms(question: str) -> list[str]:
     """The question's content words as search terms (entities whole, then concepts)."""
     a = analyze(question)
@@ -265,5 +298,6 @@ __all__ = [
     "analyze",
     "content_terms",
     "names_in",
+    "topic_terms",
     "zh_concepts",
 ]

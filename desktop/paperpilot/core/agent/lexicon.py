@@ -442,3 +442,45 @@ EN_TASK_WORDS = frozenset(
     ["library", "paper", "papers", "article", "articles", "research", "study", "studies", "literature",
      "document", "documents", "summary", "summarize", "summarise", "progress", "direction", "directions", "work", "works"]
 )  # fmt: skip
+
+
+# Words of a research question across the library ("synthesis", ``agent.synthesis``) that are left
+# once its scope, tasks and facets are read: about the library, the papers as papers, or the asking
+# itself. Never a concept the papers must mention.
+SYNTH_GENERIC_EN = frozenset(
+    ["library", "collection", "collections", "my", "our", "these", "those", "all", "each", "every", "any",
+     "paper", "papers", "article", "articles", "study", "studies", "studied", "studying", "work", "works",
+     "publication", "publications", "literature", "documents", "ones", "research", "researched",
+     "researchers", "authors", "field's", "across", "within", "among", "say", "says", "said", "discuss", "discussed",
+     "discusses", "deal", "deals", "dealt", "propose", "proposed", "proposes", "report", "reported", "reports",
+     "address", "addressed", "addresses", "cover", "covered", "covers", "examine", "examined", "investigate",
+     "investigated", "explore", "explored", "look", "looked", "give", "me", "us", "tell", "list", "show",
+     "point", "points", "pointed", "main", "key", "recent", "recently", "new", "novel", "latest", "published",
+     "publish", "written", "appeared", "appear", "concern", "concerned", "they", "them", "their", "it", "its",
+     "do", "does", "did", "have", "has", "had", "were", "was", "are", "is", "be", "been", "what", "which", "how",
+     "please", "can", "could", "would", "should", "help", "find", "found", "finding", "findings", "conclude",
+     "concluded", "conclusion", "conclusions", "compare", "compared", "comparing", "comparison", "summarise",
+     "summarize", "summary", "overview", "progress", "directions", "direction", "suggest", "promising",
+     "future", "open", "questions", "gaps", "remain", "remains", "method", "methods", "approach",
+     "approaches", "result", "results", "changed", "evolved", "progressed", "developed", "whole",
+     # verbs of reporting and asking: what the papers do with a topic, not the topic
+     "acknowledge", "acknowledged", "identify", "identified", "identifies", "take", "taken", "took", "use", "used",
+     "using", "according", "mention", "mentioned", "mentions", "describe", "described", "describes", "present",
+     "presented", "presents", "focus", "focused", "focuses", "tackle", "tackled", "offer", "offered", "provide",
+     "provided", "provides", "highlight", "highlighted", "raise", "raised", "leave", "left", "written", "wrote",
+     # how a follow-up narrows or adds ("only the clinical ones", "add the sample size")
+     "only", "just", "add", "also", "plus", "between", "other", "various", "different", "respective",
+     "respectively", "together", "overall", "both"]
+)  # fmt: skip
+
+
+# The Chinese side: cut out of a synthesis question before its concepts are read (库中的论文, 帮我,
+# 分别, 给出 …). 论文 / 文献 / 文章 are cut only where they stand for the papers themselves (see
+# ``agent.synthesis``): 学术论文阅读 and 文献阅读 are topics.
+SYNTH_GENERIC_ZH = (
+    "我的文献库", "文献库", "资料库", "库中", "库里", "这些", "那些", "所有", "各篇", "每篇", "帮我", "帮忙", "请问", "请",
+    "一下", "给出", "给我", "列出", "提出了", "提出", "分别", "各自", "所用", "所采用", "采用了", "使用了", "主要",
+    "有哪些", "哪些", "什么", "研究了", "研究", "关于", "方面", "领域", "发表的", "发表", "它们", "其中", "工作",
+    "内容", "情况", "成果", "问题", "投稿", "有何", "有没有", "还有", "都用了", "都用", "都有", "以来", "至今", "以前",
+    "以后", "只看", "只要", "仅看", "只选", "仅限", "再加上", "加上", "如何", "怎样", "相关", "有关", "涉及", "讨论了", "讨论",
+)  # fmt: skip

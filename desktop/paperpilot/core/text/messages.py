@@ -110,6 +110,8 @@ class _Formatter(string.Formatter):
             return "是" if self.zh and value == "yes" else str(value)
         if format_spec == "parts":  # messages said one after another
             return ("；" if self.zh else "; ").join(render(m, "zh" if self.zh else "en") for m in value)
+        if format_spec == "words":  # messages that continue one phrase ("papers from 2024 in collection X")
+            return ("，" if self.zh else " ").join(render(m, "zh" if self.zh else "en") for m in value)
         if isinstance(value, Message):
             return render(value, "zh" if self.zh else "en")
         return str(super().format_field(value, format_spec))
@@ -599,6 +601,27 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "during.after_last_round": ("after the last round", "在最后一轮之后"),
     "during.before_answer": ("before the answer was written", "在写出答案之前"),
     "during.writing_answer": ("while the answer was being written", "在写答案时"),
+    # --- a research question across the library: its scope in one line (core/agent/synthesis.py) --
+    "synthesis.scope": ("Scope: {kind} {parts:words}", "范围：{kind}，{parts:words}"),
+    "synthesis.scope.kind": ("Scope: {kind}", "范围：{kind}"),
+    "synthesis.scope.whole": ("Scope: the whole library", "范围：整个文献库"),
+    "synthesis.and": ("{first} and {second}", "{first}和{second}"),
+    "synthesis.kind.papers": ("papers", "论文"),
+    "synthesis.kind.review": ("reviews", "综述"),
+    "synthesis.kind.research": ("research articles", "研究论文"),
+    "synthesis.kind.conference": ("conference papers", "会议论文"),
+    "synthesis.kind.journal": ("journal articles", "期刊论文"),
+    "synthesis.kind.thesis": ("theses", "学位论文"),
+    "synthesis.kind.preprint": ("preprints", "预印本"),
+    "synthesis.years.one": ("from {year}", "{year} 年"),
+    "synthesis.years.range": ("from {start} to {end}", "{start}–{end} 年"),
+    "synthesis.years.relative": ("from {start} to {end} ({said})", "{start}–{end} 年（{said}）"),
+    "synthesis.years.since": ("from {start} on", "{start} 年以来"),
+    "synthesis.years.until": ("up to {end}", "{end} 年及以前"),
+    "synthesis.collections": ("in collection {names:q}", "文献集 {names:q}"),
+    "synthesis.tags": ("tagged {names:q}", "标签 {names:q}"),
+    "synthesis.authors": ("by {names:list}", "作者 {names:list}"),
+    "synthesis.venues": ("in {names:list}", "发表于 {names:list}"),
 }
 
 

@@ -2,7 +2,7 @@
 
 A ``PaperSelection`` is plain data (saved with the matrix or draft); ``resolve_scope`` turns it into the
 documents, in a stable order. Year ranges may be said in words ("近三年", "the last three
-years", "since 2020", "2019–2023") and are read against ``clock.today()``.
+years", "since 2020", "2019–2023"): ``text.years`` reads them against ``clock.today()``.
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from datetime import date
 from typing import Any
 
 from ..agent.state import DocumentPool
-from ..clock import today
 from ..errors import InvalidInput, NotFound
 from ..models import DocumentInfo
 from ..text.kinds import answerable
 from ..text.messages import Message, msg
+from ..text.years import parse_years as parse_years  # the one year parser, re-exported
 from .passage_kind import hit_kind
 
 # How many passages a query scope looks at: enough that every paper mentioning it has one.
@@ -82,42 +82,6 @@ class PaperSelection:
         if self.collections:
             bits.append(msg("scope.in", collections=list(self.collections)))
         return msg("scope.parts", parts=bits) if bits else msg("scope.whole_library")
-
-
-_NUM_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-              "ten": 10, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-              "九": 9, "十": 10}  # fmt: skip
-_N = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|[一二两三四五六七八九十])"
-_LAST_N = re.compile(rf"(?:近|最近|过去|近来)\s*{_N}\s*年|\b(?:the\s+)?(?:last|past|recent)\s+{_N}\s+years?\b", re.I)
-_RANGE = re.compile(r"\b((?:19|20)\d{2})\s*(?:[–—-]|to|至|到|~)\s*((?:19|20)\d{2})\b")
-_SINCE = re.compile(r"(?:\bsince\s+|\bfrom\s+|\bafter\s+)((?:19|20)\d{2})\b|((?:19|20)\d{2})\s*年?\s*(?:以来|至今|之后|以后)", re.I)
-_LAST_YEAR = re.compile(r"\b(?:the\s+)?(?:last|past)\s+year\b|去年以来|近一年|最近一年", re.I)
-
-
-def _number(word: str) -> int:
-    return int(word) if word.isdigit() else _NUM_WORDS[word.lower()]
-
-
-def parse_years(text: str, now: date | None = None) -> tuple[int | None, int | None] | None:
-    """The year range ``text`` names, relative to ``now`` (default ``clock.today()``), or None.
-
-    "近三年" and "the last three years" are the current year and the two before it (in 2026:
-    2024–2026), as a researcher says it; "since 2020" runs to this year."""
-    year = (now or today()).year
-    m = _RANGE.search(text)
-    if m:
-        a, b = int(m.group(1)), int(m.group(2))
-        return (min(a, b), max(a, b))
-    m = _LAST_N.search(text)
-    if m:
-        n = _number(next(g for g in m.groups() if g))
-        return (year - n + 1, year)
-    if _LAST_YEAR.search(text):
-        return (year - 1, year)
-    m = _SINCE.search(text)
-    if m:
-        return (int(next(g for g in m.groups() if g)), year)
-    return None
 
 
 def year_argument(text: str, now: date | None = None) -> tuple[int | None, int | None]:
