@@ -43,7 +43,8 @@ FACETS = (
 KINDS = ("review", "research", "conference", "journal", "thesis", "preprint")
 
 # Lower case: "Rolling Papers" is a title, "in Literature" a subject, not the papers of the library.
-_DOCS = r"(?-i:papers|studies|articles|publications|reviews|theses|dissertations|preprints)"
+# "their literature reviews" is what the researchers did, not the papers reviewed.
+_DOCS = r"(?-i:papers|studies|articles|publications|(?<!literature )reviews|theses|dissertations|preprints)"
 _Q = r"[\"“‘'「『]"
 _UNQ = r"[\"”’'」』]"
 
@@ -58,7 +59,8 @@ def _rx(*patterns: str) -> re.Pattern[str]:
 # "across these papers"; a singular ("which paper", "the LongEval paper") asks for one.
 _ACROSS_EN = _rx(
     rf"\b(?:which|what)\s+(?:[\w-]+\s+){{0,2}}{_DOCS}\b",
-    rf"\b(?:the|these|those|my|our|all|each|every|their|such|other|relevant|related|several|recent|published|included|\d{{4}})\s+(?:[\w-]+\s+){{0,3}}{_DOCS}\b",
+    # Not through a preposition: "the corpus of scientific papers" is one corpus, not the papers.
+    rf"\b(?:the|these|those|my|our|all|each|every|their|such|other|relevant|related|several|recent|published|included|\d{{4}})\s+(?:(?!(?:of|from|by|in|on|for|with|about)\b)[\w-]+\s+){{0,3}}{_DOCS}\b",
     rf"['’]s\s+(?:[\w-]+\s+)?{_DOCS}\b",
     r"\bacross\s+(?:the|these|those|my|our|all)\b",
     rf"\b{_DOCS}\s+(?:[\w-]+\s+){{0,2}}in\s+(?:my|the|this|our)\s+(?:library|collection)\b",
@@ -77,6 +79,10 @@ _SURVEY_EN = _rx(
 )
 _NOT_ACROSS_EN = _rx(
     rf"\bhow\s+many\s+{_DOCS}\b(?!.*\b(?:my|this|our)\s+(?:library|collection)\b)",
+    # A count or a share is one number, also of a survey's papers: "what percentage of papers on
+    # X …", "how many researchers tried CiteSee".
+    r"\b(?:what|which)\s+(?:percentage|percent|share|fraction|proportion|number|ratio)\s+of\b",
+    rf"\bhow\s+many\s+(?!{_DOCS}\b)",
     rf"\b(?:which|what)\s+{_DOCS}\s+(?:does|did|do)\s+.*\bcit(?:e|es|ed)\b",
 )
 _DOCS_ZH = r"(?:论文|文献|文章|研究|综述|预印本)"
@@ -85,7 +91,7 @@ _LIBRARY_ZH = r"(?<!语料)(?<!数据)(?<!知识)(?<!题)(?<!词)(?<!代码)(?<!
 _ACROSS_ZH = _rx(
     rf"哪些{_DOCS_ZH}",
     r"(?:论文|文献|文章)[^。？?]{0,12}哪些",
-    rf"(?<!语料)(?<!数据)(?<!知识)(?<!题)(?<!词)(?<!代码)(?<!仓)库[中里]|文献库|这些{_DOCS_ZH}|那些{_DOCS_ZH}|各篇|每篇|所有(?:论文|文献)|(?:论文|文献|文章)分别|分别(?:提出|研究|采用|使用)",
+    rf"(?<!语料)(?<!数据)(?<!知识)(?<!题)(?<!词)(?<!代码)(?<!仓)库[中里]|文献库|这些{_DOCS_ZH}|那些{_DOCS_ZH}|各篇|每篇(?!\s*(?:PDF|pdf|文件|文档))|所有(?:论文|文献)|(?:论文|文献|文章)分别|分别(?:提出|研究|采用|使用)",
     r"研究进展|进展|研究现状|发展趋势|研究方向|未来.{0,4}方向|方向建议|值得.{0,8}方向|展望|综述一下",
     rf"(?:对比|比较|总结|归纳|梳理|概括)[^。？?]{{0,30}}{_DOCS_ZH}",
     r"标签(?:为|是)|文献集|收藏夹",

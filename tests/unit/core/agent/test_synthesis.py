@@ -445,3 +445,26 @@ def test_a_family_name_that_opens_the_question_is_its_first_word() -> None:
     assert r is not None and r.scope.authors == ()
     r = parse_synthesis("What did the papers by Field find?", facts, NOW)
     assert r is not None and r.scope.authors == ("John Field",)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How large is the corpus of scientific papers built from Semantic Scholar?",
+        "What share of the collection of biomedical articles has full text?",
+    ],
+)
+def test_a_corpus_of_papers_is_one_thing_not_the_papers_of_the_library(question: str) -> None:
+    assert not is_synthesis(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What percentage of papers on long-form summarization do not perform any human evaluation?",
+        "How many researchers tried CiteSee during their real literature reviews?",
+        "S2ORC 用什么工具来解析每篇PDF？",
+    ],
+)
+def test_a_count_or_a_share_is_a_look_up(question: str) -> None:
+    assert not is_synthesis(question)
