@@ -238,7 +238,7 @@ class AgentState:
     question_language: str = ""  # "en" | "zh", from the question analysis
     # Per (doc, seg) hit, over all searches of the run: the best cosine any search by meaning
     # gave it, and whether a keyword search found it at all (``hits`` keeps only the last view).
-    # The confidence weighs evidence that only a nearest-neighbour search found.
+    # The status and the confidence weigh evidence that only a nearest-neighbour search found.
     best_cosine: dict[tuple[int, int], float] = field(default_factory=dict)
     keyword_found: set[tuple[int, int]] = field(default_factory=set)
 
