@@ -18,6 +18,8 @@ sharing most words with it.
     .venv/bin/python tests/bench/bench_sufficiency.py [--splits tune,heldout] [--policies offline,llm,llm+quotes]
     .venv/bin/python tests/bench/bench_sufficiency.py --fit     # refit confidence.COEFFICIENTS on tune
     .venv/bin/python tests/bench/bench_sufficiency.py --extra   # the hand-written generalisation set
+    .venv/bin/python tests/bench/bench_sufficiency.py --zh [--vectors] [--home DIR]   # Chinese questions,
+                                                                # keyword-only or with the papers embedded
 """
 
 from __future__ import annotations
@@ -259,7 +261,7 @@ def extra(home: Path, policies: list[str], srv: ScriptedServer) -> None:
 ZH = Path(__file__).resolve().parent / "data" / "zh_questions.jsonl"
 
 
-def zh(home: Path) -> None:
+def zh(home: Path, vectors: bool = False) -> None:
     """Chinese questions over the three English papers only (so every question is cross-language),
     offline: held-out first. Answerable ones should cite their paper; unanswerable ones (the
     paper is there, the fact is not) should not be answered; out-of-library ones insufficient.
@@ -268,12 +270,23 @@ def zh(home: Path) -> None:
     from paperpilot.core.agent.loop import AgentOptions, run_agent
     from paperpilot.core.evaluation.hotpotqa import contains_answer
     from paperpilot.core.library import Library
+    from paperpilot.core.library.semantic import Semantic
+    from paperpilot.core.retrieval import BundledEmbedder
     from paperpilot.core.settings.paths import app_paths
 
     items = [json.loads(line) for line in ZH.read_text(encoding="utf-8").splitlines() if line.strip()]
     shared = Path(os.environ.get("PAPERPILOT_SHARED_DATA", SHARED))
     papers = Library(app_paths(home / "zh-papers"))
-    papers.import_paths([shared / "pdfs"])
+    if not papers.list_documents():
+        papers.import_paths([shared / "pdfs"])
+    if vectors:
+        # As a user's library once embedded: searches default to hybrid (embeds what is missing;
+        # with --home the vectors are kept for the next run).
+        papers.close()
+        with Session(home / "zh-papers") as s:
+            s.embed_library(threads=2, batch_size=32)
+        papers = Library(app_paths(home / "zh-papers"))
+        papers.semantic = Semantic(papers.paths.database, BundledEmbedder, search_threads=2)
     for split in ("heldout", "dev"):
         rows = []
         for it in [i for i in items if i["split"] == split]:
@@ -293,7 +306,8 @@ def zh(home: Path) -> None:
                   "unanswerable": status != "answered",
                   "out_of_library": status == "insufficient_evidence"}[it["group"]]  # fmt: skip
             rows.append((it, result, ok))
-        print(f"\n## Chinese questions over English papers, {split} ({len(rows)} questions, offline)\n")
+        print(f"\n## Chinese questions over English papers, {split} ({len(rows)} questions, offline"
+              f"{', with vectors' if vectors else ''})\n")
         for g in ("answerable", "unanswerable", "out_of_library"):
             rs = [r for r in rows if r[0]["group"] == g]
             count = {st: sum(r[1].status.value == st for r in rs) for st in ("answered", "partial", "insufficient_evidence", "truncated")}
@@ -313,17 +327,22 @@ def main() -> None:
     ap.add_argument("--extra", action="store_true", help="run the hand-written set (bench_extra.py) instead")
     ap.add_argument("--zh", action="store_true", help="run the Chinese-question split over the English papers")
     ap.add_argument("--json", type=Path, help="write the reports here (one JSON object per run)")
+    ap.add_argument("--vectors", action="store_true", help="with --zh: the papers' library embedded (hybrid search)")
+    ap.add_argument("--home", type=Path, help="with --zh: keep the papers' library (and its vectors) here")
     args = ap.parse_args()
     if not DATASET.exists():
         raise SystemExit(f"{DATASET} not found (the benchmark needs ../shared/data)")
     with tempfile.TemporaryDirectory(prefix="pp-suff-") as tmp:
         home = Path(tmp)
+        if args.zh and args.home:
+            args.home.mkdir(parents=True, exist_ok=True)
+            home = args.home
         if args.fit:
             fit(home)
             return
         reports = []
         if args.zh:
-            zh(home)
+            zh(home, args.vectors)
             return
         if args.extra:
             with ScriptedServer() as srv:

@@ -85,6 +85,13 @@ def _bridged_stat(groups: list[list[str]], raw: dict[str, int]) -> int:
     return counts[need - 1]
 
 
+# A passage only a search by meaning found is evidence of relevance from this cosine up (the
+# bundled multilingual-e5-small; an endpoint model's cosines run lower, so its meaning-only hits
+# count only through keywords — the safe side). Chosen on HotpotQA's even lines with vectors
+# (tests/bench/bench_confidence.py): of the 25 answers citing a meaning-only passage with the
+# cited passages' mean cosine below 0.835, none was right and fully supported.
+WEAK_COSINE = 0.83
+
 _NAMES_A_DOCUMENT = re.compile(
     r"\b(?:doc(?:ument)?|paper)\s*(?:#|no\.?\s*)?\d+\b|#\d+\b|\bnotes?\b|笔记|备注|(?:文献|文档|论文)\s*#?\d+",
     re.IGNORECASE,
@@ -337,6 +344,14 @@ class _Run:
                               notes=[msg("confidence.obeyed")], parts=[], stop=stop)  # fmt: skip
             return
         a = assess(self.analysis, v, st.passages, bridges)
+        weak = self.weak_passages()
+        if weak and a.status == Status.PARTIAL:
+            # A partial answer must rest on a passage that is evidence of relevance: found by
+            # keywords, or a close neighbour by meaning. (A complete answer stands: a weak
+            # neighbour covering every part of the question is not a coincidence.)
+            strong = assess(self.analysis, v, st.passages, bridges, weak=weak)
+            if strong.status == Status.INSUFFICIENT:
+                a = strong
         yield Info(round=st.round, elapsed_ms=self.ms(), code="coverage",
                    message=f"{a.status.value}: " + ", ".join(
                        f"{p.part.kind} {p.part.text[:40]!r} {'✓' if p.covered else '✗'}" for p in a.parts),
@@ -415,7 +430,39 @@ class _Run:
             chain=self.chain(v),
             q_coverage=coverage(self.state.question, v.evidence)[0] if v.evidence else 0.0,
         )
+        f.update(self.dense_features(v))
+        # With vectors the loop reads more of the right passages, and a chain of cited documents
+        # is then a surer sign of a right answer than the keyword-only fit gives it.
+        f["hybrid_chain"] = f["chain"] * f["vectors"]
         return f
+
+    def weak_passages(self) -> frozenset[str]:
+        """Passages read that only a search by meaning found, with a cosine below ``WEAK_COSINE``:
+        the nearest neighbours of a question the library has nothing on, no evidence of relevance
+        (a keyword search finding a passage too is; so is a close neighbour)."""
+        st = self.state
+        weak = set()
+        for key, pid in st.read_keys.items():
+            cos = st.best_cosine.get(key)
+            if cos is not None and cos < WEAK_COSINE and key not in st.keyword_found:
+                weak.add(pid)
+        return frozenset(weak)
+
+    def dense_features(self, v: Verified) -> dict[str, float]:
+        """What search by meaning says about the cited evidence (all 0 when nothing was searched by
+        meaning: a keyword-only library keeps the keyword-only calibration)."""
+        st = self.state
+        if not st.best_cosine:
+            return {"vectors": 0.0, "cosine": 0.0, "meaning_only": 0.0, "top_cosine": 0.0}
+        keys = list(dict.fromkeys((e.doc_id, e.segment) for e in v.evidence))
+        cos = [st.best_cosine[k] for k in keys if k in st.best_cosine]
+        only = sum(k in st.best_cosine and k not in st.keyword_found for k in keys)
+        return {
+            "vectors": 1.0,
+            "cosine": sum(cos) / len(cos) if cos else 0.0,
+            "meaning_only": only / len(keys) if keys else 0.0,
+            "top_cosine": max(st.best_cosine.values()),
+        }
 
     def chain(self, v: Verified) -> float:
         """Share of the cited documents that the question or another cited passage names: by its

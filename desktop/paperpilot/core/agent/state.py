@@ -251,6 +251,11 @@ class AgentState:
     # The library's language mix ({"en": 0.92, "zh": 0.08}), computed once per run by the loop.
     library_languages: dict[str, float] = field(default_factory=dict)
     question_language: str = ""  # "en" | "zh", from the question analysis
+    # Per (doc, seg) hit, over all searches of the run: the best cosine any search by meaning
+    # gave it, and whether a keyword search found it at all (``hits`` keeps only the last view).
+    # The status and the confidence weigh evidence that only a nearest-neighbour search found.
+    best_cosine: dict[tuple[int, int], float] = field(default_factory=dict)
+    keyword_found: set[tuple[int, int]] = field(default_factory=set)
 
     @property
     def cross_language(self) -> bool:

@@ -185,14 +185,17 @@ def assess(
     verified: Verified,
     passages: dict[str, PassageView],
     bridges: Bridges | None = None,
+    weak: frozenset[str] = frozenset(),
 ) -> Assessment:
     """The coverage of each required part by the verified answer, and the status it implies.
 
     A concept also counts as covered when the cited text uses a bridging term the trace
-    recorded for the question's concepts (profile synonyms, a model's synonym)."""
+    recorded for the question's concepts (profile synonyms, a model's synonym). ``weak``: ids
+    of passages that are no evidence of relevance (only a search by meaning found them, and not
+    closely — a nearest neighbour always exists): a claim citing only those covers nothing."""
     alternatives = bridges.question_alternatives if bridges is not None else set()
-    claims = [c for c in verified.claims if c.support.supported]
-    cited_ids = [e.id for e in verified.evidence]
+    claims = [c for c in verified.claims if c.support.supported and not (c.refs and set(c.refs) <= weak)]
+    cited_ids = [e.id for e in verified.evidence if e.id not in weak]
     cited_text = " ".join(
         passages[i].title + ". " + passages[i].section + ". " + passages[i].text
         for i in cited_ids
@@ -318,7 +321,16 @@ def assess(
     # through the documents' own words where the trace recorded them; one may be missing in a
     # long question, since documents phrase relations their own way.
     soft_ok = not soft or len(soft) - sum(r.covered for r in soft) <= (1 if len(soft) >= 4 else 0)
-    if not claims:
+    # A question naming no entity is about its key concepts: evidence holding fewer than half of
+    # them is about something else, however a generic word ("structure") or a slot no check can
+    # fail ("how") matches — as the library check stops when half of them are in no document.
+    key_concepts = [r for r in key if r.part.kind == "concept"]
+    off_subject = (
+        bool(key_concepts)
+        and not any(r.part.kind in ("entity", "side", "hop") for r in results)
+        and sum(r.covered for r in key_concepts) * 2 < len(key_concepts)
+    )
+    if not claims or off_subject:
         status = Status.INSUFFICIENT
     elif hard_ok and soft_ok:
         status = Status.ANSWERED

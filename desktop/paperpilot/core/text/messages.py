@@ -171,6 +171,9 @@ _CONFIDENCE = {
     "chain": ("cited documents named by the question or by each other", "被问题或彼此提及的引用文献"),
     "spread": ("required parts covered from distinct passages", "必需部分由不同段落覆盖"),
     "corroborated": ("the asked value stated by two cited passages", "所问的值有两个引用段落同时给出"),
+    "vectors": ("searched by meaning as well as by keywords", "除关键词外也按语义检索"),
+    "hybrid_chain": ("cited documents form a chain, found with search by meaning", "按语义检索找到的引用文献彼此关联"),
+    "meaning_only": ("cited passages found only by meaning", "只靠语义检索找到的引用段落"),
 }
 
 CATALOGUE: dict[str, tuple[str, str]] = {

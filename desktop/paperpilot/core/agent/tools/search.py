@@ -171,6 +171,10 @@ class SearchTool(Tool):
                 fused=getattr(h, "fused", None),
             )
             st.hits[key] = view
+            if view.dense is not None:
+                st.best_cosine[key] = max(view.dense, st.best_cosine.get(key, -1.0))
+            if view.found_by != "meaning":
+                st.keyword_found.add(key)
             views.append(view)
         st.last_hits = views
         if views:
