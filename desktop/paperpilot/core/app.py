@@ -453,12 +453,14 @@ class Session:
         api_key_env: str | None = None,
         config: LLMConfig | None = None,
         quote_check: bool | None = None,
+        rerank: bool | None = None,
     ) -> Policy:
         """The policy a run uses (the only place one is built); the LLM policy answers in the
         research profile's preferred language. ``config``: an explicit model connection instead
         of the settings' (benchmarks against a scripted server). ``quote_check``: ask the model to
-        quote each claim's support (default: the settings'). Raises InvalidInput when it cannot
-        be built."""
+        quote each claim's support (default: the settings'). ``rerank``: the model scores each
+        search's skims before reading (default: the settings'). Raises InvalidInput when it
+        cannot be built."""
         name = self.policy_name(policy, base_url=base_url, model=model or (config.model if config else None))
         if name == "offline":
             from .agent.offline import OfflinePolicy
@@ -471,7 +473,10 @@ class Session:
 
         if quote_check is None:
             quote_check = self.settings.llm.quote_check
-        return LLMPolicy(LLMClient(config), answer_language=self.profile.answer_language, quote_check=quote_check)
+        if rerank is None:
+            rerank = self.settings.llm.rerank
+        return LLMPolicy(LLMClient(config), answer_language=self.profile.answer_language, quote_check=quote_check,
+                         rerank=rerank)  # fmt: skip
 
     # --- asking -----------------------------------------------------------------------------
 
