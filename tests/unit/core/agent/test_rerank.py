@@ -109,7 +109,7 @@ def test_without_rerank_the_key_passage_is_not_in_the_first_hits(lib: Library, s
     places = [i for i, h in enumerate(hits) if KEY in h.snippet or h.title.startswith("Absence")]
     assert places and 3 <= places[0] < RERANK_CANDIDATES
     scripted_llm.set_script([answer_p])
-    events, result = run(lib, scripted_llm, rerank=False)
+    events, _ = run(lib, scripted_llm, rerank=False)
     assert len(scripted_llm.requests) == 1  # only the decision: no rerank call
     (search,) = searches(events)
     assert len(search.hits) == 3 and all(h.search_rank is None and h.rerank is None for h in search.hits)

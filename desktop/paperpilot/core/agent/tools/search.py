@@ -156,12 +156,19 @@ class SearchTool(Tool):
         if reranker is not None and len(views) > 1:
             views, events = self._rerank(reranker, views, a.k, run)
         views = views[: a.k]
+        # Hits seen before gave their words already.
+        unseen = [v for v in views if (v.doc_id, v.segment) not in st.hits]
         new = 0
         for view in views:
             key = (view.doc_id, view.segment)
             new += key not in st.hits and key not in st.read_keys
             st.hits[key] = view
         st.last_hits = views
+        words = st.add_meaning_terms(unseen)
+        if words:
+            events.append(Info(round=st.round, elapsed_ms=run.ms(), code="meaning_keywords",
+                               message="the documents' words, from passages found by meaning: " + ", ".join(words),
+                               data={"terms": words}))  # fmt: skip
         if views:
             lines = [
                 f"- doc {v.doc_id} seg {v.segment}{'' if v.new else ' (already read)'}: {v.title}"
