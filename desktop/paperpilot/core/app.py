@@ -57,6 +57,7 @@ from .text.redaction import clean_api_key
 
 if TYPE_CHECKING:
     from .evaluation.hotpotqa import EvalReport
+    from .library.text_filter import TextMatches
     from .llm.client import LLMConfig
     from .retrieval import Chunk, Embedder, JobResult
     from .settings.keystore import Backend, KeyLocation
@@ -1084,6 +1085,26 @@ class Session:
         else:
             raise InvalidInput(f"{path.name}: save the draft as .docx or .md")
         return path
+
+    # --- the library pane's full-text filter -------------------------------------------------
+
+    def has_vectors(self) -> bool:
+        """Whether any passage is embedded, so that search by meaning works."""
+        from .library.text_filter import has_vectors
+
+        return has_vectors(self.library)
+
+    def text_matches(self, text: str, mode: str | None = None) -> TextMatches:
+        """The full-text filter: the documents matching ``text``, their passage counts and
+        snippets. ``mode``: keyword, meaning or hybrid (None: hybrid once the library is
+        embedded, else keyword), as ``paperpilot search --mode``. Raises InvalidInput for an
+        unknown mode."""
+        from .library.text_filter import text_matches
+
+        try:
+            return text_matches(self.library, text, mode)
+        except ValueError as e:
+            raise InvalidInput(str(e)) from None
 
 
 def open_library(paths: AppPaths, settings: Settings, *, allow_damaged: bool = False) -> Library:
