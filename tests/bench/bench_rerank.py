@@ -97,7 +97,7 @@ def tokens(home: Path, limit: int | None, base_url: str | None = None, model: st
         for rerank in (False, True):
             cfg = LLMConfig(base_url=base_url, model=model, timeout_s=120.0, max_retries=1)
 
-            def make(name: str, config: Any, rerank: bool = rerank) -> LLMPolicy:
+            def make(name: str, config: Any, rerank: bool = rerank, cfg: LLMConfig = cfg) -> LLMPolicy:
                 return LLMPolicy(LLMClient(cfg), plan=False, rerank=rerank)
 
             t = time.perf_counter()
