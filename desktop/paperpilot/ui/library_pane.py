@@ -219,6 +219,7 @@ class LibraryPane(QWidget):
         # What the pane does (writes, removals, metadata, citations) runs in its controller.
         self.controller = LibraryActions(self)
         self.fulltext_task = BackgroundTask(self)
+        self.vectors_task = BackgroundTask(self)  # whether anything is embedded (the filter's modes)
         self._fulltext_due = ""  # a query typed while a search ran: searched when it ends
         self._tree = CollectionTree([], {})
         self._docs: list[DocumentInfo] = []
@@ -521,6 +522,7 @@ class LibraryPane(QWidget):
             self.select_ids(keep)
         self._update_count()
         self._update_suggestions(snapshot.has_samples)
+        self._check_vectors()
         if self._pending_question and snapshot.ready[0]:
             # Deferred: refresh runs inside the import-finished handler; ask after it returns.
             QTimer.singleShot(0, self.on_pending_question_due)
@@ -708,6 +710,16 @@ class LibraryPane(QWidget):
         if wanted == "meaning" and not has_vectors:
             wanted = "keyword"
         self.mode_combo.setCurrentIndex(self.mode_combo.findData(wanted))
+
+    def _check_vectors(self) -> None:
+        """Ask, in a worker, whether anything is embedded yet (until something is): the filter
+        then offers "meaning" and defaults to hybrid, before its first search."""
+        if not self._has_vectors and not self.vectors_task.busy:
+            self.vectors_task.call(self.session.has_vectors, done=self.on_vectors_known, doing="Search by meaning")
+
+    def on_vectors_known(self, has_vectors: bool) -> None:
+        if bool(has_vectors) != self._has_vectors:
+            self._show_modes(bool(has_vectors))
 
     @Slot(int)
     def on_mode_combo_activated(self, index: int) -> None:
@@ -1083,6 +1095,7 @@ class LibraryPane(QWidget):
         """The window is closing: let a removal or a write finish (never abandoned half-way)."""
         self.fulltext_timer.stop()
         self.fulltext_task.shutdown(WAIT_MS)
+        self.vectors_task.shutdown(WAIT_MS)
         self.controller.shutdown()
 
     @Slot(str, str)
