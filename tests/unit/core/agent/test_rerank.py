@@ -220,3 +220,26 @@ def test_hit_scores_name_a_candidate_the_model_did_not_score() -> None:
     h = HitView(doc_id=1, segment=0, title="t", score=1.0, search_rank=4)
     assert hit_scores(h).endswith("model no score, search #4")
     assert json.loads(h.model_dump_json())["search_rank"] == 4
+
+
+
+@pytest.mark.parametrize("broken", ["made up", "raises"])
+def test_a_reranker_that_breaks_its_contract_keeps_the_search_order(lib: Library, broken: str) -> None:
+    from paperpilot.core.agent.offline import OfflinePolicy
+    from paperpilot.core.agent.rerank import Reranking
+
+    def rerank(question: str, hits: list[HitView], cancel: Any = None) -> Reranking:
+        if broken == "raises":
+            raise RuntimeError("boom")
+        return Reranking([0, 0, 99], {0: 5.0})  # a repeat and an index no candidate has
+
+    class Policy(OfflinePolicy):
+        def reranker(self) -> Any:
+            return rerank
+
+    events = list(run_agent(QUESTION, lib, Policy(k=3), AgentOptions(max_rounds=2, mode="loop")))
+    search = searches(events)[0]
+    assert [h.search_rank for h in search.hits] == [1, 2, 3] and all(h.rerank is None for h in search.hits)
+    (bad,) = [e for e in events if isinstance(e, Warning) and e.code == "rerank"]
+    assert ("boom" if broken == "raises" else "not an order") in bad.message
+    assert isinstance(events[-1], Finished) and events[-1].result.status.value != "failed"

@@ -226,6 +226,9 @@ class SearchTool(Tool):
             ranking = reranker(st.question, views, st.cancel)
         except Exception as e:  # a reranker's bug must not lose the search: keep its order
             ranking = Reranking.kept(len(views), msg("rerank.failed", error=f"{type(e).__name__}: {e}"))
+        if sorted(ranking.order) != list(range(len(views))):  # each candidate once, none made up
+            ranking = Reranking.kept(len(views), msg("rerank.failed", error="not an order of the candidates"),
+                                     ranking.usage)  # fmt: skip
         st.usage.add(ranking.usage)
         ordered = [
             views[i].model_copy(update={"rerank": ranking.scores.get(i), "search_rank": i + 1}) for i in ranking.order
