@@ -243,3 +243,13 @@ def test_a_reranker_that_breaks_its_contract_keeps_the_search_order(lib: Library
     (bad,) = [e for e in events if isinstance(e, Warning) and e.code == "rerank"]
     assert ("boom" if broken == "raises" else "not an order") in bad.message
     assert isinstance(events[-1], Finished) and events[-1].result.status.value != "failed"
+
+
+def test_the_cli_trace_shows_the_rerank(lib: Library, scripted_llm: ScriptedServer) -> None:
+    from paperpilot.cli.ask import _trace_line
+
+    scripted_llm.set_script([scores_for_key, answer_p])
+    events, _ = run(lib, scripted_llm)
+    lines = [line for ev in events if (line := _trace_line(ev))]
+    assert any(line.startswith("   · by the model, 8 candidates, 3 kept: doc ") for line in lines), lines
+    assert any(line.startswith("   → 3 hits") and line.endswith("(reranked by the model)") for line in lines), lines
