@@ -370,13 +370,13 @@ def library_pane(home: Path) -> dict[str, float]:
         search, apply, shown = [], [], 0
         for query in ("sparrow colony", "glass collision migration", "observation 3"):
             t = time.perf_counter()
-            result = fulltext_filter(lib, query)  # what the worker runs
+            result = fulltext_filter(pane.session, query, pane.filter_mode())  # what the worker runs
             search.append((time.perf_counter() - t) * 1000)
             pane.filter_edit.blockSignals(True)
             pane.filter_edit.setText(query)
             pane.filter_edit.blockSignals(False)
             t = time.perf_counter()
-            pane.on_fulltext_worker_finished(result)
+            pane.on_fulltext_done(result)
             apply.append((time.perf_counter() - t) * 1000)
             shown = pane.proxy.rowCount()
             pane.fulltext_timer.stop()

@@ -41,6 +41,7 @@ from .library.metadata import MetadataUpdate
 from .library.organize import TAG_COLORS, Collection, CollectionTree, all_tags, recently_added
 from .library.query import DocumentFilter, parse_query
 from .library.scoped_library import CollectionScope
+from .library.text_filter import TextMatches
 from .library.undo import Action as UndoAction
 from .library.undo import UndoEntry
 from .llm.presets import PRESETS, Preset, model_for_preset, preset_for_url, replacement_for
@@ -135,6 +136,7 @@ __all__ = [
     "SpanLocation",
     "Status",
     "Template",
+    "TextMatches",
     "ToolResult",
     "TraceWarning",
     "UndoAction",

@@ -57,6 +57,7 @@ from .text.redaction import clean_api_key
 
 if TYPE_CHECKING:
     from .evaluation.hotpotqa import EvalReport
+    from .library.text_filter import TextMatches
     from .llm.client import LLMConfig
     from .retrieval import Chunk, Embedder, JobResult
     from .settings.keystore import Backend, KeyLocation
@@ -453,12 +454,14 @@ class Session:
         api_key_env: str | None = None,
         config: LLMConfig | None = None,
         quote_check: bool | None = None,
+        rerank: bool | None = None,
     ) -> Policy:
         """The policy a run uses (the only place one is built); the LLM policy answers in the
         research profile's preferred language. ``config``: an explicit model connection instead
         of the settings' (benchmarks against a scripted server). ``quote_check``: ask the model to
-        quote each claim's support (default: the settings'). Raises InvalidInput when it cannot
-        be built."""
+        quote each claim's support (default: the settings'). ``rerank``: the model scores each
+        search's skims before reading (default: the settings'). Raises InvalidInput when it
+        cannot be built."""
         name = self.policy_name(policy, base_url=base_url, model=model or (config.model if config else None))
         if name == "offline":
             from .agent.offline import OfflinePolicy
@@ -471,7 +474,10 @@ class Session:
 
         if quote_check is None:
             quote_check = self.settings.llm.quote_check
-        return LLMPolicy(LLMClient(config), answer_language=self.profile.answer_language, quote_check=quote_check)
+        if rerank is None:
+            rerank = self.settings.llm.rerank
+        return LLMPolicy(LLMClient(config), answer_language=self.profile.answer_language, quote_check=quote_check,
+                         rerank=rerank)  # fmt: skip
 
     # --- asking -----------------------------------------------------------------------------
 
@@ -1079,6 +1085,26 @@ class Session:
         else:
             raise InvalidInput(f"{path.name}: save the draft as .docx or .md")
         return path
+
+    # --- the library pane's full-text filter -------------------------------------------------
+
+    def has_vectors(self) -> bool:
+        """Whether any passage is embedded, so that search by meaning works."""
+        from .library.text_filter import has_vectors
+
+        return has_vectors(self.library)
+
+    def text_matches(self, text: str, mode: str | None = None) -> TextMatches:
+        """The full-text filter: the documents matching ``text``, their passage counts and
+        snippets. ``mode``: keyword, meaning or hybrid (None: hybrid once the library is
+        embedded, else keyword), as ``paperpilot search --mode``. Raises InvalidInput for an
+        unknown mode."""
+        from .library.text_filter import text_matches
+
+        try:
+            return text_matches(self.library, text, mode)
+        except ValueError as e:
+            raise InvalidInput(str(e)) from None
 
 
 def open_library(paths: AppPaths, settings: Settings, *, allow_damaged: bool = False) -> Library:

@@ -441,6 +441,8 @@ _ZH: dict[str, str] = {
     "Read scanned pages by OCR (Chinese and English, offline)": "用 OCR 识别扫描页（中英文，离线）",
     # issue 14: reader, keyboard, layout, theme, status bar, import, settings, check library
     "Ask the model to quote each claim's support (one more call per answer)": "要求模型为每个论断引用原文依据（每次回答多一次调用）",
+    "Ask the model to rank the search hits before reading (one more call per search)": "阅读前让模型为检索结果排序（每次检索多一次调用）",
+    "Each search looks at 8 hits; the model scores how likely each answers the question and the best are read. Small local models score poorly.": "每次检索查看 8 条结果；模型评估每条回答问题的可能性，先读得分最高的。小型本地模型评分较差。",
     "Remove {what} from the library?\n\nThe library's copy and its search entries are deleted; your original files are not touched.":
         "从文献库中移除{what}？\n\n文献库中的副本及其检索条目会被删除；你的原始文件不受影响。",
     " The server offers {n} model(s).": " 服务器提供 {n} 个模型。",

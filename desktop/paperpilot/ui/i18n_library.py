@@ -15,6 +15,16 @@ LIBRARY_ZH: dict[str, str] = {
     "search mode\x04hybrid": "混合",
     "cosine {s}": "余弦相似度 {s}",
     "fused {s}": "融合得分 {s}",
+    # the inspector: a search whose candidates the model reranked (agent.rerank)
+    "model {s}/10": "模型评分 {s}/10",
+    "model: no score": "模型：未评分",
+    "search #{n}": "检索第 {n} 位",
+    # the library filter's search mode
+    "Keyword": "关键词",
+    "Meaning": "语义",
+    "Hybrid": "混合",
+    "How the full-text filter searches: keyword (the words themselves), meaning (passages that say the same in other words or another language) or hybrid (both)": "全文筛选的检索方式：关键词（词语本身）、语义（用其他说法或其他语言表达相同意思的段落）或混合（两者兼用）",
+    "Nothing is embedded yet: search by meaning works once the passages are embedded (after an import, in the background; or paperpilot index --semantic)": "尚未生成向量：段落生成向量后才能按语义检索（导入后在后台进行，或运行 paperpilot index --semantic）",
     "Used only by “Retrieve Metadata Online” in the library's menu; sends the document's DOI or arXiv id, nothing else.": '只用于文献库菜单中的“在线获取元数据”；只发送文献的 DOI 或 arXiv 编号，不发送其他内容。',
     'Move {what} to the trash?\n\nIt is no longer searched or used in answers; Edit ▸ Undo (Ctrl+Z) or Restore in the Trash brings it back. Your original files are not touched.': '将{what}移到回收站？\n\n移入后不再被检索，也不会用于回答；用“编辑 ▸ 撤销”（Ctrl+Z）或在回收站中“恢复”即可找回。你的原始文件不受影响。',
     ' (confidence {conf})': '（置信度 {conf}）',

@@ -169,6 +169,9 @@ def hit_scores_text(h: HitView) -> str:
             parts.append(tr("cosine {s}").format(s=f"{h.dense:.3f}"))
         if h.fused is not None:
             parts.append(tr("fused {s}").format(s=f"{h.fused:.4f}"))
+    if h.search_rank is not None:  # the model reranked the search's candidates
+        parts.append(tr("model {s}/10").format(s=f"{h.rerank:g}") if h.rerank is not None else tr("model: no score"))
+        parts.append(tr("search #{n}").format(n=h.search_rank))
     return " · ".join(parts)
 
 class InspectorPane(QWidget):
@@ -762,6 +765,12 @@ class InspectorPane(QWidget):
         if isinstance(ev, Info):
             node = self._round_node(ev.round)
             message = said(ev.msg) if ev.msg is not None else ev.message
+            stats = self._round_stats.get(ev.round)
+            if ev.code == "rerank" and stats is not None:  # the rerank's call counts in its round's tokens
+                usage = ev.data.get("usage") or {}
+                stats["prompt"] += int(usage.get("prompt_tokens", 0))
+                stats["completion"] += int(usage.get("completion_tokens", 0))
+                self._update_round_stats(ev.round)
             return self._child(node, tr("Info"), f"{ev.code}: {one_line(message, 200)}", f"{ev.code}: {message}")
         if isinstance(ev, AnswerDrafted):
             node = self._round_node(ev.round)

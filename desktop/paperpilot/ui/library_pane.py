@@ -25,10 +25,11 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QResizeEvent
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence, QResizeEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QFileDialog,
     QHBoxLayout,
     QHeaderView,
@@ -53,6 +54,7 @@ from ..core.api import (
     Library,
     LibraryError,
     MetadataUpdate,
+    TextMatches,
     all_tags,
     one_line,
     parse_query,
@@ -82,8 +84,6 @@ WELCOME_PAGE, TABLE_PAGE = 0, 1
 # The full-text filter waits this long after the last keystroke before it searches.
 FULLTEXT_DEBOUNCE_MS = 250
 WAIT_MS = 20_000  # how long a closing window waits for a running search
-# Snippets made with a full-text search (for the best documents); the others are made on hover.
-SNIPPETS_AHEAD = 20
 WARM_UP_QUERY = "the"  # searched (and its result dropped) when the Full text box is ticked
 MAX_SUGGESTIONS = 3
 
@@ -188,12 +188,15 @@ def read_snapshot_of_nothing() -> LibrarySnapshot:
     )  # fmt: skip
 
 
-def fulltext_filter(library: Library, text: str) -> tuple[str, dict[int, int], dict[int, str]]:
-    """(text, passages matching per document, a snippet of the best of the first 200): the
-    full-text filter's work, done in a worker."""
-    counts = library.fulltext_counts(text)
-    best = sorted(counts, key=lambda d: -counts[d])[:SNIPPETS_AHEAD]
-    return text, counts, library.fulltext_snippets(text, best)
+def fulltext_filter(session: Session, text: str, mode: str) -> tuple[str, TextMatches]:
+    """(``mode``, the documents matching ``text`` in it, with passage counts and snippets): the
+    full-text filter's work, done in a worker through the Session, as ``paperpilot search
+    --mode`` does it (a mode by meaning searches by keyword while nothing is embedded)."""
+    return mode, session.text_matches(text, mode)
+
+
+# The full-text filter's search modes, as paperpilot search --mode names them.
+FILTER_MODES = (("keyword", "Keyword"), ("meaning", "Meaning"), ("hybrid", "Hybrid"))
 
 
 AUTHORS_MIN_WIDTH = 64
@@ -216,6 +219,7 @@ class LibraryPane(QWidget):
         # What the pane does (writes, removals, metadata, citations) runs in its controller.
         self.controller = LibraryActions(self)
         self.fulltext_task = BackgroundTask(self)
+        self.vectors_task = BackgroundTask(self)  # whether anything is embedded (the filter's modes)
         self._fulltext_due = ""  # a query typed while a search ran: searched when it ends
         self._tree = CollectionTree([], {})
         self._docs: list[DocumentInfo] = []
@@ -370,6 +374,18 @@ class LibraryPane(QWidget):
         self.fulltext_check = QCheckBox(tr("Full text"), page)
         self.fulltext_check.setToolTip(tr("Filter by the documents' full text, with the number of matching passages"))
         self.fulltext_check.toggled.connect(self.on_fulltext_check_toggled)
+        self.mode_combo = QComboBox(page)
+        self.mode_combo.setObjectName("filterModeCombo")
+        for value, label in FILTER_MODES:
+            self.mode_combo.addItem(tr(label), value)
+        self.mode_combo.setToolTip(tr("How the full-text filter searches: keyword (the words themselves), meaning "
+                                      "(passages that say the same in other words or another language) or hybrid (both)"))
+        self.mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.mode_combo.setEnabled(False)  # with Full text only
+        self.mode_combo.activated.connect(self.on_mode_combo_activated)
+        self._mode_chosen: str | None = None  # the user's choice; None: hybrid once embedded
+        self._has_vectors = False
+        self._show_modes(False)
         self.count_label = QLabel(page)
         self.needs_checking_box = QCheckBox(tr("Needs checking"), page)
         self.needs_checking_box.setToolTip(tr("Only documents whose metadata came from weak sources (⚑)"))
@@ -382,6 +398,7 @@ class LibraryPane(QWidget):
         line.addWidget(self.count_label)
         switches = QHBoxLayout()
         switches.addWidget(self.fulltext_check)
+        switches.addWidget(self.mode_combo)
         switches.addWidget(self.needs_checking_box)
         switches.addStretch(1)
         top.addLayout(line)
@@ -505,6 +522,7 @@ class LibraryPane(QWidget):
             self.select_ids(keep)
         self._update_count()
         self._update_suggestions(snapshot.has_samples)
+        self._check_vectors()
         if self._pending_question and snapshot.ready[0]:
             # Deferred: refresh runs inside the import-finished handler; ask after it returns.
             QTimer.singleShot(0, self.on_pending_question_due)
@@ -532,7 +550,7 @@ class LibraryPane(QWidget):
 
     def _snippet_for(self, doc_id: int) -> str:
         """The best matching passage of a document for the current full-text filter (a read)."""
-        text = getattr(self, "_hits_text", "")
+        text = getattr(self, "_snippet_text", "") if getattr(self, "_hits_text", "") else ""
         if not text:
             return ""
         try:
@@ -672,10 +690,49 @@ class LibraryPane(QWidget):
     def on_filter_edit_text_changed(self, text: str) -> None:
         self.apply_filter()
 
+    def filter_mode(self) -> str:
+        """The full-text filter's mode as shown: the user's choice, else hybrid once embedded."""
+        return str(self.mode_combo.currentData())
+
+    def _show_modes(self, has_vectors: bool) -> None:
+        """Offer "meaning" only when something is embedded (its tooltip says why not); select
+        the user's choice, else hybrid once embedded, else keyword."""
+        self._has_vectors = has_vectors
+        model = self.mode_combo.model()
+        if isinstance(model, QStandardItemModel):
+            item = model.item(self.mode_combo.findData("meaning"))
+            if item is not None:
+                item.setEnabled(has_vectors)
+                item.setToolTip("" if has_vectors else tr(
+                    "Nothing is embedded yet: search by meaning works once the passages are embedded "
+                    "(after an import, in the background; or paperpilot index --semantic)"))  # fmt: skip
+        wanted = self._mode_chosen or ("hybrid" if has_vectors else "keyword")
+        if wanted == "meaning" and not has_vectors:
+            wanted = "keyword"
+        self.mode_combo.setCurrentIndex(self.mode_combo.findData(wanted))
+
+    def _check_vectors(self) -> None:
+        """Ask, in a worker, whether anything is embedded yet (until something is): the filter
+        then offers "meaning" and defaults to hybrid, before its first search."""
+        if not self._has_vectors and not self.vectors_task.busy:
+            self.vectors_task.call(self.session.has_vectors, done=self.on_vectors_known, doing="Search by meaning")
+
+    def on_vectors_known(self, has_vectors: bool) -> None:
+        if bool(has_vectors) != self._has_vectors:
+            self._show_modes(bool(has_vectors))
+
+    @Slot(int)
+    def on_mode_combo_activated(self, index: int) -> None:
+        self._mode_chosen = str(self.mode_combo.itemData(index))
+        self._hits_text = ""  # the counts shown were found in the other mode
+        self.apply_filter()
+
     @Slot(bool)
     def on_fulltext_check_toggled(self, on: bool) -> None:
+        self.mode_combo.setEnabled(on)
         self.table.horizontalHeader().setSectionHidden(Column.HITS, not on)
         if not on:
+            self._hits_text = ""
             self.model.set_hits({}, {})
         elif not parse_query(self.filter_edit.text()).words and not self.fulltext_task.busy:
             # Warm the index's searcher and fast fields in the worker while the user types: the
@@ -716,9 +773,9 @@ class LibraryPane(QWidget):
             ids &= base
         self._problems = list(q.problems)
         if fulltext:
-            hits = self.model.hits()
-            if hits and getattr(self, "_hits_text", None) == q.text():
-                ids &= set(hits)
+            if getattr(self, "_hits_text", None) == self._hits_key(q.text()):
+                # (Also when nothing matched: an empty result is a result, not a search to redo.)
+                ids &= set(self.model.hits())
             else:
                 self._fulltext_due = q.text()
                 self.fulltext_timer.start()
@@ -746,8 +803,12 @@ class LibraryPane(QWidget):
         self._update_count()
 
     def _search(self, text: str) -> None:
-        self.fulltext_task.call(fulltext_filter, self.library, text, done=self.on_fulltext_done,
+        self.fulltext_task.call(fulltext_filter, self.session, text, self.filter_mode(), done=self.on_fulltext_done,
                                 failed=self.on_fulltext_failed, doing="Full-text filter")  # fmt: skip
+
+    def _hits_key(self, text: str) -> str:
+        """What the counts shown were found for: the words and the mode."""
+        return f"{self.filter_mode()}\x00{text}"
 
     def is_searching(self) -> bool:
         return self.fulltext_task.busy or self.fulltext_timer.isActive() or bool(self._fulltext_due)
@@ -756,15 +817,20 @@ class LibraryPane(QWidget):
         if self._fulltext_due:
             self.fulltext_timer.start()
 
-    def on_fulltext_done(self, result: tuple[str, dict[int, int], dict[int, str]]) -> None:
+    def on_fulltext_done(self, done: tuple[str, TextMatches]) -> None:
         self._fulltext_done()
-        text, counts, snippets = result
+        asked, result = done
+        if result.has_vectors != self._has_vectors:
+            self._show_modes(result.has_vectors)  # the background embedding got on meanwhile
         q = parse_query(self.filter_edit.text())
-        if not self.fulltext_check.isChecked() or q.text() != text:
+        if not self.fulltext_check.isChecked() or q.text() != result.text or asked != self.filter_mode():
             self._update_count()
+            if self.fulltext_check.isChecked() and q.words and not self._fulltext_due:
+                self.apply_filter()  # the mode changed meanwhile: search again in the mode shown
             return  # typed on meanwhile: the newer search is due
-        self._hits_text = text
-        self.model.set_hits(counts, snippets)
+        self._hits_text = self._hits_key(result.text)
+        self._snippet_text = result.text
+        self.model.set_hits(result.counts, result.snippets)
         self.apply_filter()
 
     def on_fulltext_failed(self, message: str) -> None:
@@ -1029,6 +1095,7 @@ class LibraryPane(QWidget):
         """The window is closing: let a removal or a write finish (never abandoned half-way)."""
         self.fulltext_timer.stop()
         self.fulltext_task.shutdown(WAIT_MS)
+        self.vectors_task.shutdown(WAIT_MS)
         self.controller.shutdown()
 
     @Slot(str, str)

@@ -188,7 +188,7 @@ class SettingsDialog(QDialog):
         self.setMinimumWidth(560)
         # Tab follows the rows as they are shown (the OCR switch sits above the chunk sizes).
         for first, second in (
-            (self.quote_check, self.ocr_check), (self.ocr_check, self.chunk_spin),
+            (self.quote_check, self.rerank_check), (self.rerank_check, self.ocr_check), (self.ocr_check, self.chunk_spin),
             (self.chunk_spin, self.chunk_min_spin), (self.chunk_min_spin, self.lookups_check),
         ):
             QWidget.setTabOrder(first, second)
@@ -302,6 +302,11 @@ class SettingsDialog(QDialog):
         self.quote_check.setToolTip(tr("The quotes are checked against the passages; a claim whose quote is not "
                                        "there is dropped. Small local models quote poorly: leave it off for them."))
         form.addRow("", self.quote_check)
+        self.rerank_check = QCheckBox(tr("Ask the model to rank the search hits before reading (one more call per search)"), box)
+        self.rerank_check.setObjectName("rerankCheck")
+        self.rerank_check.setToolTip(tr("Each search looks at 8 hits; the model scores how likely each answers the "
+                                        "question and the best are read. Small local models score poorly."))
+        form.addRow("", self.rerank_check)
         return box
 
     def _build_import_group(self) -> QGroupBox:
@@ -373,6 +378,7 @@ class SettingsDialog(QDialog):
         self.rounds_spin.setValue(s.agent.max_rounds)
         self.temperature_spin.setValue(s.llm.temperature)
         self.quote_check.setChecked(s.llm.quote_check)
+        self.rerank_check.setChecked(s.llm.rerank)
         self.lookups_check.setChecked(s.metadata.allow_online_lookups)
         self.chunk_spin.setValue(s.imports.chunk_max_chars)
         self.chunk_min_spin.setValue(s.imports.chunk_min_chars)
@@ -392,6 +398,7 @@ class SettingsDialog(QDialog):
         s.llm.api_key_env = self.key_env_edit.text().strip()
         s.llm.temperature = round(self.temperature_spin.value(), 2)
         s.llm.quote_check = self.quote_check.isChecked()
+        s.llm.rerank = self.rerank_check.isChecked()
         s.metadata.allow_online_lookups = self.lookups_check.isChecked()
         s.agent.max_rounds = self.rounds_spin.value()
         s.imports.chunk_max_chars = self.chunk_spin.value()

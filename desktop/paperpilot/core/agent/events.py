@@ -45,6 +45,10 @@ class HitView(BaseModel):
     bm25: float | None = None
     dense: float | None = None
     fused: float | None = None
+    # A reranked search (agent.rerank): the model's relevance score (0..10; None: not scored)
+    # and the hit's place in the search's own order (1 = its first hit).
+    rerank: float | None = None
+    search_rank: int | None = None
 
 
 class PassageView(BaseModel):

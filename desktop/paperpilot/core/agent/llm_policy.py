@@ -25,6 +25,15 @@ from ..text.messages import msg
 from .actions import Action, Answer, Decision, PassageRef, Read, Search
 from .events import HitView, PassageView, Usage
 from .extractive import extractive_answer
+from .rerank import (
+    RERANK_CANDIDATES,
+    SCORE_MAX,
+    Reranker,
+    Reranking,
+    candidate_id,
+    order_by_scores,
+    valid_scores,
+)
 from .router import is_complex
 from .state import LANGUAGE_NAMES, AgentState, PolicyFailure, PolicyStep, describe_languages
 from .support import Bridges, claim_text
@@ -55,7 +64,7 @@ INSTRUCTION_RULE = (
 
 
 # Output budgets per call; a decision is a small JSON object, an answer a few paragraphs.
-REPLY_TOKEN_BUDGET = {"decision": 400, "plan": 250, "answer": 900, "quotes": 700}
+REPLY_TOKEN_BUDGET = {"decision": 400, "plan": 250, "answer": 900, "quotes": 700, "rerank": 300}
 QUOTE_PASSAGE_CHARS = 1500  # per cited passage in the quote check's prompt
 
 
@@ -114,6 +123,17 @@ class _Quotes(BaseModel):
     quotes: list[_Quote] = Field(default_factory=list, max_length=40)
 
 
+class _RerankScore(BaseModel):
+    id: str = Field(description="The candidate's id, e.g. H2.")
+    score: int = Field(ge=0, le=SCORE_MAX, description="How likely its full text answers the question.")
+
+
+class _RerankScores(BaseModel):
+    """Only the schema the server is asked to follow: the reply is checked by ``rerank.valid_scores``."""
+
+    scores: list[_RerankScore] = Field(default_factory=list, max_length=2 * RERANK_CANDIDATES)
+
+
 class _Plan(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -169,6 +189,13 @@ exact words (at most one sentence) that support it, character for character. If 
 that the passage says differently, give the claim's word as "term" and the passage's word as \
 "passage_word". If nothing in the cited passage supports the claim, give an empty quote. {INSTRUCTION_RULE}
 Reply with JSON only: {{"quotes":[{{"claim":1,"passage":"P1","quote":"...","term":"","passage_word":""}}]}}"""
+
+RERANK_SYSTEM_PROMPT = f"""\
+You judge search results for a research agent before it reads them. Each candidate is a passage of the \
+researcher's library, shown by its title, section and first sentences. Score every candidate from 0 to \
+{SCORE_MAX}: how likely its full text answers the question or one of its parts ({SCORE_MAX}: it states the \
+answer; 5: same topic; 0: unrelated). {INSTRUCTION_RULE}
+Reply with JSON only: {{"scores":[{{"id":"H1","score":7}},{{"id":"H2","score":2}}]}}"""
 
 PLAN_SYSTEM_PROMPT = """\
 You help a research agent plan. Split the researcher's question into 2-4 short sub-questions that can \
@@ -405,6 +432,7 @@ class LLMPolicy:
         cancel: threading.Event | None = None,
         answer_language: str = "same",
         quote_check: bool = False,
+        rerank: bool = False,
     ) -> None:
         self.client = client
         # "same" (the question's language), "zh" or "en": from the user's research profile.
@@ -421,6 +449,11 @@ class LLMPolicy:
         # and code verifies the quote is in the cited passage. One more call per answer, so it
         # is a setting (llm.quote_check), off by default: small local models quote poorly.
         self.quote_check = quote_check
+        # Rerank: every search fetches RERANK_CANDIDATES hits, the model scores their skims in
+        # one call, and the search keeps the best k (agent.rerank). One more call per search,
+        # so a setting (llm.rerank), off by default.
+        self.rerank = rerank
+        self._rerank_schema = compact_schema(_RerankScores.model_json_schema())
         self._auto_read: dict[int, int] = {}  # id(state) -> queries tried at the last automatic read
         self._auto_lock = threading.Lock()
         self._answer_schema = compact_schema(Answer.model_json_schema())
@@ -550,6 +583,43 @@ class LLMPolicy:
         if self.quote_check:
             self._check_quotes(state, step)
         return step
+
+    # --- reranking a search's candidates ----------------------------------------------------------
+
+    def reranker(self) -> Reranker | None:
+        """What the search tool calls to rerank its candidates; None when reranking is off."""
+        return self.rerank_hits if self.rerank else None
+
+    def rerank_messages(self, question: str, hits: list[HitView]) -> list[Message]:
+        block = "\n".join(
+            f"[{candidate_id(i)}] {_data_safe(_trim(h.title, 80))}"
+            + (f" § {_data_safe(_trim(h.section, 50))}" if h.section and h.section != h.title else "")
+            + f" — {_data_safe(_trim(h.snippet.replace('**', ''), SNIPPET_CHARS))}"
+            for i, h in enumerate(hits)
+        )
+        return [
+            {"role": "system", "content": RERANK_SYSTEM_PROMPT},
+            {"role": "user", "content": f"QUESTION: {question}\n\nCANDIDATES:\n{DATA_OPEN}\n{block}\n{DATA_CLOSE}\n\n"
+                                        "Score every candidate. Reply with JSON only."},
+        ]  # fmt: skip
+
+    def rerank_hits(self, question: str, hits: list[HitView], cancel: threading.Event | None = None) -> Reranking:
+        """The model's relevance scores for the skims of ``hits`` and their order by them. The
+        reply is checked in code (``rerank.valid_scores``); a reply with no usable score, a
+        failed call or a Stop keep the search's order, with a message saying why."""
+        try:
+            reply = self.client.chat(
+                self.rerank_messages(question, hits), self._rerank_schema, "rerank",
+                cancel=self.cancel or cancel, max_tokens=self.client.config.max_tokens or REPLY_TOKEN_BUDGET["rerank"],
+            )  # fmt: skip
+        except LLMCancelled:
+            return Reranking.kept(len(hits))  # the loop sees the Stop before its next round
+        except LLMError as e:
+            return Reranking.kept(len(hits), msg("rerank.call_failed", error=str(e)[:200]))
+        scores = valid_scores(parse_json_object(reply.content), len(hits))
+        if scores is None:
+            return Reranking.kept(len(hits), msg("rerank.unparsed", excerpt=_excerpt(reply.content)), reply.usage)
+        return Reranking(order_by_scores(len(hits), scores), scores, "model", reply.usage)
 
     # --- the quote check ---------------------------------------------------------------------------
 

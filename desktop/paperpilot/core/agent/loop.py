@@ -42,6 +42,7 @@ from .extractive import extractive_answer
 from .guard import fallback_answer, fallback_step, plain_error
 from .injection import Instruction, find_instructions
 from .intent import asks_to_remember
+from .rerank import Reranker
 from .router import QuickPolicy, route
 from .state import (
     AgentState,
@@ -155,6 +156,13 @@ class _Run:
         flagged = [msg("trace.injection", id=view.id, title=view.title[:60], sentence=i.sentence[:120]) for i in found]
         return [Warning(round=self.state.round, elapsed_ms=self.ms(), code="injection", message=m.text(), msg=m)
                 for m in flagged]  # fmt: skip
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The policy's reranker when it reranks a search's candidates (the LLM policy with
+        reranking on; also behind the quick path), else None: the search tool asks for it."""
+        get = getattr(self.policy, "reranker", None)
+        return get() if callable(get) else None
 
     def title(self, doc_id: int) -> str:
         docs = self.state.documents if self.state.documents is not None else self.pool.list_documents()

@@ -199,6 +199,11 @@ _NUMERIC = re.compile(r"[\d.,%]+")
 _CAP_STOP = frozenset({"The", "A", "An", "In", "On", "It", "This", "That", "He", "She", "They", "We", "His", "Her"})
 
 
+# A skim is two sentences: a few of its terms, so that one search does not crowd out the
+# keywords of the passages read (a model is shown the newest few).
+MEANING_TERMS_PER_HIT = 3
+
+
 def candidate_terms(text: str, known: set[str], limit: int = 12) -> list[str]:
     """Names and frequent content words in ``text`` that the question did not use.
 
@@ -291,10 +296,28 @@ class AgentState:
         self.read_keys[key] = pid
         if key in self.hits:
             self.hits[key].new = False
+        self._add_candidates(p.title + ". " + p.text)
+        return view
+
+    def _add_candidates(self, text: str, limit: int = 12) -> list[str]:
+        """Terms of ``text`` the question and the queries did not use, added to the candidate
+        keywords; returns those added."""
         known = {t.lower() for t in self.question_terms} | {k.lower() for k in self.candidate_keywords}
         for q in self.queries_tried:
             known.update(query_terms(q))
-        for term in candidate_terms(p.title + ". " + p.text, known):
+        added: list[str] = []
+        for term in candidate_terms(text, known, limit):
             if term.lower() not in {k.lower() for k in self.candidate_keywords}:
                 self.candidate_keywords.append(term)
-        return view
+                added.append(term)
+        return added
+
+    def add_meaning_terms(self, hits: Sequence[HitView], per_hit: int = MEANING_TERMS_PER_HIT) -> list[str]:
+        """Candidate keywords from the skims of hits only the search by meaning found (no
+        keyword of the query matched them): they say what the question asks in the documents'
+        own words (the seeds' 缺勤申报 for 请假流程), before anything is read. Returns the terms added."""
+        added: list[str] = []
+        for h in hits:
+            if h.found_by == "meaning":
+                added += self._add_candidates(h.title + ". " + h.snippet.replace("**", ""), per_hit)
+        return added

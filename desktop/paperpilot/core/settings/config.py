@@ -64,6 +64,9 @@ class LLMSettings(BaseModel):
     # After the answer, ask the model to quote each claim's support (verified in code). One more
     # call per answer; off by default because small local models quote poorly.
     quote_check: bool = False
+    # Before reading, the model scores a search's skims and the best are read (agent.rerank).
+    # One more call per search; off by default: small local models score poorly.
+    rerank: bool = False
 
 
 class AgentSettings(BaseModel):

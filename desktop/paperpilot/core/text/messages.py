@@ -625,6 +625,19 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "synthesis.tags": ("tagged {names:q}", "标签 {names:q}"),
     "synthesis.authors": ("by {names:list}", "作者 {names:list}"),
     "synthesis.venues": ("in {names:list}", "发表于 {names:list}"),
+    # --- reranking a search's candidates with the model (agent.rerank) ---------------------------
+    "rerank.unparsed": (
+        "the model's relevance scores did not parse; the search's order was kept: {excerpt!r}",
+        "模型给出的相关性评分无法解析；保留检索原有的顺序：{excerpt!r}",
+    ),
+    "rerank.call_failed": (
+        "the model could not score the hits ({error}); the search's order was kept",
+        "模型未能为命中结果评分（{error}）；保留检索原有的顺序",
+    ),
+    "rerank.failed": (
+        "reranking failed ({error}); the search's order was kept",
+        "重新排序失败（{error}）；保留检索原有的顺序",
+    ),
 }
 
 

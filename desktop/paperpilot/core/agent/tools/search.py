@@ -11,9 +11,10 @@ from pydantic import Field, field_validator
 from ...text.kinds import SEARCH_KINDS, parse_kinds
 from ...text.language import query_terms
 from ...text.messages import msg
-from ..events import HitView, ToolResult, Warning
+from ..events import HitView, Info, ToolResult, Warning
 from ..report import one_line
-from ..state import SectionPool, section_pool
+from ..rerank import RERANK_CANDIDATES, SCORE_MAX, Reranker, Reranking, describe
+from ..state import AgentState, SectionPool, section_pool
 from .registry import register
 from .tool import Texts, Tool, ToolArgs, ToolOutput, ToolRun
 
@@ -143,40 +144,35 @@ class SearchTool(Tool):
         kinds = a.kinds if a.kinds is not None else sorted(SEARCH_KINDS)
         # Only when asked for: a pool that knows no modes (a test's, an old one) still searches.
         more = {"mode": a.mode} if a.mode is not None else {}
+        # A policy that reranks (a model scores the skims) sees more candidates than it keeps.
+        reranker: Reranker | None = getattr(run, "reranker", None)
+        depth = max(a.k, RERANK_CANDIDATES) if reranker is not None else a.k
         hits = run.pool.search(
-            a.query, a.k, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds, **more
+            a.query, depth, doc_ids=a.doc_ids, year_from=a.year_from, year_to=a.year_to, kinds=kinds, **more
         )
-        views: list[HitView] = []
-        new = 0
         sections = section_pool(run.pool)
-        for h in hits:
-            key = (h.doc_id, h.seq)
-            fresh = key not in st.hits and key not in st.read_keys
-            new += fresh
-            view = HitView(
-                doc_id=h.doc_id,
-                segment=h.seq,
-                title=h.title,
-                section=h.section,
-                page=h.page,
-                score=h.score,
-                snippet=h.snippet,
-                new=key not in st.read_keys,
-                kind=h.kind,
-                section_path=h.section_path,
-                section_start=_section_start(sections, h.doc_id, h.seq) if h.section_path else None,
-                found_by=getattr(h, "found_by", "keyword"),
-                bm25=getattr(h, "bm25", None),
-                dense=getattr(h, "dense", None),
-                fused=getattr(h, "fused", None),
-            )
+        views = [self._view(h, st, sections) for h in hits]
+        events: list[Warning | Info] = []
+        if reranker is not None and len(views) > 1:
+            views, events = self._rerank(reranker, views, a.k, run)
+        views = views[: a.k]
+        # Hits seen before gave their words already.
+        unseen = [v for v in views if (v.doc_id, v.segment) not in st.hits]
+        new = 0
+        for view in views:
+            key = (view.doc_id, view.segment)
+            new += key not in st.hits and key not in st.read_keys
             st.hits[key] = view
             if view.dense is not None:
                 st.best_cosine[key] = max(view.dense, st.best_cosine.get(key, -1.0))
             if view.found_by != "meaning":
                 st.keyword_found.add(key)
-            views.append(view)
         st.last_hits = views
+        words = st.add_meaning_terms(unseen)
+        if words:
+            events.append(Info(round=st.round, elapsed_ms=run.ms(), code="meaning_keywords",
+                               message="the documents' words, from passages found by meaning: " + ", ".join(words),
+                               data={"terms": words}))  # fmt: skip
         if views:
             lines = [
                 f"- doc {v.doc_id} seg {v.segment}{'' if v.new else ' (already read)'}: {v.title}"
@@ -197,8 +193,79 @@ class SearchTool(Tool):
                 hits=views,
                 new_items=new,
                 tool_ms=(time.perf_counter() - t) * 1000,
-            )
+                note=self._rerank_note(views),
+            ),
+            events,
         )
+
+    @staticmethod
+    def _view(h: Any, st: AgentState, sections: SectionPool | None) -> HitView:
+        return HitView(
+            doc_id=h.doc_id,
+            segment=h.seq,
+            title=h.title,
+            section=h.section,
+            page=h.page,
+            score=h.score,
+            snippet=h.snippet,
+            new=(h.doc_id, h.seq) not in st.read_keys,
+            kind=h.kind,
+            section_path=h.section_path,
+            section_start=_section_start(sections, h.doc_id, h.seq) if h.section_path else None,
+            found_by=getattr(h, "found_by", "keyword"),
+            bm25=getattr(h, "bm25", None),
+            dense=getattr(h, "dense", None),
+            fused=getattr(h, "fused", None),
+        )
+
+    @staticmethod
+    def _rerank(
+        reranker: Reranker, views: list[HitView], k: int, run: ToolRun
+    ) -> tuple[list[HitView], list[Warning | Info]]:
+        """The candidates in the reranker's order, each with its score and its place in the
+        search's order; a trace line with the whole order (and a warning when the search's own
+        order was kept). The rerank's tokens count in the run's usage."""
+        st = run.state
+        try:
+            ranking = reranker(st.question, views, st.cancel)
+        except Exception as e:  # a reranker's bug must not lose the search: keep its order
+            ranking = Reranking.kept(len(views), msg("rerank.failed", error=f"{type(e).__name__}: {e}"))
+        if sorted(ranking.order) != list(range(len(views))):  # each candidate once, none made up
+            ranking = Reranking.kept(len(views), msg("rerank.failed", error="not an order of the candidates"),
+                                     ranking.usage)  # fmt: skip
+        st.usage.add(ranking.usage)
+        ordered = [
+            views[i].model_copy(update={"rerank": ranking.scores.get(i), "search_rank": i + 1}) for i in ranking.order
+        ]
+        events: list[Warning | Info] = []
+        if ranking.problem is not None:
+            said = ranking.problem
+            events.append(Warning(round=st.round, elapsed_ms=run.ms(), code="rerank", message=said.text(), msg=said))
+        text = describe(ranking, views, k)
+        events.append(
+            Info(
+                round=st.round, elapsed_ms=run.ms(), code="rerank", message=text,
+                data={
+                    "by": ranking.by,
+                    "kept": min(k, len(views)),
+                    "order": [
+                        {"doc_id": views[i].doc_id, "segment": views[i].segment, "search_rank": i + 1,
+                         "score": ranking.scores.get(i)}
+                        for i in ranking.order
+                    ],
+                    "usage": ranking.usage.model_dump(),
+                },
+            )
+        )  # fmt: skip
+        return ordered, events
+
+    @staticmethod
+    def _rerank_note(views: list[HitView]) -> str:
+        if not views or views[0].search_rank is None:
+            return ""
+        if all(v.rerank is None for v in views):
+            return "search order kept"
+        return "reranked by the model"
 
 
 def hit_scores(h: HitView) -> str:
@@ -213,6 +280,9 @@ def hit_scores(h: HitView) -> str:
         parts.append(f"fused {h.fused:.4f}")
     if len(parts) == 1:
         parts.append(f"score {h.score:.2f}")
+    if h.search_rank is not None:  # a reranked search: the model's score, the search's place
+        parts.append(("model " + (f"{h.rerank:g}/{SCORE_MAX}" if h.rerank is not None else "no score"))
+                     + f", search #{h.search_rank}")  # fmt: skip
     return ", ".join(parts)
 
 
