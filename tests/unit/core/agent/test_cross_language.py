@@ -190,3 +190,10 @@ def test_mixed_library_subject_nowhere_in_either_language_stops(mixed: Library) 
     r, _ = ask(mixed, "量子计算机的纠错方法是什么？")
     assert r.status == Status.INSUFFICIENT
     assert not r.evidence
+
+
+def test_related_english_passages_come_after_the_chinese_not_found_line(library: Library) -> None:
+    r, _ = ask(library, "S2ORC 的论文来自哪些出版商？")
+    assert r.status == Status.INSUFFICIENT
+    first, second = r.answer.splitlines()[:2]
+    assert first.startswith("没有找到") and second == "以下引自英文文献："
