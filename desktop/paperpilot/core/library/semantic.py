@@ -55,7 +55,8 @@ HYBRID_RRF_C = 1
 # Each list of a hybrid search holds this many candidates (at least), fused, then cut to k.
 HYBRID_DEPTH = 30
 # Recent query vectors kept: the agent asks the same queries again within a question (rounds,
-# the out-of-library check), and an embedding costs ~15–40 ms where the search costs ~3 ms.
+# the out-of-library check), and the bundled model takes 20–40 ms a question on two cores,
+# more than the search itself (tests/bench/README.md, "Hybrid search latency and scale").
 QUERY_CACHE_SIZE = 256
 
 
