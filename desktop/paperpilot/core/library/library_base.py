@@ -1001,7 +1001,7 @@ class LibraryBase:
         keyword: list[tuple[int, float]] = []
         if mode == "hybrid":
             # The query is embedded on the semantic worker while BM25 runs here (the engine
-            # leaves the interpreter lock): the keyword half costs no time of its own.
+            # leaves the interpreter lock): with a core free, the keyword half adds no time.
             self.semantic.prefetch(query)
             with self._thread_lock:
                 self._sync()
