@@ -5,7 +5,8 @@ from a generator seeded by the text's hash (the same text always gets the same v
 is not normalised: the client must do that). ``fail`` holds steps taken one per request before
 normal service resumes: an HTTP status (``int``), ``"garbage"`` (a body without vectors),
 ``"short"`` (one vector too few), ``("sleep", seconds)`` or ``"drop"`` (close without a reply).
-Every request body and its headers are recorded.
+Every request body and its headers are recorded. ``embed`` (texts → vectors) replaces the
+deterministic vectors with a real engine's (the benchmark puts llama.cpp behind it).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -27,8 +28,9 @@ def vector_for(text: str, dim: int) -> list[float]:
 
 
 class EmbeddingsServer:
-    def __init__(self, dim: int = 384) -> None:
+    def __init__(self, dim: int = 384, embed: Callable[[list[str]], list[list[float]]] | None = None) -> None:
         self.dim = dim
+        self.embed = embed
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.fail: list[Any] = []
@@ -110,10 +112,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if step == "short":
             inputs = inputs[:-1]
-        data = [
-            {"object": "embedding", "index": i, "embedding": vector_for(t, owner.dim)}
-            for i, t in enumerate(inputs)
-        ]
+        vectors = owner.embed(inputs) if owner.embed is not None else [vector_for(t, owner.dim) for t in inputs]
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
         data.reverse()  # servers need not answer in order: the client sorts by index
         self._send(200, {"object": "list", "data": data, "model": body.get("model", ""),
                          "usage": {"prompt_tokens": 0, "total_tokens": 0}})  # fmt: skip

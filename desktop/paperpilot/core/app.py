@@ -1106,6 +1106,14 @@ class Session:
         except ValueError as e:
             raise InvalidInput(str(e)) from None
 
+    def warm_up_search(self) -> threading.Thread | None:
+        """Load the embedding model and the vector index on a background thread when the
+        library has vectors, so that the first search by meaning pays neither (the GUI calls
+        this after its first paint). The thread, for a caller to wait on at exit; None when
+        there is nothing to warm (no vectors, keyword only, or already done)."""
+        semantic = self.library.semantic
+        return semantic.warm_up() if semantic is not None else None
+
 
 def open_library(paths: AppPaths, settings: Settings, *, allow_damaged: bool = False) -> Library:
     """The home's library, opened before a Session (the window offers a repair first when

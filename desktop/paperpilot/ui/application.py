@@ -143,6 +143,8 @@ def run_gui(
         # Settings or the first question need it, but after the first paint, as its imports
         # hold the interpreter lock for ~0.15 s and would delay the window by as much.
         after_first_paint(window, lambda: warm_ups.append(warm_up_key_store()))
+        # The embedding model and the vector index likewise, so the first question does not load them.
+        after_first_paint(window, lambda: warm_ups.extend(t for t in [window.session.warm_up_search()] if t))
         window.show()
         freeze_startup_objects()
         code = int(app.exec())

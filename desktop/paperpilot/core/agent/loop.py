@@ -415,9 +415,9 @@ class _Run:
             gaps = sep.join(m.text() for m in missing[:4])
             head = msg("answer.related_head", lang, gaps=gaps) if gaps else msg("answer.related_head_plain", lang)
             # "No evidence … Related passages:" first; the quotes' language right above the quotes.
-            said = f"{quotes.text()}\n" if quotes is not None and cross is None else ""
-            text = f"{head.text()}\n{said}{text}"
-            quotes = None if said else quotes
+            above = f"{quotes.text()}\n" if quotes is not None and cross is None else ""
+            text = f"{head.text()}\n{above}{text}"
+            quotes = None if above else quotes
         if cross is not None:
             text, missing = f"{cross_note}\n\n{text}", [cross, *missing]
         elif quotes is not None:

@@ -998,6 +998,14 @@ class LibraryBase:
         # vector is, in Semantic.
         assert self.semantic is not None
         depth = max(HYBRID_DEPTH, 2 * k) if mode == "hybrid" else k
+        keyword: list[tuple[int, float]] = []
+        if mode == "hybrid":
+            # The query is embedded on the semantic worker while BM25 runs here (the engine
+            # leaves the interpreter lock): with a core free, the keyword half adds no time.
+            self.semantic.prefetch(query)
+            with self._thread_lock:
+                self._sync()
+                keyword = self._keyword(query, depth, filters)
         dense = self._dense(query, depth, filters)
         with self._thread_lock:
             self._sync()
@@ -1005,7 +1013,7 @@ class LibraryBase:
                 ranked = [Ranked(cid, sc, None, sc) for cid, sc in dense]
             else:
                 weight = HYBRID_DENSE_WEIGHT_CJK if has_cjk(query) else HYBRID_DENSE_WEIGHT
-                ranked = fuse(self._keyword(query, depth, filters), dense, weight=weight)
+                ranked = fuse(keyword, dense, weight=weight)
             return self._hits(query, ranked[:k], mode)
 
     def _search_mode(self, mode: str | None) -> str:

@@ -26,6 +26,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -53,6 +54,10 @@ HYBRID_DENSE_WEIGHT_CJK = 0.4
 HYBRID_RRF_C = 1
 # Each list of a hybrid search holds this many candidates (at least), fused, then cut to k.
 HYBRID_DEPTH = 30
+# Recent query vectors kept: the agent asks the same queries again within a question (rounds,
+# the out-of-library check), and the bundled model takes 20–40 ms a question on two cores,
+# more than the search itself (tests/bench/README.md, "Hybrid search latency and scale").
+QUERY_CACHE_SIZE = 256
 
 
 def vector_path(database: Path) -> Path:
@@ -100,6 +105,11 @@ class Semantic:
 
     ``make_embedder`` builds the embedder from the settings (nothing is loaded or downloaded
     until a query or a passage is embedded). Thread-safe.
+
+    Query vectors are kept (the last ``QUERY_CACHE_SIZE``) under the model's name and version
+    with the query. ``prefetch`` starts a query's embedding on a worker thread, so that a
+    hybrid search runs its keyword half meanwhile (the bundled engine runs outside the
+    interpreter lock); ``query_vector`` then waits for that result instead of embedding again.
     """
 
     def __init__(self, database: Path, make_embedder: Callable[[], Embedder], *, search_threads: int = 1) -> None:
@@ -109,7 +119,13 @@ class Semantic:
         self._store: VectorStore | None = None
         self._search_threads = search_threads
         self._lock = threading.RLock()
-        self._queries: OrderedDict[str, NDArray[np.float32]] = OrderedDict()
+        self._queries: OrderedDict[tuple[str, str, str], NDArray[np.float32]] = OrderedDict()
+        self._pending: dict[tuple[str, str, str], Future[NDArray[np.float32]]] = {}
+        # One long-lived thread embeds prefetched queries: the model's OpenMP team is made per
+        # calling thread, so a thread per search would build a new team every time.
+        self._worker: ThreadPoolExecutor | None = None
+        self._warm: threading.Thread | None = None
+        self._closed = False
         self._has_vectors = False
         self._checked_at = -1e9
 
@@ -155,18 +171,95 @@ class Semantic:
             return False
         return self._has_vectors
 
+    def _key(self, query: str) -> tuple[str, str, str]:
+        name, version = self.embedder.model_key
+        return (name, version, query)
+
     def query_vector(self, query: str) -> NDArray[np.float32]:
+        """The query's vector: kept, being embedded by ``prefetch`` (waited for), or embedded now."""
+        key = self._key(query)
         with self._lock:
-            cached = self._queries.get(query)
+            cached = self._queries.get(key)
             if cached is not None:
-                self._queries.move_to_end(query)
+                self._queries.move_to_end(key)
                 return cached
+            pending = self._pending.get(key)
+        if pending is not None:
+            try:
+                return pending.result()
+            finally:  # a failure is reported once, here; the next search asks again
+                with self._lock:
+                    if self._pending.get(key) is pending:
+                        del self._pending[key]
+        return self._embed_query(key, query)
+
+    def _embed_query(self, key: tuple[str, str, str], query: str) -> NDArray[np.float32]:
         vec = self.embedder.embed_query(query)
         with self._lock:
-            self._queries[query] = vec
-            if len(self._queries) > 256:
+            self._queries[key] = vec
+            self._queries.move_to_end(key)
+            while len(self._queries) > QUERY_CACHE_SIZE:
                 self._queries.popitem(last=False)
         return vec
+
+    def prefetch(self, query: str) -> None:
+        """Start embedding ``query`` on the worker thread unless its vector is kept or coming."""
+        try:
+            key = self._key(query)
+        except Exception:  # no usable embedder: the search itself says so where it is handled
+            return
+        with self._lock:
+            if self._closed or key in self._queries or key in self._pending:
+                return
+            if self._worker is None:
+                self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
+            future = self._worker.submit(self._embed_query, key, query)
+            self._pending[key] = future
+
+        def done(f: Future[NDArray[np.float32]]) -> None:
+            # Kept: the vector (already in the cache). A failure stays pending until the search
+            # that asked for it takes it: embedding again there would double a timeout.
+            if f.exception() is None:
+                with self._lock:
+                    if self._pending.get(key) is f:
+                        del self._pending[key]
+
+        future.add_done_callback(done)
+
+    def forget_queries(self) -> None:
+        """Drop the kept query vectors (a benchmark measuring first searches)."""
+        with self._lock:
+            self._queries.clear()
+
+    def warm_up(self) -> threading.Thread | None:
+        """Open the vector store and load the embedding model on a background thread, once, when
+        the library has vectors: the first search by meaning then pays neither (loading the
+        bundled model and paging its weights in takes ~0.2–1 s). None when there is nothing to do."""
+        with self._lock:
+            if self._closed or self._warm is not None or (self._store is None and not self.path.exists()):
+                return None
+            self._warm = threading.Thread(target=self._warm_up, name="semantic-warm-up", daemon=True)
+            thread = self._warm
+        thread.start()
+        return thread
+
+    def _warm_up(self) -> None:
+        try:
+            if self._closed or not self.has_vectors():
+                return
+            vec = self.embedder.warm_up()
+            with self._lock:
+                if self._closed:
+                    return
+                store = self.store
+            if vec is None:  # an endpoint: not asked before the first search (it may bill)
+                import numpy as np
+
+                dim = store.dim or 1
+                vec = np.full(dim, dim**-0.5, dtype=np.float32)
+            store.search(vec, 1)  # reads the search structure into memory
+        except Exception as exc:  # the first search says what is wrong, in its own words
+            log.info("search by meaning not warmed up: %s", exc)
 
     def search(self, query: str, k: int, allowed: Iterable[int] | None = None) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest to ``query`` (chunk id, cosine), best first."""
@@ -199,6 +292,11 @@ class Semantic:
         self._checked_at = -1e9
 
     def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            worker, self._worker = self._worker, None
+        if worker is not None:  # a search in flight finishes first (tens of ms)
+            worker.shutdown(wait=True)
         with self._lock:
             if self._store is not None:
                 self._store.close()

