@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
 from datetime import UTC, date, datetime
 from typing import Literal
 
@@ -39,9 +38,8 @@ def utc_now(timespec: Literal["seconds", "milliseconds"] = "seconds") -> str:
 def file_stamp(*, unique: bool = False) -> str:
     """Now for a file name ("20240501-093000", local time, as the user reads it beside the
     file); ``unique``: with microseconds, for a file set aside again within the same second."""
-    if unique:
-        return datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    return time.strftime("%Y%m%d-%H%M%S")
+    # One clock for both forms, so that a unique stamp never sorts after a plain one taken later.
+    return datetime.now().strftime("%Y%m%d-%H%M%S-%f" if unique else "%Y%m%d-%H%M%S")
 
 
 def today() -> date:
