@@ -23,6 +23,7 @@ from .args import (
     library,
     segment_type,
     session,
+    shown,
     table,
     width,
     year_type,
@@ -195,9 +196,13 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = " ".join(args.query)
     if not query.strip():
         raise UsageError("the search query is empty; give one or more words")
-    with library(args) as lib:
+    with session(args) as ses:
+        if args.mode in ("meaning", "hybrid") and not ses.has_vectors():
+            # Asked by meaning with nothing embedded: say how it was searched instead.
+            print("paperpilot: nothing is embedded yet, so this is a keyword search "
+                  "(paperpilot index --semantic embeds the library)", file=sys.stderr)  # fmt: skip
         kinds = [k for group in args.kinds for k in group] if args.kinds else None
-        hits = lib.search(
+        hits = ses.library.search(
             query, args.k, doc_ids=args.doc_ids, year_from=args.year_from, year_to=args.year_to, kinds=kinds,
             mode=args.mode,
         )  # fmt: skip
@@ -227,7 +232,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         )
         return EXIT_OK
     if not hits:
-        print(f"No passages match {query!r}.")
+        said = query if len(query) <= 80 else query[:77] + "…"
+        print(f"No passages match {shown(said)!r}.")
         return EXIT_OK
     w = width()
     for i, h in enumerate(hits, 1):

@@ -89,3 +89,20 @@ def test_index_semantic_after_kill_9_embeds_only_what_is_missing(tmp_path: Path,
 def test_index_needs_a_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = run(capsys, tmp_path / "h", "index")
     assert code != 0 and "--semantic" in err
+
+
+def test_search_by_meaning_before_embedding_says_it_searched_by_keywords(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = make_home(tmp_path)
+    code, out, err = run(capsys, home, "search", "waggle dance", "--mode", "meaning")
+    assert code == 0 and "Paper 10" in out
+    assert "nothing is embedded yet" in err and "index --semantic" in err
+    code, out, err = run(capsys, home, "search", "waggle dance", "--mode", "keyword")
+    assert code == 0 and err == ""
+
+
+def test_a_long_query_that_matches_nothing_is_not_echoed_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    home = make_home(tmp_path)
+    code, out, _ = run(capsys, home, "search", "zq" * 5000, "--mode", "keyword")
+    assert code == 0 and out.startswith("No passages match") and len(out) < 200
