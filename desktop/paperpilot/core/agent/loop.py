@@ -44,6 +44,7 @@ from .injection import Instruction, find_instructions
 from .intent import asks_to_remember
 from .rerank import Reranker
 from .router import QuickPolicy, route
+from .scoped import ScopedPool
 from .state import (
     AgentState,
     DocumentPool,
@@ -58,6 +59,8 @@ from .state import (
 )
 from .sufficiency import Assessment, assess
 from .support import Bridges
+from .synthesis import LibraryFacts, is_synthesis, read_request
+from .synthesis_plan import scope_ids
 from .tools import tool_for
 from .tools.notes import NOTE_SEGMENT, add_note_passage
 from .verify import Verified, coverage, verify_answer
@@ -138,6 +141,7 @@ class _Run:
         self.instructions: dict[str, list[Instruction]] = {}  # evidence id -> instructions found in it
         self.library_gaps: list[Message] = []  # key concepts no document mentions
         self.stats_info: Info | None = None
+        self.scope_line: Message | None = None  # a question's scope across papers, said with its answer
         # Offline, a question in a language the library lacks: its terms through the dictionary.
         self.bridged: Bridged | None = None
 
@@ -214,6 +218,8 @@ class _Run:
                error: str = "", parts: list[PartStatus] | None = None, stop: Message | None = None) -> Finished:  # fmt: skip
         """The run's one ``Finished``: what is missing and why the confidence is what it is come as
         catalogued messages, written out in the language core chose for each."""
+        if self.scope_line is not None and answer:
+            answer = f"{self.scope_line.text()}\n{answer}"
         result = Result(
             question=self.state.question,
             status=status,
@@ -634,6 +640,34 @@ class _Run:
         self.library_gaps = [nothing_on]
         return None
 
+    def scope_step(self) -> tuple[Info | None, Finished | None]:
+        """A question across papers that names a scope ("since 2023", "近三年", "in collection X",
+        "reviews by Varga"): the run's pool becomes the scope's papers, so nothing outside it is
+        searched, read or cited; the scope is said in the trace and with the answer. A scope no
+        paper is in ends the run, saying which scope."""
+        q = self.state.question
+        if self.options.prior_evidence or not is_synthesis(q):
+            return None, None
+        try:
+            req = read_request(q, LibraryFacts.of(self.pool))
+        except Exception:  # a pool that cannot list its documents: the question runs unscoped
+            return None, None
+        if req.scope.whole_library:
+            return None, None
+        ids = scope_ids(self.pool, req.scope)
+        lang: Language = "zh" if self.analysis.language == "zh" else "en"
+        said = req.scope.describe(lang)
+        info = Info(elapsed_ms=self.ms(), code="scope", message=said.text("en"), msg=said,
+                    data={"scope": req.scope.to_data(), "papers": len(ids)})  # fmt: skip
+        if not ids:
+            stop = msg("stop.scope_empty", lang, scope=said)
+            return info, self.finish(Status.INSUFFICIENT, stop.text(), missing=[stop], confidence=0.01,
+                                     notes=[msg("confidence.key_absent")], stop=stop)  # fmt: skip
+        self.pool = ScopedPool(self.pool, ids)
+        self.scope_line = said
+        self.state.library_languages = language_mix(self.pool)
+        return info, None
+
     def bridge_question(self) -> Iterator[Event]:
         """Offline, for a question in a language the library lacks: the question's words in the
         library's language through the bilingual dictionary, recorded as bridge terms (the
@@ -761,6 +795,12 @@ def run_agent(
     yield Info(elapsed_ms=run.ms(), code="analysis",
                message=f"{a.answer_type} question; " + "; ".join(p.text[:50] for p in a.parts if p.kind != "slot"),
                data=a.to_data())  # fmt: skip
+    scope_info, scope_stop = run.scope_step()
+    if scope_info is not None:
+        yield scope_info
+    if scope_stop is not None:
+        yield scope_stop
+        return
     if st.library_languages:
         yield Info(elapsed_ms=run.ms(), code="languages",
                    message=f"library: {describe_languages(st.library_languages)}; question: "

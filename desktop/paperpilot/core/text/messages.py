@@ -309,6 +309,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "答案草稿重复了文献中植入的指令，因此被拒绝。无法根据你的文献库给出答案。",
     ),
     "stop.nothing_on": ("Your library has nothing on {terms:q}.", "你的文献库里没有关于{terms:q}的内容。"),
+    "stop.scope_empty": (
+        "No paper in your library falls in the question's scope. {scope}.",
+        "你的文献库里没有论文落在问题的范围内。{scope}。",
+    ),
     "stop.run_failed": ("The run failed.", "运行失败。"),
     "stop.no_result": ("The run ended without a result.", "运行结束，但没有结果。"),
     # --- why the loop forced an answer -----------------------------------------------------------
