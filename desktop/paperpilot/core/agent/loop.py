@@ -59,8 +59,8 @@ from .state import (
 )
 from .sufficiency import Assessment, assess
 from .support import Bridges
-from .synthesis import LibraryFacts, is_synthesis, read_request
-from .synthesis_plan import scope_ids
+from .synthesis import LibraryFacts, SynthesisRequest, is_synthesis, read_request
+from .synthesis_plan import PaperPick, scope_ids, select_papers
 from .tools import tool_for
 from .tools.notes import NOTE_SEGMENT, add_note_passage
 from .verify import Verified, coverage, verify_answer
@@ -142,6 +142,7 @@ class _Run:
         self.library_gaps: list[Message] = []  # key concepts no document mentions
         self.stats_info: Info | None = None
         self.scope_line: Message | None = None  # a question's scope across papers, said with its answer
+        self.pick: PaperPick | None = None  # a question across papers: the papers its answer must draw on
         # Offline, a question in a language the library lacks: its terms through the dictionary.
         self.bridged: Bridged | None = None
 
@@ -390,6 +391,12 @@ class _Run:
                    data={"features": feats, "model_estimate": answer.confidence if model else None})  # fmt: skip
         notes = confidence_model.reasons(feats, answer.confidence if model else None)
         status = a.status
+        unread = self.papers_not_cited(v)
+        if unread and status in (Status.ANSWERED, Status.TRUNCATED):
+            # A question across papers is answered only when every relevant paper of its scope
+            # speaks in the answer; until then it is partial and says which are missing.
+            status = Status.PARTIAL
+            missing = [*unread, *missing]
         if status == Status.ANSWERED and truncated:
             status = Status.TRUNCATED
             notes.append(msg("confidence.round_limit"))
@@ -653,6 +660,7 @@ class _Run:
         except Exception:  # a pool that cannot list its documents: the question runs unscoped
             return None, None
         if req.scope.whole_library:
+            self.pick = self.choose_papers(req)
             return None, None
         ids = scope_ids(self.pool, req.scope)
         lang: Language = "zh" if self.analysis.language == "zh" else "en"
@@ -666,7 +674,30 @@ class _Run:
         self.pool = ScopedPool(self.pool, ids)
         self.scope_line = said
         self.state.library_languages = language_mix(self.pool)
+        self.pick = self.choose_papers(req)
         return info, None
+
+    def choose_papers(self, req: SynthesisRequest) -> PaperPick | None:
+        """The relevant papers of the scope (plan step one); None when the pool cannot say."""
+        try:
+            return select_papers(req, self.pool)
+        except Exception:  # a pool without search filters: no plan, the loop runs as for a look-up
+            return None
+
+    def papers_not_cited(self, v: Verified) -> list[Message]:
+        """For a question across papers: the relevant papers of its scope (the plan's choice, at
+        most a dozen) that no cited passage comes from, as missing parts (the first four, then
+        how many more)."""
+        pick = self.pick
+        if pick is None or not pick.chosen:
+            return []
+        cited = {e.doc_id for e in v.evidence}
+        left = [c for c in pick.chosen if c.doc_id not in cited]
+        lang: Language = "zh" if self.analysis.language == "zh" else "en"
+        out = [msg("missing.paper", lang, title=c.title, year=c.year or "") for c in left[:4]]
+        if len(left) > 4:
+            out.append(msg("missing.papers_more", lang, n=len(left) - 4))
+        return out
 
     def bridge_question(self) -> Iterator[Event]:
         """Offline, for a question in a language the library lacks: the question's words in the

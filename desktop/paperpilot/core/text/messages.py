@@ -197,6 +197,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "missing.question": ("{question}", "对这个问题的回答：“{question}”"),
     "missing.a_question": ("a question", "一个问题"),
     "missing.model": ("{text}", "语言模型指出缺少：“{text}”"),
+    "missing.paper": ("Nothing cited from “{title}” ({year})", "没有引用《{title}》（{year}）"),
+    "missing.papers_more": ("and {n} more relevant papers", "以及另外 {n} 篇相关论文"),
     # --- the library check before a run ----------------------------------------------------------
     "library.nothing_on": ("Your library has nothing on {terms:q}", "你的文献库里没有关于{terms:q}的内容"),
     "library.cross_language.en": (

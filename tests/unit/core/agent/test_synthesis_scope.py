@@ -77,3 +77,27 @@ def test_a_look_up_question_with_a_year_is_not_scoped(library: Library, monkeypa
     r, events = ask(library, "By how much did bird-safe glass cut the collisions in 2025?", monkeypatch)
     assert not any(isinstance(e, Info) and e.code == "scope" for e in events)
     assert not r.answer.startswith("Scope")
+
+
+def test_answered_only_when_every_relevant_paper_is_cited(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    r, _ = ask(library, "Which papers studied sparrows, and what did each find?", monkeypatch)
+    titles = {d.doc_id: d.title for d in library.list_documents()}
+    uncited = [t for i, t in titles.items() if i not in {e.doc_id for e in r.evidence}]
+    assert r.evidence
+    if uncited:
+        assert r.status == Status.PARTIAL
+        for t in uncited:
+            assert any(t in m for m in r.missing), (t, r.missing)
+    else:
+        assert r.status == Status.ANSWERED
+
+
+def test_a_paper_left_out_makes_a_synthesis_answer_partial(library: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The window-collision paper is relevant ("sparrows") but says nothing of roofs: an answer
+    # drawn from the roof paper alone cannot be a full answer to "which papers".
+    r, _ = ask(library, "Which papers since 2021 studied sparrows on roofs and glass, and what did each find?", monkeypatch)
+    cited = {e.doc_id for e in r.evidence}
+    by_title = {d.title: d.doc_id for d in library.list_documents()}
+    assert by_title["Sparrow nest sites in old towns"] not in cited  # 2019: outside the scope
+    if not {by_title["Green roofs and urban sparrows"], by_title["Window collisions of sparrows"]} <= cited:
+        assert r.status == Status.PARTIAL
