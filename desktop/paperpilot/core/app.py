@@ -1090,9 +1090,7 @@ class Session:
 
     def has_vectors(self) -> bool:
         """Whether any passage is embedded, so that search by meaning works."""
-        from .library.text_filter import has_vectors
-
-        return has_vectors(self.library)
+        return self.library.has_vectors()
 
     def text_matches(self, text: str, mode: str | None = None) -> TextMatches:
         """The full-text filter: the documents matching ``text``, their passage counts and
@@ -1101,10 +1099,7 @@ class Session:
         unknown mode."""
         from .library.text_filter import text_matches
 
-        try:
-            return text_matches(self.library, text, mode)
-        except ValueError as e:
-            raise InvalidInput(str(e)) from None
+        return text_matches(self.library, text, mode)
 
     def warm_up_search(self) -> threading.Thread | None:
         """Load the embedding model and the vector index on a background thread when the

@@ -970,9 +970,7 @@ class LibraryBase:
         fused); None: hybrid when the library has vectors, else keyword. Without vectors every
         mode is keyword; each hit says which mode found it (``found_by``) and its scores."""
         k = max(1, min(int(k), 1000))
-        if mode is not None and mode not in SEARCH_MODES:
-            raise InvalidInput(f"unknown search mode {mode!r} ({' | '.join(SEARCH_MODES)})")
-        mode = self._search_mode(mode)
+        mode = self.search_mode(mode)
         kinds_key = tuple(sorted(str(x) for x in kinds)) if kinds is not None else None
         key = (query, k, tuple(doc_ids) if doc_ids is not None else None, year_from, year_to, kinds_key)
         if self.index_error:
@@ -1016,11 +1014,18 @@ class LibraryBase:
                 ranked = fuse(keyword, dense, weight=weight)
             return self._hits(query, ranked[:k], mode)
 
-    def _search_mode(self, mode: str | None) -> str:
-        if mode == "keyword" or self.semantic is None:
+    def has_vectors(self) -> bool:
+        """Whether any passage has a vector of the current model (search by meaning works)."""
+        return self.semantic is not None and self.semantic.has_vectors()
+
+    def search_mode(self, mode: str | None) -> str:
+        """The mode a search asked in ``mode`` runs in: hybrid by default once anything is
+        embedded; keyword while nothing is (keyword search finds everything). Raises
+        InvalidInput for an unknown mode."""
+        if mode is not None and mode not in SEARCH_MODES:
+            raise InvalidInput(f"unknown search mode {mode!r} ({' | '.join(SEARCH_MODES)})")
+        if mode == "keyword" or not self.has_vectors():
             return "keyword"
-        if not self.semantic.has_vectors():
-            return "keyword"  # nothing embedded yet: keyword search finds everything
         return mode or "hybrid"
 
     def _keyword(self, query: str, k: int, filters: dict[str, Any]) -> list[tuple[int, float]]:

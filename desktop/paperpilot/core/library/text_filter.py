@@ -19,8 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .semantic import SEARCH_MODES
-
 if TYPE_CHECKING:
     from .library import Library
 
@@ -47,26 +45,11 @@ class TextMatches:
     has_vectors: bool = False
 
 
-def has_vectors(library: Library) -> bool:
-    """Whether any passage has a vector of the current model (search by meaning works)."""
-    semantic = library.semantic
-    return semantic is not None and semantic.has_vectors()
-
-
-def filter_mode(mode: str | None, embedded: bool) -> str:
-    """The mode a filter searches in: ``mode`` (None: hybrid once embedded, else keyword)."""
-    if mode is not None and mode not in SEARCH_MODES:
-        raise ValueError(f"unknown search mode {mode!r} ({' | '.join(SEARCH_MODES)})")
-    if not embedded:
-        return "keyword"
-    return mode or "hybrid"
-
-
 def text_matches(library: Library, text: str, mode: str | None = None, *, ahead: int = SNIPPETS_AHEAD) -> TextMatches:
     """The documents matching ``text`` in ``mode`` (see the module's docstring), with snippets
     for the ``ahead`` documents with most passages."""
-    embedded = has_vectors(library)
-    used = filter_mode(mode, embedded)
+    embedded = library.has_vectors()
+    used = library.search_mode(mode)
     counts: dict[int, int] = {}
     snippets: dict[int, str] = {}
     if used in ("keyword", "hybrid"):
@@ -89,4 +72,4 @@ def text_matches(library: Library, text: str, mode: str | None = None, *, ahead:
     return TextMatches(text, used, counts, snippets, embedded)
 
 
-__all__ = ["MEANING_DEPTH", "MEANING_MARGIN", "SNIPPETS_AHEAD", "TextMatches", "filter_mode", "has_vectors", "text_matches"]
+__all__ = ["MEANING_DEPTH", "MEANING_MARGIN", "SNIPPETS_AHEAD", "TextMatches", "text_matches"]
