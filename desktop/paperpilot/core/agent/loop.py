@@ -60,7 +60,7 @@ from .state import (
 from .sufficiency import Assessment, assess
 from .support import Bridges
 from .synthesis import LibraryFacts, SynthesisRequest, is_synthesis, read_request
-from .synthesis_plan import PaperPick, scope_ids, select_papers
+from .synthesis_plan import PaperPick, papers_in_scope, select_papers
 from .tools import tool_for
 from .tools.notes import NOTE_SEGMENT, add_note_passage
 from .verify import Verified, coverage, verify_answer
@@ -662,7 +662,8 @@ class _Run:
         if req.scope.whole_library:
             self.pick = self.choose_papers(req)
             return None, None
-        ids = scope_ids(self.pool, req.scope)
+        docs = papers_in_scope(self.pool, req.scope)
+        ids = [d.doc_id for d in docs]
         lang: Language = "zh" if self.analysis.language == "zh" else "en"
         said = req.scope.describe(lang)
         info = Info(elapsed_ms=self.ms(), code="scope", message=said.text("en"), msg=said,
@@ -671,7 +672,8 @@ class _Run:
             stop = msg("stop.scope_empty", lang, scope=said)
             return info, self.finish(Status.INSUFFICIENT, stop.text(), missing=[stop], confidence=0.01,
                                      notes=[msg("confidence.key_absent")], stop=stop)  # fmt: skip
-        self.pool = ScopedPool(self.pool, ids)
+        # The scope's documents are known: the plan and the language mix need not list them again.
+        self.pool = ScopedPool(self.pool, ids, docs)
         self.scope_line = said
         self.state.library_languages = language_mix(self.pool)
         self.pick = self.choose_papers(req)
