@@ -32,9 +32,10 @@ import os
 import sqlite3
 import threading
 import zlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -228,18 +229,20 @@ class VectorStore:
             row = self._conn.execute("SELECT count(*) FROM vectors WHERE model IS NOT ?", (self._model_id,))
             return int(row.fetchone()[0])
 
-    def _hashes(self, chunk_ids: Sequence[int]) -> dict[int, bytes]:
-        """The stored text hash of each id that has a vector of the current model."""
-        out: dict[int, bytes] = {}
+    def _rows_of(self, columns: str, chunk_ids: Sequence[int]) -> Iterator[tuple[Any, ...]]:
+        """``chunk_id, <columns>`` of the ids that have a vector of the current model, in
+        batches the SQLite parameter limit allows (the caller holds the lock)."""
         if self._model_id is None:
-            return out
+            return
         for start in range(0, len(chunk_ids), _IN_CHUNK):
             part = chunk_ids[start : start + _IN_CHUNK]
             marks = ",".join("?" * len(part))
-            sql = f"SELECT chunk_id, text_hash FROM vectors WHERE model=? AND chunk_id IN ({marks})"
-            for cid, h in self._conn.execute(sql, (self._model_id, *part)):
-                out[int(cid)] = bytes(h)
-        return out
+            sql = f"SELECT chunk_id, {columns} FROM vectors WHERE model=? AND chunk_id IN ({marks})"
+            yield from self._conn.execute(sql, (self._model_id, *part))
+
+    def _hashes(self, chunk_ids: Sequence[int]) -> dict[int, bytes]:
+        """The stored text hash of each id that has a vector of the current model."""
+        return {int(cid): bytes(h) for cid, h in self._rows_of("text_hash", chunk_ids)}
 
     def missing(self, chunk_ids: Iterable[int]) -> list[int]:
         """The ids without a vector of the current model (in the order given)."""
@@ -259,17 +262,11 @@ class VectorStore:
     def vectors(self, chunk_ids: Iterable[int]) -> dict[int, NDArray[np.float32]]:
         """The stored (dequantised) vectors of these chunks, for reranking candidates."""
         ids = [int(c) for c in chunk_ids]
-        out: dict[int, NDArray[np.float32]] = {}
         with self._lock:
-            if self._model_id is None:
-                return out
-            for start in range(0, len(ids), _IN_CHUNK):
-                part = ids[start : start + _IN_CHUNK]
-                marks = ",".join("?" * len(part))
-                sql = f"SELECT chunk_id, scale, vec FROM vectors WHERE model=? AND chunk_id IN ({marks})"
-                for cid, scale, vec in self._conn.execute(sql, (self._model_id, *part)):
-                    out[int(cid)] = np.frombuffer(vec, dtype=np.int8).astype(np.float32) * np.float32(scale)
-        return out
+            return {
+                int(cid): np.frombuffer(vec, dtype=np.int8).astype(np.float32) * np.float32(scale)
+                for cid, scale, vec in self._rows_of("scale, vec", ids)
+            }
 
     # --- writing ---------------------------------------------------------------------------------
 
